@@ -1,0 +1,68 @@
+// The comparison engine's entry point: two canonical result sets in, a
+// verdict per benchmark and metric out. Pure and deterministic given the seed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/result_set.h"
+
+namespace bb::compare {
+
+enum class Verdict {
+  improved, regressed, unchanged, inconclusive,  // both sides measured
+  added, removed,                                // present on one side only ("new"/"removed")
+  skipped, failed, missing,                      // not measured; never counted as success
+  not_comparable,                                // environment or unit differs
+};
+const char* to_string(Verdict v);
+
+struct Options {
+  double confidence = 0.99;                 // interval level
+  // Relative threshold per metric: a change inside ±threshold is "unchanged".
+  std::map<std::string, double> thresholds = {
+      {"wall_time", 0.01}, {"cpu_time", 0.01}, {"instructions", 0.001}, {"memory", 0.01}};
+  double default_threshold = 0.01;
+  double fdr_q = 0.05;                      // Benjamini-Hochberg level over a run
+  uint64_t seed = 0;                        // bootstrap etc.; recorded in the result
+  std::vector<model::BenchmarkKey> expected;  // benchmarks that must be present
+};
+
+struct BenchmarkComparison {
+  model::BenchmarkKey key;
+  Verdict verdict = Verdict::inconclusive;
+  std::string unit;
+  double ratio = 1.0;          // head / base estimate (Hodges-Lehmann on log ratios)
+  double ci_low = 1.0;         // confidence interval of the ratio
+  double ci_high = 1.0;
+  double p_value = 1.0;
+  double p_adjusted = 1.0;     // Benjamini-Hochberg
+  bool fdr_significant = false;
+  size_t n_base = 0, n_head = 0;
+  bool paired = false;
+  std::string method;          // "wilcoxon-signed-rank", "mann-whitney", "exact"
+  double noise = 0;            // relative noise estimate (robust CV)
+  double min_detectable = 0;   // minimum detectable relative change at these samples
+  double base_median = 0, head_median = 0;
+  std::string note;            // why not comparable/failed/inconclusive
+};
+
+struct Comparison {
+  std::string repository;
+  std::string base_commit, head_commit;
+  uint64_t seed = 0;
+  double confidence = 0.99;
+  std::vector<BenchmarkComparison> rows;
+};
+
+Comparison compare(const model::ResultSet& base, const model::ResultSet& head, const Options& options);
+
+bool any_regression(const Comparison& c);
+std::string render_markdown(const Comparison& c);
+nlohmann::json to_json(const Comparison& c);
+
+}  // namespace bb::compare

@@ -1,0 +1,154 @@
+#include "config/appliance.h"
+
+#include "config/yaml_read.h"
+#include "util/file.h"
+
+namespace bb::config {
+
+namespace {
+
+#define BB_TRY(expr)             \
+  do {                           \
+    if (auto st_ = (expr); !st_) \
+      return st_.error();        \
+  } while (0)
+
+Status parse_repository(const std::string& src, const YAML::Node& n, const std::string& path,
+                        RepositoryPolicy& r) {
+  BB_TRY(check_keys(src, n, path, {"name", "clone_url", "branches", "tags", "blessers",
+                                   "bless_command", "bless_label", "suite"}));
+  BB_TRY(read_string(src, n, path, "name", r.name));
+  if (r.name.empty() || r.name.find('/') == std::string::npos)
+    return yaml_error(src, n, path + ".name", "expected 'owner/repo'");
+  BB_TRY(read_string(src, n, path, "clone_url", r.clone_url));
+  if (r.clone_url.empty()) r.clone_url = "https://github.com/" + r.name + ".git";
+  BB_TRY(read_string_list(src, n, path, "branches", r.branches));
+  BB_TRY(read_string_list(src, n, path, "tags", r.tags));
+  BB_TRY(read_string_list(src, n, path, "blessers", r.blessers));
+  BB_TRY(read_string(src, n, path, "bless_command", r.bless_command));
+  BB_TRY(read_string(src, n, path, "bless_label", r.bless_label));
+  BB_TRY(read_string(src, n, path, "suite", r.suite));
+  return {};
+}
+
+Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceConfig& c) {
+  BB_TRY(check_keys(src, root, "", {"state_dir", "cache_dir", "repositories", "webhook", "queue",
+                                    "runner", "reporter", "tuner"}));
+  BB_TRY(read_string(src, root, "", "state_dir", c.state_dir));
+  BB_TRY(read_string(src, root, "", "cache_dir", c.cache_dir));
+
+  if (YAML::Node repos = root["repositories"]; repos && !repos.IsNull()) {
+    if (!repos.IsSequence()) return yaml_error(src, repos, "repositories", "expected a list");
+    for (size_t i = 0; i < repos.size(); ++i) {
+      RepositoryPolicy r;
+      BB_TRY(parse_repository(src, repos[i], "repositories[" + std::to_string(i) + "]", r));
+      if (c.find_repository(r.name))
+        return yaml_error(src, repos[i], "repositories", "repository '" + r.name + "' is listed twice");
+      c.repositories.push_back(std::move(r));
+    }
+  }
+
+  if (YAML::Node w = root["webhook"]; w && !w.IsNull()) {
+    BB_TRY(check_keys(src, w, "webhook", {"max_body_bytes", "request_timeout_seconds",
+                                          "queue_timeout_ms", "spool_dir"}));
+    uint64_t t = c.webhook.request_timeout_seconds, q = c.webhook.queue_timeout_ms;
+    BB_TRY(read_uint(src, w, "webhook", "max_body_bytes", c.webhook.max_body_bytes));
+    BB_TRY(read_uint(src, w, "webhook", "request_timeout_seconds", t));
+    BB_TRY(read_uint(src, w, "webhook", "queue_timeout_ms", q));
+    BB_TRY(read_string(src, w, "webhook", "spool_dir", c.webhook.spool_dir));
+    c.webhook.request_timeout_seconds = static_cast<unsigned>(t);
+    c.webhook.queue_timeout_ms = static_cast<unsigned>(q);
+  }
+
+  if (YAML::Node q = root["queue"]; q && !q.IsNull()) {
+    BB_TRY(check_keys(src, q, "queue", {"database", "lease_seconds", "max_attempts"}));
+    uint64_t lease = c.queue.lease_seconds, attempts = c.queue.max_attempts;
+    BB_TRY(read_string(src, q, "queue", "database", c.queue.database));
+    BB_TRY(read_uint(src, q, "queue", "lease_seconds", lease));
+    BB_TRY(read_uint(src, q, "queue", "max_attempts", attempts));
+    if (lease == 0) return yaml_error(src, q["lease_seconds"], "queue.lease_seconds", "must be > 0");
+    c.queue.lease_seconds = static_cast<unsigned>(lease);
+    c.queue.max_attempts = static_cast<unsigned>(attempts);
+  }
+
+  if (YAML::Node r = root["runner"]; r && !r.IsNull()) {
+    BB_TRY(check_keys(src, r, "runner", {"benchmark_cpus", "work_dir", "results_dir",
+                                         "heartbeat_seconds", "refuse_on_drift", "runner_id"}));
+    uint64_t hb = c.runner.heartbeat_seconds;
+    BB_TRY(read_string(src, r, "runner", "benchmark_cpus", c.runner.benchmark_cpus));
+    BB_TRY(read_string(src, r, "runner", "work_dir", c.runner.work_dir));
+    BB_TRY(read_string(src, r, "runner", "results_dir", c.runner.results_dir));
+    BB_TRY(read_uint(src, r, "runner", "heartbeat_seconds", hb));
+    BB_TRY(read_bool(src, r, "runner", "refuse_on_drift", c.runner.refuse_on_drift));
+    BB_TRY(read_string(src, r, "runner", "runner_id", c.runner.runner_id));
+    c.runner.heartbeat_seconds = static_cast<unsigned>(hb);
+  }
+
+  if (YAML::Node r = root["reporter"]; r && !r.IsNull()) {
+    BB_TRY(check_keys(src, r, "reporter", {"database", "reports_dir", "site_dir",
+                                           "github_api_url", "github_app_id"}));
+    BB_TRY(read_string(src, r, "reporter", "database", c.reporter.database));
+    BB_TRY(read_string(src, r, "reporter", "reports_dir", c.reporter.reports_dir));
+    BB_TRY(read_string(src, r, "reporter", "site_dir", c.reporter.site_dir));
+    BB_TRY(read_string(src, r, "reporter", "github_api_url", c.reporter.github_api_url));
+    BB_TRY(read_int(src, r, "reporter", "github_app_id", c.reporter.github_app_id));
+  }
+
+  if (YAML::Node t = root["tuner"]; t && !t.IsNull()) {
+    BB_TRY(check_keys(src, t, "tuner", {"sysfs_root", "profile", "verify_interval_seconds"}));
+    uint64_t iv = c.tuner.verify_interval_seconds;
+    BB_TRY(read_string(src, t, "tuner", "sysfs_root", c.tuner.sysfs_root));
+    BB_TRY(read_string(src, t, "tuner", "profile", c.tuner.profile));
+    BB_TRY(read_uint(src, t, "tuner", "verify_interval_seconds", iv));
+    c.tuner.verify_interval_seconds = static_cast<unsigned>(iv);
+  }
+  return {};
+}
+
+#undef BB_TRY
+
+std::string or_default(const std::string& value, const std::string& base, const char* leaf) {
+  return value.empty() ? path_join(base, leaf) : value;
+}
+
+}  // namespace
+
+const RepositoryPolicy* ApplianceConfig::find_repository(const std::string& name) const {
+  for (const auto& r : repositories)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+std::string ApplianceConfig::spool_dir() const { return or_default(webhook.spool_dir, state_dir, "spool"); }
+std::string ApplianceConfig::queue_database() const { return or_default(queue.database, state_dir, "queue.db"); }
+std::string ApplianceConfig::work_dir() const { return or_default(runner.work_dir, cache_dir, "work"); }
+std::string ApplianceConfig::results_dir() const { return or_default(runner.results_dir, state_dir, "results"); }
+std::string ApplianceConfig::history_database() const { return or_default(reporter.database, state_dir, "history.db"); }
+std::string ApplianceConfig::reports_dir() const { return or_default(reporter.reports_dir, state_dir, "reports"); }
+std::string ApplianceConfig::site_dir() const { return or_default(reporter.site_dir, state_dir, "site"); }
+
+Result<ApplianceConfig> parse_appliance_config(const std::string& text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    return yaml_error(source, e.mark, e.msg);
+  }
+  ApplianceConfig c;
+  if (!root || root.IsNull()) return c;  // an empty file means all defaults
+  if (!root.IsMap()) return yaml_error(source, root, "", "expected a mapping at the top level");
+  try {
+    if (auto st = parse_sections(source, root, c); !st) return st.error();
+  } catch (const YAML::Exception& e) {
+    return yaml_error(source, e.mark, e.msg);
+  }
+  return c;
+}
+
+Result<ApplianceConfig> load_appliance_config(const std::string& path) {
+  auto text = read_file(path, 4 << 20);
+  if (!text) return text.error();
+  return parse_appliance_config(*text, path);
+}
+
+}  // namespace bb::config

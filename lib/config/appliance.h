@@ -1,0 +1,90 @@
+// The appliance configuration (/etc/benchbox/benchbox.yml): which
+// repositories are watched and who may bless a pull request, plus each
+// daemon's section. Every daemon reads the same file and uses its section.
+// Documented in docs/configuration.md; example in config/benchbox.yml.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace bb::config {
+
+struct RepositoryPolicy {
+  std::string name;                    // "owner/repo"
+  std::string clone_url;               // "" = https://github.com/<name>.git
+  std::vector<std::string> branches = {"main"};  // glob patterns
+  std::vector<std::string> tags = {"v*"};        // glob patterns
+  std::vector<std::string> blessers;   // GitHub logins that may bless a PR
+  std::string bless_command = "/benchbox run";
+  std::string bless_label = "benchbox";  // adding this label also blesses
+  std::string suite;                   // "" = all suites
+};
+
+struct WebhookConfig {
+  uint64_t max_body_bytes = 25ull * 1024 * 1024;  // GitHub caps payloads at 25 MiB
+  unsigned request_timeout_seconds = 10;           // slow clients get 408
+  unsigned queue_timeout_ms = 5000;                // Enqueue call timeout before 503/spool
+  std::string spool_dir;                           // "" = <state_dir>/spool
+};
+
+struct QueueConfig {
+  std::string database;           // "" = <state_dir>/queue.db
+  unsigned lease_seconds = 120;   // a runner that stops heartbeating loses the job
+  unsigned max_attempts = 3;      // requeues before a job fails for good
+};
+
+struct RunnerConfig {
+  std::string benchmark_cpus;     // CPU list; "" = the last online CPU
+  std::string work_dir;           // "" = <cache_dir>/work
+  std::string results_dir;        // "" = <state_dir>/results
+  unsigned heartbeat_seconds = 30;
+  bool refuse_on_drift = false;   // refuse to start jobs while tunerd says drifted
+  std::string runner_id;          // "" = hostname
+};
+
+struct ReporterConfig {
+  std::string database;           // "" = <state_dir>/history.db
+  std::string reports_dir;        // "" = <state_dir>/reports
+  std::string site_dir;           // "" = <state_dir>/site
+  std::string github_api_url = "https://api.github.com";
+  int64_t github_app_id = 0;      // 0 = do not post to GitHub
+};
+
+struct TunerConfig {
+  std::string sysfs_root = "/";   // tests point this at a fake tree
+  std::string profile;            // "" = /etc/benchbox/tuning.yml
+  unsigned verify_interval_seconds = 60;
+};
+
+struct ApplianceConfig {
+  std::string state_dir = "/var/lib/benchbox";
+  std::string cache_dir = "/var/cache/benchbox";
+  std::vector<RepositoryPolicy> repositories;
+  WebhookConfig webhook;
+  QueueConfig queue;
+  RunnerConfig runner;
+  ReporterConfig reporter;
+  TunerConfig tuner;
+
+  const RepositoryPolicy* find_repository(const std::string& name) const;
+  // Paths with their defaults filled in from state_dir/cache_dir.
+  std::string spool_dir() const;
+  std::string queue_database() const;
+  std::string work_dir() const;
+  std::string results_dir() const;
+  std::string history_database() const;
+  std::string reports_dir() const;
+  std::string site_dir() const;
+};
+
+// Parses YAML text. Errors name `source`, the line and column, and what was
+// expected ("benchbox.yml:12:5: webhook.max_body_bytes: expected an integer").
+Result<ApplianceConfig> parse_appliance_config(const std::string& text, const std::string& source);
+Result<ApplianceConfig> load_appliance_config(const std::string& path);
+
+inline constexpr const char* kDefaultConfigPath = "/etc/benchbox/benchbox.yml";
+
+}  // namespace bb::config

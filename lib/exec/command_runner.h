@@ -1,0 +1,60 @@
+// Running benchmark and build commands is an OS edge: runnerd talks to a
+// CommandRunner. PinnedChildRunner forks a child pinned with
+// sched_setaffinity (development, no systemd as PID 1); the systemd
+// transient-scope runner (scope_runner.h) puts the child into a scope in
+// benchbox-bench.slice. Tests use either for real: they are cheap.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace bb::exec {
+
+struct Command {
+  std::string shell;                       // run as /bin/sh -c <shell>
+  std::string cwd;
+  std::map<std::string, std::string> env;  // added to a minimal clean environment
+  std::vector<int> cpus;                   // pin to these; empty = no pinning
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  std::string unit_name;                   // scope name ("benchbox-job-12-3.scope")
+  std::map<std::string, std::string> log_fields;  // JOB_ID=... for journal lines
+  size_t max_output_bytes = 1 << 20;       // captured output beyond this is dropped (counted)
+  // Called with each output line as it arrives (e.g. to forward to the journal).
+  std::function<void(std::string_view line, bool is_stderr)> on_line;
+};
+
+struct Outcome {
+  int exit_code = -1;          // valid when !signaled
+  int term_signal = 0;         // the signal that killed it, if any
+  bool timed_out = false;
+  bool cancelled = false;
+  std::string stdout_text;     // captured (capped)
+  std::string stderr_text;
+  size_t dropped_bytes = 0;
+  double wall_seconds = 0;
+  double user_seconds = 0;     // rusage of the whole process tree that was waited for
+  double system_seconds = 0;
+  std::string isolation;       // "affinity:1", "scope:benchbox-bench.slice", ...
+
+  bool success() const { return !timed_out && !cancelled && term_signal == 0 && exit_code == 0; }
+  std::string describe() const;  // "exit status 2", "killed by SIGSEGV", "timed out after 30 s"
+};
+
+class CommandRunner {
+ public:
+  virtual ~CommandRunner() = default;
+  // Runs to completion, timeout, or until *cancel becomes true (the whole
+  // process group / scope is killed in the last two cases). An error means
+  // the command could not be started at all.
+  virtual Result<Outcome> run(const Command& command, const std::atomic<bool>* cancel) = 0;
+  virtual std::string describe() const = 0;
+};
+
+}  // namespace bb::exec

@@ -1,0 +1,140 @@
+#include "model/job.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace bb::model {
+
+const char* to_string(JobState s) {
+  switch (s) {
+    case JobState::queued: return "queued";
+    case JobState::running: return "running";
+    case JobState::done: return "done";
+    case JobState::failed: return "failed";
+    case JobState::cancelled: return "cancelled";
+  }
+  return "queued";
+}
+
+const char* to_string(JobKind k) {
+  switch (k) {
+    case JobKind::push: return "push";
+    case JobKind::tag: return "tag";
+    case JobKind::pull_request: return "pull_request";
+    case JobKind::manual: return "manual";
+  }
+  return "manual";
+}
+
+std::optional<JobState> job_state_from_string(const std::string& s) {
+  for (auto st : {JobState::queued, JobState::running, JobState::done, JobState::failed,
+                  JobState::cancelled})
+    if (s == to_string(st)) return st;
+  return std::nullopt;
+}
+
+std::optional<JobKind> job_kind_from_string(const std::string& s) {
+  for (auto k : {JobKind::push, JobKind::tag, JobKind::pull_request, JobKind::manual})
+    if (s == to_string(k)) return k;
+  return std::nullopt;
+}
+
+bool is_terminal(JobState s) {
+  return s == JobState::done || s == JobState::failed || s == JobState::cancelled;
+}
+
+nlohmann::json to_json(const JobSpec& s) {
+  return {{"delivery_id", s.delivery_id}, {"kind", to_string(s.kind)},
+          {"repository", s.repository},   {"clone_url", s.clone_url},
+          {"ref", s.ref},                 {"head_sha", s.head_sha},
+          {"base_ref", s.base_ref},       {"base_sha", s.base_sha},
+          {"pr_number", s.pr_number},     {"suite", s.suite},
+          {"priority", s.priority},       {"requested_by", s.requested_by}};
+}
+
+nlohmann::json to_json(const Job& job) {
+  nlohmann::json j = to_json(job.spec);
+  j["id"] = job.id;
+  j["state"] = to_string(job.state);
+  j["attempts"] = job.attempts;
+  j["runner"] = job.runner;
+  j["lease_expires"] = job.lease_expires;
+  j["created"] = job.created;
+  j["started"] = job.started;
+  j["finished"] = job.finished;
+  j["result_path"] = job.result_path;
+  j["error"] = job.error;
+  return j;
+}
+
+namespace {
+
+template <class T>
+Status take(const nlohmann::json& j, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return {};
+  try {
+    out = it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    return make_error(Errc::invalid_argument, std::string("field '") + key + "' has the wrong type");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<JobSpec> job_spec_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return make_error(Errc::invalid_argument, "job spec is not a JSON object");
+  JobSpec s;
+  std::string kind = "manual";
+  for (auto st : {take(j, "delivery_id", s.delivery_id), take(j, "kind", kind),
+                  take(j, "repository", s.repository), take(j, "clone_url", s.clone_url),
+                  take(j, "ref", s.ref), take(j, "head_sha", s.head_sha),
+                  take(j, "base_ref", s.base_ref), take(j, "base_sha", s.base_sha),
+                  take(j, "pr_number", s.pr_number), take(j, "suite", s.suite),
+                  take(j, "priority", s.priority), take(j, "requested_by", s.requested_by)})
+    if (!st) return st.error();
+  auto k = job_kind_from_string(kind);
+  if (!k) return make_error(Errc::invalid_argument, "unknown job kind '" + kind + "'");
+  s.kind = *k;
+  return s;
+}
+
+Result<Job> job_from_json(const nlohmann::json& j) {
+  auto spec = job_spec_from_json(j);
+  if (!spec) return spec.error();
+  Job job;
+  job.spec = std::move(*spec);
+  std::string state = "queued";
+  for (auto st : {take(j, "id", job.id), take(j, "state", state), take(j, "attempts", job.attempts),
+                  take(j, "runner", job.runner), take(j, "lease_expires", job.lease_expires),
+                  take(j, "created", job.created), take(j, "started", job.started),
+                  take(j, "finished", job.finished), take(j, "result_path", job.result_path),
+                  take(j, "error", job.error)})
+    if (!st) return st.error();
+  auto s = job_state_from_string(state);
+  if (!s) return make_error(Errc::invalid_argument, "unknown job state '" + state + "'");
+  job.state = *s;
+  return job;
+}
+
+static bool is_sha(const std::string& s) {
+  return (s.size() == 40 || s.size() == 64) &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isxdigit(c); });
+}
+
+Status validate(const JobSpec& s) {
+  auto bad = [](std::string m) { return Status(make_error(Errc::invalid_argument, std::move(m))); };
+  if (s.repository.empty()) return bad("job needs a repository");
+  if (s.clone_url.empty()) return bad("job needs a clone_url");
+  if (s.head_sha.empty() && s.ref.empty()) return bad("job needs a head_sha or a ref");
+  if (!s.head_sha.empty() && !is_sha(s.head_sha))
+    return bad("head_sha '" + s.head_sha + "' is not a full hex commit id");
+  if (!s.base_sha.empty() && !is_sha(s.base_sha))
+    return bad("base_sha '" + s.base_sha + "' is not a full hex commit id");
+  if (s.kind == JobKind::pull_request && s.pr_number <= 0)
+    return bad("a pull_request job needs a pr_number");
+  return {};
+}
+
+}  // namespace bb::model

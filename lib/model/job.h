@@ -1,0 +1,64 @@
+// A benchmark job as the queue stores it and the daemons pass it around.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "util/result.h"
+
+namespace bb::model {
+
+enum class JobState { queued, running, done, failed, cancelled };
+// push: a commit on an allowed branch; tag: a tag push; pull_request: a
+// blessed PR (head against merge-base); manual: benchboxctl enqueue/backfill.
+enum class JobKind { push, tag, pull_request, manual };
+
+const char* to_string(JobState s);
+const char* to_string(JobKind k);
+std::optional<JobState> job_state_from_string(const std::string& s);
+std::optional<JobKind> job_kind_from_string(const std::string& s);
+bool is_terminal(JobState s);
+
+// What a caller asks for. The queue fills in id, state and timestamps.
+struct JobSpec {
+  std::string delivery_id;   // X-GitHub-Delivery, or "" for manual jobs
+  JobKind kind = JobKind::manual;
+  std::string repository;    // "owner/name"
+  std::string clone_url;     // where runnerd fetches from
+  std::string ref;           // "refs/heads/main", "refs/tags/v1", "refs/pull/7/head"
+  std::string head_sha;      // the commit to measure ("" = resolve ref at run time)
+  std::string base_ref;      // PR: the base branch ("refs/heads/main")
+  std::string base_sha;      // PR: base branch tip at bless time (merge-base computed by runner)
+  int64_t pr_number = 0;
+  std::string suite;         // "" = every suite in .benchbox.yml
+  int64_t priority = 0;      // higher runs first
+  std::string requested_by;  // GitHub login or local user
+};
+
+struct Job {
+  int64_t id = 0;
+  JobSpec spec;
+  JobState state = JobState::queued;
+  int64_t attempts = 0;
+  std::string runner;        // who holds the lease
+  int64_t lease_expires = 0; // unix seconds
+  int64_t created = 0;
+  int64_t started = 0;
+  int64_t finished = 0;
+  std::string result_path;   // result set (JSON) written by runnerd
+  std::string error;         // why it failed or was cancelled
+};
+
+nlohmann::json to_json(const JobSpec& spec);
+nlohmann::json to_json(const Job& job);
+Result<JobSpec> job_spec_from_json(const nlohmann::json& j);
+Result<Job> job_from_json(const nlohmann::json& j);
+
+// A spec is acceptable to the queue: repository, clone_url and either
+// head_sha or ref are set; a pull_request has a pr_number; shas are hex.
+Status validate(const JobSpec& spec);
+
+}  // namespace bb::model

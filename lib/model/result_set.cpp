@@ -1,0 +1,192 @@
+#include "model/result_set.h"
+
+#include <cmath>
+
+namespace bb::model {
+
+std::string BenchmarkKey::to_string() const {
+  std::string out = suite + "/" + name;
+  if (!params.empty()) {
+    out += "[";
+    bool first = true;
+    for (const auto& [k, v] : params) {
+      if (!first) out += ",";
+      out += k + "=" + v;
+      first = false;
+    }
+    out += "]";
+  }
+  return out + ":" + metric;
+}
+
+const char* to_string(BenchmarkStatus s) {
+  switch (s) {
+    case BenchmarkStatus::ok: return "ok";
+    case BenchmarkStatus::failed: return "failed";
+    case BenchmarkStatus::skipped: return "skipped";
+  }
+  return "ok";
+}
+
+nlohmann::json to_json(const BenchmarkKey& k) {
+  return {{"suite", k.suite}, {"name", k.name}, {"params", k.params}, {"metric", k.metric}};
+}
+
+nlohmann::json to_json(const Benchmark& b) {
+  nlohmann::json j = to_json(b.key);
+  j["unit"] = b.unit;
+  j["samples"] = b.samples;
+  if (!b.rounds.empty()) j["rounds"] = b.rounds;
+  if (!b.iterations.empty()) j["iterations"] = b.iterations;
+  if (b.summary_only) j["summary_only"] = true;
+  if (!b.summary.empty()) j["summary"] = b.summary;
+  j["status"] = to_string(b.status);
+  if (!b.reason.empty()) j["reason"] = b.reason;
+  if (!b.extra.empty()) j["extra"] = b.extra;
+  return j;
+}
+
+nlohmann::json to_json(const ResultSet& rs) {
+  nlohmann::json benches = nlohmann::json::array();
+  for (const auto& b : rs.benchmarks) benches.push_back(to_json(b));
+  return {{"schema", kResultSetSchema},
+          {"repository", rs.repository},
+          {"commit", rs.commit},
+          {"ref", rs.ref},
+          {"job_id", rs.job_id},
+          {"role", rs.role},
+          {"benchbox_version", rs.benchbox_version},
+          {"config_sha256", rs.config_sha256},
+          {"config_text", rs.config_text},
+          {"environment_key", rs.environment_key},
+          {"machine_fingerprint", rs.machine_fingerprint},
+          {"host_drifted", rs.host_drifted},
+          {"isolation", rs.isolation},
+          {"cpus", rs.cpus},
+          {"created", rs.created},
+          {"benchmarks", std::move(benches)}};
+}
+
+nlohmann::json to_json(const JobResult& jr) {
+  return {{"schema", kJobResultSchema},
+          {"job_id", jr.job_id},
+          {"kind", jr.kind},
+          {"seed", jr.seed},
+          {"head", to_json(jr.head)},
+          {"base", jr.base ? to_json(*jr.base) : nlohmann::json(nullptr)}};
+}
+
+namespace {
+
+Error bad(const std::string& where, const std::string& what) {
+  return make_error(Errc::parse, where + ": " + what);
+}
+
+// Reads an optional member with type checking; absent or null leaves `out`.
+template <class T>
+Status opt(const nlohmann::json& j, const std::string& where, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return {};
+  try {
+    out = it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    return bad(where + "/" + key, std::string("has the wrong type (") + it->type_name() + ")");
+  }
+  return {};
+}
+
+template <class T>
+Status req(const nlohmann::json& j, const std::string& where, const char* key, T& out) {
+  if (!j.contains(key)) return bad(where + "/" + key, "is missing");
+  return opt(j, where, key, out);
+}
+
+}  // namespace
+
+Result<BenchmarkKey> benchmark_key_from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) return bad(where, "expected an object");
+  BenchmarkKey k;
+  for (auto st : {req(j, where, "suite", k.suite), req(j, where, "name", k.name),
+                  opt(j, where, "params", k.params), opt(j, where, "metric", k.metric)})
+    if (!st) return st.error();
+  if (k.name.empty()) return bad(where + "/name", "is empty");
+  return k;
+}
+
+Result<Benchmark> benchmark_from_json(const nlohmann::json& j, const std::string& where) {
+  auto key = benchmark_key_from_json(j, where);
+  if (!key) return key.error();
+  Benchmark b;
+  b.key = std::move(*key);
+  std::string status = "ok";
+  for (auto st : {opt(j, where, "unit", b.unit), req(j, where, "samples", b.samples),
+                  opt(j, where, "rounds", b.rounds), opt(j, where, "iterations", b.iterations),
+                  opt(j, where, "summary_only", b.summary_only), opt(j, where, "summary", b.summary),
+                  opt(j, where, "status", status), opt(j, where, "reason", b.reason)})
+    if (!st) return st.error();
+  if (auto it = j.find("extra"); it != j.end() && it->is_object()) b.extra = *it;
+  if (status == "ok") b.status = BenchmarkStatus::ok;
+  else if (status == "failed") b.status = BenchmarkStatus::failed;
+  else if (status == "skipped") b.status = BenchmarkStatus::skipped;
+  else return bad(where + "/status", "expected ok, failed or skipped, got '" + status + "'");
+  for (size_t i = 0; i < b.samples.size(); ++i)
+    if (!std::isfinite(b.samples[i]))
+      return bad(where + "/samples/" + std::to_string(i), "is not a finite number");
+  if (!b.rounds.empty() && b.rounds.size() != b.samples.size())
+    return bad(where + "/rounds", "has " + std::to_string(b.rounds.size()) +
+                                      " entries for " + std::to_string(b.samples.size()) + " samples");
+  if (!b.iterations.empty() && b.iterations.size() != b.samples.size())
+    return bad(where + "/iterations", "has " + std::to_string(b.iterations.size()) +
+                                          " entries for " + std::to_string(b.samples.size()) + " samples");
+  return b;
+}
+
+Result<ResultSet> result_set_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return bad("", "expected a result set object");
+  std::string schema;
+  if (auto st = req(j, "", "schema", schema); !st) return st.error();
+  if (schema != kResultSetSchema)
+    return bad("/schema", "expected '" + std::string(kResultSetSchema) + "', got '" + schema + "'");
+  ResultSet rs;
+  for (auto st : {opt(j, "", "repository", rs.repository), opt(j, "", "commit", rs.commit),
+                  opt(j, "", "ref", rs.ref), opt(j, "", "job_id", rs.job_id),
+                  opt(j, "", "role", rs.role), opt(j, "", "benchbox_version", rs.benchbox_version),
+                  opt(j, "", "config_sha256", rs.config_sha256),
+                  opt(j, "", "config_text", rs.config_text),
+                  opt(j, "", "environment_key", rs.environment_key),
+                  opt(j, "", "machine_fingerprint", rs.machine_fingerprint),
+                  opt(j, "", "host_drifted", rs.host_drifted), opt(j, "", "isolation", rs.isolation),
+                  opt(j, "", "cpus", rs.cpus), opt(j, "", "created", rs.created)})
+    if (!st) return st.error();
+  auto it = j.find("benchmarks");
+  if (it == j.end() || !it->is_array()) return bad("/benchmarks", "expected an array");
+  for (size_t i = 0; i < it->size(); ++i) {
+    auto b = benchmark_from_json((*it)[i], "/benchmarks/" + std::to_string(i));
+    if (!b) return b.error();
+    rs.benchmarks.push_back(std::move(*b));
+  }
+  return rs;
+}
+
+Result<JobResult> job_result_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return bad("", "expected a job result object");
+  std::string schema;
+  if (auto st = req(j, "", "schema", schema); !st) return st.error();
+  if (schema != kJobResultSchema)
+    return bad("/schema", "expected '" + std::string(kJobResultSchema) + "', got '" + schema + "'");
+  JobResult jr;
+  for (auto st : {opt(j, "", "job_id", jr.job_id), opt(j, "", "kind", jr.kind),
+                  opt(j, "", "seed", jr.seed)})
+    if (!st) return st.error();
+  auto head = result_set_from_json(j.value("head", nlohmann::json()));
+  if (!head) return head.error().with_context("/head");
+  jr.head = std::move(*head);
+  if (auto it = j.find("base"); it != j.end() && !it->is_null()) {
+    auto base = result_set_from_json(*it);
+    if (!base) return base.error().with_context("/base");
+    jr.base = std::move(*base);
+  }
+  return jr;
+}
+
+}  // namespace bb::model

@@ -1,0 +1,93 @@
+// Canonical measurements. Every harness format is parsed into these; the
+// comparison engine, the history store and the reports only ever see these.
+// The JSON form is "benchbox canonical JSON" (docs/formats.md, schema in
+// docs/resultset.schema.json).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/result.h"
+
+namespace bb::model {
+
+inline constexpr const char* kResultSetSchema = "benchbox.resultset/1";
+inline constexpr const char* kJobResultSchema = "benchbox.jobresult/1";
+
+// Identity of a benchmark within a repository: suite/name/parameters/metric.
+// Only equal keys (and equal environment keys) are ever compared.
+struct BenchmarkKey {
+  std::string suite;
+  std::string name;
+  std::map<std::string, std::string> params;
+  std::string metric = "wall_time";  // wall_time, cpu_time, instructions, memory, or the harness's
+
+  // "suite/name[a=1,b=x]:metric" (parameters sorted), stable for storage.
+  std::string to_string() const;
+  auto operator<=>(const BenchmarkKey&) const = default;
+};
+
+enum class BenchmarkStatus { ok, failed, skipped };
+const char* to_string(BenchmarkStatus s);
+
+struct Benchmark {
+  BenchmarkKey key;
+  // Canonical units: time metrics in seconds ("s"); counts "count"; memory
+  // "bytes". A harness's own metric keeps its own unit.
+  std::string unit = "s";
+  std::vector<double> samples;   // raw samples, one per measurement, in `unit`
+  std::vector<int64_t> rounds;   // round of each sample: base/head samples with the
+                                 // same round ran adjacent (pairing); empty = unknown
+  std::vector<double> iterations;  // iterations behind each sample, where the format says
+  bool summary_only = false;     // the harness gave only summaries (see `summary`)
+  std::map<std::string, double> summary;  // mean/median/stddev/min/max as the harness reported
+  BenchmarkStatus status = BenchmarkStatus::ok;
+  std::string reason;            // why failed/skipped
+  nlohmann::json extra = nlohmann::json::object();  // format-specific (counters, exit codes)
+};
+
+struct ResultSet {
+  std::string repository;
+  std::string commit;
+  std::string ref;
+  int64_t job_id = 0;
+  std::string role;              // "" (a plain run), "base" or "head" (a PR comparison)
+  std::string benchbox_version = BENCHBOX_VERSION;
+  std::string config_sha256;     // of the .benchbox.yml used
+  std::string config_text;
+  std::string environment_key;   // what must match for results to be comparable
+  std::string machine_fingerprint;  // tunerd's fingerprint (hardware + tuning)
+  bool host_drifted = false;     // tuning drifted while this ran
+  std::string isolation;         // how processes were pinned ("scope+AllowedCPUs", "affinity")
+  std::vector<int> cpus;         // benchmark cores used
+  int64_t created = 0;
+  std::vector<Benchmark> benchmarks;
+};
+
+// What runnerd writes for a job: a plain run has only `head`; a PR has base
+// (the merge-base) and head, measured interleaved on the same cores.
+struct JobResult {
+  int64_t job_id = 0;
+  std::string kind;
+  ResultSet head;
+  std::optional<ResultSet> base;
+  int64_t seed = 0;              // seed of the interleaving order
+};
+
+nlohmann::json to_json(const BenchmarkKey& k);
+nlohmann::json to_json(const Benchmark& b);
+nlohmann::json to_json(const ResultSet& rs);
+nlohmann::json to_json(const JobResult& jr);
+
+// Strict readers: every error names the JSON pointer of the bad value.
+Result<BenchmarkKey> benchmark_key_from_json(const nlohmann::json& j, const std::string& where);
+Result<Benchmark> benchmark_from_json(const nlohmann::json& j, const std::string& where);
+Result<ResultSet> result_set_from_json(const nlohmann::json& j);
+Result<JobResult> job_result_from_json(const nlohmann::json& j);
+
+}  // namespace bb::model

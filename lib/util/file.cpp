@@ -1,0 +1,111 @@
+#include "util/file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "util/fd.h"
+
+namespace bb {
+
+Result<std::string> read_file(const std::string& path, size_t max_bytes) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return errno_error("open " + path, errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) < 0) return errno_error("stat " + path, errno);
+  if (!S_ISREG(st.st_mode))
+    return make_error(Errc::invalid_argument, path + ": not a regular file");
+  if (static_cast<size_t>(st.st_size) > max_bytes)
+    return make_error(Errc::invalid_argument, path + ": file is " + std::to_string(st.st_size) +
+                                                  " bytes, more than the limit of " +
+                                                  std::to_string(max_bytes));
+  std::string out;
+  out.reserve(static_cast<size_t>(st.st_size));
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno_error("read " + path, errno);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > max_bytes)
+      return make_error(Errc::invalid_argument, path + ": grew past the limit while reading");
+  }
+  return out;
+}
+
+static std::string dir_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+Status write_file_atomic(const std::string& path, const std::string& content, int mode) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+  if (!fd.valid()) return errno_error("create " + tmp, errno);
+  size_t off = 0;
+  while (off < content.size()) {
+    ssize_t n = ::write(fd.get(), content.data() + off, content.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::unlink(tmp.c_str());
+      return errno_error("write " + tmp, err);  // ENOSPC lands here on a full disk
+    }
+    off += static_cast<size_t>(n);
+  }
+  if (::fsync(fd.get()) < 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return errno_error("fsync " + tmp, err);
+  }
+  fd.reset();
+  if (::rename(tmp.c_str(), path.c_str()) < 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return errno_error("rename " + tmp, err);
+  }
+  UniqueFd dir(::open(dir_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.valid()) ::fsync(dir.get());
+  return {};
+}
+
+Status make_dirs(const std::string& path, int mode) {
+  if (path.empty()) return make_error(Errc::invalid_argument, "empty directory path");
+  std::string cur;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    cur = path.substr(0, pos);
+    if (cur.empty()) continue;
+    if (::mkdir(cur.c_str(), static_cast<mode_t>(mode)) < 0 && errno != EEXIST)
+      return errno_error("mkdir " + cur, errno);
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) < 0 || !S_ISDIR(st.st_mode))
+    return make_error(Errc::io, path + ": not a directory");
+  return {};
+}
+
+std::string path_join(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  bool a_slash = a.back() == '/';
+  bool b_slash = b.front() == '/';
+  if (a_slash && b_slash) return a + b.substr(1);
+  if (a_slash || b_slash) return a + b;
+  return a + "/" + b;
+}
+
+bool path_exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace bb

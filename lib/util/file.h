@@ -1,0 +1,27 @@
+// Small filesystem helpers with honest errors. Writes that must survive a
+// crash go through write_file_atomic: temp file, fsync, rename, fsync dir.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "util/result.h"
+
+namespace bb {
+
+// Reads a whole regular file. Fails (Errc::invalid_argument) if it is larger
+// than max_bytes or is not a regular file (a directory where a file should be).
+Result<std::string> read_file(const std::string& path, size_t max_bytes = size_t(1) << 30);
+
+// Writes content to path atomically and durably.
+Status write_file_atomic(const std::string& path, const std::string& content, int mode = 0644);
+
+// mkdir -p with the given mode for the directories it creates.
+Status make_dirs(const std::string& path, int mode = 0755);
+
+// Joins two path pieces with exactly one slash.
+std::string path_join(const std::string& a, const std::string& b);
+
+bool path_exists(const std::string& path);
+
+}  // namespace bb

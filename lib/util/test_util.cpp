@@ -1,0 +1,51 @@
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <unistd.h>
+
+#include "util/cpu_list.h"
+#include "util/file.h"
+#include "util/text.h"
+
+using namespace bb;
+
+TEST_CASE("cpu lists round-trip through the kernel syntax") {
+  auto r = parse_cpu_list("3,0-1, 8-9");
+  REQUIRE(r.ok());
+  CHECK(*r == std::vector<int>{0, 1, 3, 8, 9});
+  CHECK(format_cpu_list(*r) == "0-1,3,8-9");
+  CHECK(parse_cpu_list("").value().empty());
+}
+
+TEST_CASE("bad cpu lists name the bad piece") {
+  for (const char* bad : {"a", "3-1", "1,,2", "-1", "1-"}) {
+    auto r = parse_cpu_list(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == Errc::invalid_argument);
+  }
+}
+
+TEST_CASE("atomic writes land and read back; directories are refused") {
+  char tmpl[] = "/tmp/bb-util-XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  std::string path = path_join(dir, "a/b/file");
+  REQUIRE(make_dirs(path_join(dir, "a/b")).ok());
+  REQUIRE(write_file_atomic(path, "hello").ok());
+  CHECK(read_file(path).value() == "hello");
+  auto too_big = read_file(path, 2);
+  REQUIRE_FALSE(too_big.ok());
+  CHECK(too_big.error().message.find("limit") != std::string::npos);
+  auto is_dir = read_file(path_join(dir, "a"));
+  REQUIRE_FALSE(is_dir.ok());
+  CHECK(is_dir.error().message.find("not a regular file") != std::string::npos);
+  CHECK(read_file(path_join(dir, "missing")).error().code == Errc::not_found);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("strings") {
+  CHECK(split("a,b,,c", ',') == std::vector<std::string>{"a", "b", "", "c"});
+  CHECK(trim("  x y \n") == "x y");
+  CHECK(glob_match("v*", "v1.2"));
+  CHECK_FALSE(glob_match("v*", "1.2"));
+  CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}

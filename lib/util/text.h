@@ -1,0 +1,19 @@
+// String helpers the standard library lacks.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bb {
+
+std::vector<std::string> split(std::string_view s, char sep);
+std::string trim(std::string_view s);
+std::string to_hex(const unsigned char* data, size_t len);
+std::string to_hex(std::string_view bytes);
+// Shell-style glob match ("v*", "release/*"), as fnmatch(3) without flags.
+bool glob_match(const std::string& pattern, const std::string& text);
+// SHA-256 of bytes as lowercase hex (OpenSSL), for fingerprints and config hashes.
+std::string sha256_hex(std::string_view bytes);
+
+}  // namespace bb
