@@ -1,0 +1,20 @@
+// benchboxctl subcommands. Each lives in its own cmd_<name>.cpp and is listed
+// in main.cpp's table. A command returns the process exit status: 0 success,
+// 1 "the answer is no" (e.g. a regression found), 2 usage or runtime error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace bb::cli {
+
+using Args = std::vector<std::string>;
+
+// Prints "benchboxctl: <message>" to stderr and returns 2.
+int fail(const std::string& message);
+// True when stdout is a terminal and NO_COLOR is unset.
+bool use_color();
+
+int cmd_version(const Args& args);
+
+}  // namespace bb::cli

@@ -1,0 +1,65 @@
+// benchboxctl: the operator's and contributor's command line.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <iostream>
+
+#include "commands.h"
+
+namespace bb::cli {
+
+int fail(const std::string& message) {
+  std::cerr << "benchboxctl: " << message << "\n";
+  return 2;
+}
+
+bool use_color() { return ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"); }
+
+int cmd_version(const Args&) {
+  std::cout << "benchboxctl " << BENCHBOX_VERSION << "\n";
+  return 0;
+}
+
+namespace {
+
+struct Command {
+  const char* name;
+  const char* usage;
+  int (*run)(const Args&);
+};
+
+// One line per subcommand; keep sorted by name.
+const Command kCommands[] = {
+    {"version", "version                      print the version", cmd_version},
+};
+
+void usage(FILE* out) {
+  std::fprintf(out, "usage: benchboxctl COMMAND [ARGS...]\n\ncommands:\n");
+  for (const auto& c : kCommands) std::fprintf(out, "  %s\n", c.usage);
+}
+
+}  // namespace
+}  // namespace bb::cli
+
+int main(int argc, char** argv) {
+  using namespace bb::cli;
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  Args args(argv + 2, argv + argc);
+  for (const auto& c : kCommands) {
+    if (std::strcmp(c.name, argv[1]) != 0) continue;
+    try {
+      return c.run(args);
+    } catch (const std::exception& e) {
+      return fail(e.what());
+    }
+  }
+  std::fprintf(stderr, "benchboxctl: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return 2;
+}
