@@ -1,0 +1,227 @@
+#include "harness.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <openssl/hmac.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;
+
+namespace bb::test {
+
+TempDir::TempDir() {
+  char tmpl[] = "/tmp/benchbox-test-XXXXXX";
+  if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  if (std::getenv("BENCHBOX_KEEP_TEST_DIRS")) return;
+  std::string cmd = "rm -rf '" + path_ + "'";
+  if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", path_.c_str());
+}
+
+PrivateBus::PrivateBus() {
+  FILE* p = ::popen("dbus-daemon --session --fork --print-address=1 --print-pid=1 --nopidfile", "r");
+  if (!p) throw std::runtime_error("cannot start dbus-daemon");
+  char line[1024];
+  if (!std::fgets(line, sizeof line, p)) throw std::runtime_error("dbus-daemon printed no address");
+  address_ = line;
+  address_.erase(address_.find_last_not_of("\n") + 1);
+  if (std::fgets(line, sizeof line, p)) pid_ = static_cast<pid_t>(std::atoi(line));
+  ::pclose(p);
+  if (pid_ <= 0) throw std::runtime_error("dbus-daemon printed no pid");
+}
+
+PrivateBus::~PrivateBus() {
+  if (pid_ > 0) ::kill(pid_, SIGTERM);
+}
+
+Process::Process(std::vector<std::string> argv, std::map<std::string, std::string> env,
+                 std::string log_path)
+    : log_path_(std::move(log_path)) {
+  std::vector<std::string> envs;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    if (!env.count(kv.substr(0, kv.find('=')))) envs.push_back(kv);
+  }
+  for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
+  pid_ = ::fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    ::setpgid(0, 0);
+    int fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    sigset_t all;
+    sigemptyset(&all);
+    ::sigprocmask(SIG_SETMASK, &all, nullptr);
+    std::vector<char*> av, ev;
+    for (auto& a : argv) av.push_back(a.data());
+    av.push_back(nullptr);
+    for (auto& e : envs) ev.push_back(e.data());
+    ev.push_back(nullptr);
+    ::execve(av[0], av.data(), ev.data());
+    std::fprintf(stderr, "exec %s: %s\n", av[0], std::strerror(errno));
+    ::_exit(127);
+  }
+}
+
+Process::~Process() {
+  if (pid_ > 0 && terminate(std::chrono::seconds(5)) == -1) kill_hard();
+}
+
+bool Process::running() {
+  if (pid_ <= 0) return false;
+  int st = 0;
+  pid_t r = ::waitpid(pid_, &st, WNOHANG);
+  if (r == pid_) {
+    status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    pid_ = -1;
+    return false;
+  }
+  return true;
+}
+
+void Process::kill_hard() {
+  if (pid_ <= 0) return;
+  ::kill(-pid_, SIGKILL);
+  ::kill(pid_, SIGKILL);
+  int st = 0;
+  ::waitpid(pid_, &st, 0);
+  status_ = 128 + SIGKILL;
+  pid_ = -1;
+}
+
+int Process::terminate(std::chrono::milliseconds timeout) {
+  if (pid_ <= 0) return status_;
+  ::kill(pid_, SIGTERM);
+  if (!wait_until([this] { return !running(); }, timeout)) return -1;
+  return status_;
+}
+
+std::string Process::log() const {
+  std::ifstream in(log_path_);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string build_path(const std::string& relative) {
+  const char* root = std::getenv("BENCHBOX_BUILD_ROOT");
+  return std::string(root ? root : ".") + "/" + relative;
+}
+
+bool wait_until(const std::function<bool()>& pred, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return pred();
+}
+
+int run_shell(const std::string& command, std::string* output) {
+  FILE* p = ::popen(command.c_str(), "r");
+  if (!p) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
+    if (output) output->append(buf, n);
+  int st = ::pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+std::map<std::string, std::string> daemon_env(const PrivateBus& bus) {
+  return {{"DBUS_SYSTEM_BUS_ADDRESS", bus.address()}, {"BENCHBOX_LOG", "stderr"}};
+}
+
+std::string github_signature(const std::string& secret, const std::string& body) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+       reinterpret_cast<const unsigned char*>(body.data()), body.size(), md, &len);
+  static const char digits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned i = 0; i < len; ++i) {
+    hex += digits[md[i] >> 4];
+    hex += digits[md[i] & 0xf];
+  }
+  return "sha256=" + hex;
+}
+
+static size_t collect(char* data, size_t size, size_t n, void* userdata) {
+  static_cast<std::string*>(userdata)->append(data, size * n);
+  return size * n;
+}
+
+static HttpResponse perform(CURL* curl) {
+  HttpResponse resp;
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &resp.body);
+  curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
+  CURLcode rc = curl_easy_perform(curl);
+  if (rc == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp.status);
+  else resp.error = curl_easy_strerror(rc);
+  return resp;
+}
+
+HttpResponse http_post(const std::string& url, const std::string& body,
+                       const std::map<std::string, std::string>& headers,
+                       std::chrono::milliseconds timeout) {
+  CURL* curl = curl_easy_init();
+  struct curl_slist* list = nullptr;
+  for (const auto& [k, v] : headers) list = curl_slist_append(list, (k + ": " + v).c_str());
+  list = curl_slist_append(list, "Expect:");
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_POST, 1L);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
+  HttpResponse resp = perform(curl);
+  curl_slist_free_all(list);
+  curl_easy_cleanup(curl);
+  return resp;
+}
+
+HttpResponse http_get(const std::string& url) {
+  CURL* curl = curl_easy_init();
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 30000L);
+  HttpResponse resp = perform(curl);
+  curl_easy_cleanup(curl);
+  return resp;
+}
+
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+}  // namespace bb::test

@@ -1,0 +1,100 @@
+// Integration-test harness: real processes, a private dbus-daemon per test,
+// real HTTP, real git. Everything is torn down by destructors, so a failing
+// test still cleans up.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bb::test {
+
+// A fresh directory under /tmp, removed (recursively) on destruction unless
+// BENCHBOX_KEEP_TEST_DIRS is set.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& leaf) const { return path_ + "/" + leaf; }
+
+ private:
+  std::string path_;
+};
+
+// A private dbus-daemon (session config: anyone may own names). address()
+// goes into DBUS_SYSTEM_BUS_ADDRESS for the daemons under test.
+class PrivateBus {
+ public:
+  PrivateBus();
+  ~PrivateBus();
+  PrivateBus(const PrivateBus&) = delete;
+  PrivateBus& operator=(const PrivateBus&) = delete;
+  const std::string& address() const { return address_; }
+
+ private:
+  std::string address_;
+  pid_t pid_ = -1;
+};
+
+// A child process with its own process group, stdout+stderr to a log file.
+class Process {
+ public:
+  Process(std::vector<std::string> argv, std::map<std::string, std::string> env,
+          std::string log_path);
+  ~Process();  // SIGTERM, wait up to 5 s, then SIGKILL
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  pid_t pid() const { return pid_; }
+  void kill_hard();                       // SIGKILL and reap
+  // SIGTERM and wait; returns the exit status (or 128+signal), -1 on timeout.
+  int terminate(std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  bool running();
+  std::string log() const;
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = -1;
+  std::string log_path_;
+};
+
+// Path of a built program (meson passes BENCHBOX_BUILD_ROOT to tests).
+std::string build_path(const std::string& relative);
+
+// Polls pred every 20 ms until it is true or the timeout passes.
+bool wait_until(const std::function<bool()>& pred,
+                std::chrono::milliseconds timeout = std::chrono::seconds(20));
+
+// Runs a shell command; returns its exit status and captures stdout.
+int run_shell(const std::string& command, std::string* output = nullptr);
+
+// Environment a daemon under test gets: the private bus as system bus, logs
+// to stderr.
+std::map<std::string, std::string> daemon_env(const PrivateBus& bus);
+
+// HMAC-SHA256 signature header value for a GitHub webhook body ("sha256=...").
+std::string github_signature(const std::string& secret, const std::string& body);
+
+struct HttpResponse {
+  long status = 0;      // 0 = no response (connection failed)
+  std::string body;
+  std::string error;    // curl's message when status == 0
+};
+
+// POST with headers over loopback (libcurl).
+HttpResponse http_post(const std::string& url, const std::string& body,
+                       const std::map<std::string, std::string>& headers,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(30));
+HttpResponse http_get(const std::string& url);
+
+// A free TCP port on 127.0.0.1 (bound and released; racy but fine for tests).
+int free_port();
+
+}  // namespace bb::test
