@@ -16,5 +16,10 @@ int fail(const std::string& message);
 bool use_color();
 
 int cmd_version(const Args& args);
+int cmd_status(const Args& args);
+int cmd_jobs(const Args& args);
+int cmd_enqueue(const Args& args);
+int cmd_cancel(const Args& args);
+int cmd_report(const Args& args);
 
 }  // namespace bb::cli

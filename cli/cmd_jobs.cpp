@@ -1,0 +1,154 @@
+// benchboxctl jobs / enqueue / cancel: the queue from the command line.
+#include <cstdio>
+#include <iostream>
+
+#include "bus/dict.h"
+#include "bus/names.h"
+#include "bus_client.h"
+#include "commands.h"
+#include "model/job.h"
+#include "util/clock.h"
+
+namespace bb::cli {
+
+namespace {
+
+Result<bus::MessagePtr> queue_call(BusClient& c, const char* member) {
+  return c.new_call(bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, member);
+}
+
+void print_job_line(const model::Job& j) {
+  std::string commit = j.spec.head_sha.empty() ? j.spec.ref : j.spec.head_sha.substr(0, 12);
+  std::string what = j.spec.kind == model::JobKind::pull_request
+                         ? "PR #" + std::to_string(j.spec.pr_number)
+                         : std::string(model::to_string(j.spec.kind));
+  std::printf("%6lld  %-9s  %-12s  %-24s  %-12s  %s\n", static_cast<long long>(j.id),
+              model::to_string(j.state), what.c_str(), j.spec.repository.c_str(), commit.c_str(),
+              j.error.c_str());
+}
+
+int jobs_list(BusClient& c, const std::string& state, unsigned limit, bool json) {
+  auto m = queue_call(c, "List");
+  if (!m) return fail(m.error().message);
+  sd_bus_message_append(m->get(), "su", state.c_str(), limit);
+  auto reply = c.call(m->get());
+  if (!reply) return fail(reply.error().message);
+  if (sd_bus_message_enter_container(reply->get(), 'a', "a{sv}") < 0) return fail("bad List reply");
+  nlohmann::json all = nlohmann::json::array();
+  if (!json) std::printf("%6s  %-9s  %-12s  %-24s  %-12s  %s\n", "ID", "STATE", "KIND", "REPOSITORY", "COMMIT", "ERROR");
+  for (;;) {
+    if (sd_bus_message_at_end(reply->get(), 0) > 0) break;
+    auto d = bus::read_dict(reply->get());
+    if (!d) return fail(d.error().message);
+    auto job = model::job_from_json(*d);
+    if (!job) return fail(job.error().message);
+    if (json) all.push_back(*d);
+    else print_job_line(*job);
+  }
+  if (json) std::cout << all.dump(2) << "\n";
+  return 0;
+}
+
+int jobs_show(BusClient& c, int64_t id) {
+  auto m = queue_call(c, "Get");
+  if (!m) return fail(m.error().message);
+  sd_bus_message_append(m->get(), "x", id);
+  auto reply = c.call(m->get());
+  if (!reply) return fail(reply.error().message);
+  auto d = bus::read_dict(reply->get());
+  if (!d) return fail(d.error().message);
+  std::cout << d->dump(2) << "\n";
+  return 0;
+}
+
+bool parse_id(const std::string& s, int64_t& out) {
+  try {
+    size_t used = 0;
+    out = std::stoll(s, &used);
+    return used == s.size() && out > 0;
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace
+
+int cmd_jobs(const Args& args) {
+  const char* usage = "usage: benchboxctl jobs [list [--state STATE] [--limit N] [--json] | show ID]";
+  std::string sub = args.empty() ? "list" : args[0];
+  auto client = BusClient::connect();
+  if (!client) return fail(client.error().message);
+  if (sub == "show") {
+    int64_t id = 0;
+    if (args.size() != 2 || !parse_id(args[1], id)) return fail(usage);
+    return jobs_show(*client, id);
+  }
+  if (sub != "list") return fail(usage);
+  std::string state;
+  unsigned limit = 50;
+  bool json = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--json") json = true;
+    else if (args[i] == "--state" && i + 1 < args.size()) state = args[++i];
+    else if (args[i] == "--limit" && i + 1 < args.size()) limit = static_cast<unsigned>(std::stoul(args[++i]));
+    else return fail(usage);
+  }
+  if (!state.empty() && !model::job_state_from_string(state))
+    return fail("unknown state '" + state + "' (queued, running, done, failed, cancelled)");
+  return jobs_list(*client, state, limit, json);
+}
+
+// benchboxctl enqueue --repository O/R --clone-url URL (--commit SHA | --ref REF)
+//   [--suite S] [--priority N]
+int cmd_enqueue(const Args& args) {
+  const char* usage =
+      "usage: benchboxctl enqueue --repository OWNER/NAME --clone-url URL (--commit SHA | --ref REF) "
+      "[--suite NAME] [--priority N]";
+  model::JobSpec spec;
+  spec.kind = model::JobKind::manual;
+  const char* user = std::getenv("SUDO_USER") ? std::getenv("SUDO_USER") : std::getenv("USER");
+  spec.requested_by = user ? user : "benchboxctl";
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i + 1 >= args.size()) return fail(usage);
+    const std::string& k = args[i];
+    const std::string& v = args[++i];
+    if (k == "--repository") spec.repository = v;
+    else if (k == "--clone-url") spec.clone_url = v;
+    else if (k == "--commit") spec.head_sha = v;
+    else if (k == "--ref") spec.ref = v;
+    else if (k == "--suite") spec.suite = v;
+    else if (k == "--priority") spec.priority = std::stoll(v);
+    else return fail(usage);
+  }
+  if (auto st = model::validate(spec); !st) return fail(st.error().message);
+  auto client = BusClient::connect();
+  if (!client) return fail(client.error().message);
+  auto m = queue_call(*client, "Enqueue");
+  if (!m) return fail(m.error().message);
+  if (bus::append_dict(m->get(), model::to_json(spec)) < 0) return fail("cannot build Enqueue call");
+  auto reply = client->call(m->get());
+  if (!reply) return fail(reply.error().message);
+  int64_t id = 0;
+  int created = 0;
+  if (sd_bus_message_read(reply->get(), "xb", &id, &created) < 0) return fail("bad Enqueue reply");
+  std::printf("job %lld %s\n", static_cast<long long>(id), created ? "queued" : "already queued");
+  return 0;
+}
+
+int cmd_cancel(const Args& args) {
+  int64_t id = 0;
+  if (args.empty() || args.size() > 2 || !parse_id(args[0], id))
+    return fail("usage: benchboxctl cancel ID [REASON]");
+  auto client = BusClient::connect();
+  if (!client) return fail(client.error().message);
+  auto m = queue_call(*client, "Cancel");
+  if (!m) return fail(m.error().message);
+  std::string reason = args.size() == 2 ? args[1] : "cancelled with benchboxctl";
+  sd_bus_message_append(m->get(), "xs", id, reason.c_str());
+  auto reply = client->call(m->get());
+  if (!reply) return fail(reply.error().message);
+  std::printf("job %lld cancelled\n", static_cast<long long>(id));
+  return 0;
+}
+
+}  // namespace bb::cli
