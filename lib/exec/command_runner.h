@@ -35,6 +35,7 @@ struct Outcome {
   int term_signal = 0;         // the signal that killed it, if any
   bool timed_out = false;
   bool cancelled = false;
+  double timeout_seconds = 0;  // the limit that was hit, when timed_out
   std::string stdout_text;     // captured (capped)
   std::string stderr_text;
   size_t dropped_bytes = 0;

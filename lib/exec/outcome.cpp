@@ -1,0 +1,34 @@
+#include <string.h>
+
+#include <cstdio>
+
+#include "exec/command_runner.h"
+
+namespace bb::exec {
+
+namespace {
+
+// "SIGSEGV" rather than "Segmentation fault": the abbreviation is what
+// people grep for, and it does not depend on the locale.
+std::string signal_name(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  if (abbrev) return std::string("SIG") + abbrev;
+  return "signal " + std::to_string(sig);
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+}  // namespace
+
+std::string Outcome::describe() const {
+  if (cancelled) return "cancelled";
+  if (timed_out) return "timed out after " + seconds_text(timeout_seconds) + " s";
+  if (term_signal != 0) return "killed by " + signal_name(term_signal);
+  return "exit status " + std::to_string(exit_code);
+}
+
+}  // namespace bb::exec

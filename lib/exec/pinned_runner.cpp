@@ -1,0 +1,321 @@
+#include "exec/pinned_runner.h"
+
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+
+#include "util/cpu_list.h"
+#include "util/fd.h"
+
+namespace bb::exec {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// What the child reports through the status pipe when it cannot exec.
+struct ChildFailure {
+  int stage;  // 1 = affinity, 2 = chdir, 3 = exec
+  int err;
+};
+
+// Lines longer than this are passed on in pieces, so a harness that prints
+// megabytes without a newline cannot make us buffer without bound.
+constexpr size_t kMaxLine = 64 * 1024;
+// How long to wait for the pipes to reach EOF once the process group is
+// dead; only a process that escaped the group (setsid) can hold them longer.
+constexpr auto kDrainLimit = std::chrono::seconds(2);
+
+struct Stream {
+  UniqueFd fd;
+  bool is_stderr = false;
+  std::string pending;  // bytes after the last newline
+  std::string* capture = nullptr;
+};
+
+class OutputSink {
+ public:
+  OutputSink(const Command& c, Outcome& o) : command_(c), outcome_(o) {}
+
+  void add(Stream& s, const char* data, size_t n) {
+    size_t room = command_.max_output_bytes > captured_ ? command_.max_output_bytes - captured_ : 0;
+    size_t take = n < room ? n : room;
+    s.capture->append(data, take);
+    captured_ += take;
+    outcome_.dropped_bytes += n - take;
+    if (!command_.on_line) return;
+    s.pending.append(data, n);
+    size_t start = 0;
+    for (;;) {
+      size_t nl = s.pending.find('\n', start);
+      if (nl == std::string::npos) break;
+      emit(std::string_view(s.pending).substr(start, nl - start), s.is_stderr);
+      start = nl + 1;
+    }
+    s.pending.erase(0, start);
+    while (s.pending.size() >= kMaxLine) {
+      emit(std::string_view(s.pending).substr(0, kMaxLine), s.is_stderr);
+      s.pending.erase(0, kMaxLine);
+    }
+  }
+
+  void finish(Stream& s) {
+    if (command_.on_line && !s.pending.empty()) emit(s.pending, s.is_stderr);
+    s.pending.clear();
+  }
+
+ private:
+  void emit(std::string_view line, bool is_stderr) {
+    // The callback belongs to the caller; an exception from it must not
+    // leave a child running, so it is swallowed here.
+    try {
+      command_.on_line(line, is_stderr);
+    } catch (...) {
+    }
+  }
+
+  const Command& command_;
+  Outcome& outcome_;
+  size_t captured_ = 0;
+};
+
+// Reads what is available; returns false at EOF or on a hard error.
+bool read_some(Stream& s, OutputSink& sink) {
+  char buf[16384];
+  for (;;) {
+    ssize_t n = ::read(s.fd.get(), buf, sizeof buf);
+    if (n > 0) {
+      sink.add(s, buf, static_cast<size_t>(n));
+      if (static_cast<size_t>(n) < sizeof buf) return true;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return true;
+    sink.finish(s);
+    s.fd.reset();
+    return false;
+  }
+}
+
+double seconds_of(const struct timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
+
+// The child side of fork(): only async-signal-safe calls from here to exec,
+// because the parent may have other threads (the daemon's main loop).
+[[noreturn]] void exec_child(const Command& c, const cpu_set_t& cpus, int devnull, int out, int err,
+                             int status_fd, char* const* argv, char* const* envp) {
+  auto fail = [status_fd](int stage) {
+    ChildFailure f{stage, errno};
+    ssize_t ignored = ::write(status_fd, &f, sizeof f);
+    (void)ignored;
+    ::_exit(127);
+  };
+  ::setpgid(0, 0);
+  if (!c.cpus.empty() && ::sched_setaffinity(0, sizeof cpus, &cpus) < 0) fail(1);
+  if (!c.cwd.empty() && ::chdir(c.cwd.c_str()) < 0) fail(2);
+  if (::dup2(devnull, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) fail(3);
+  // Nothing else of the daemon's leaks into the command (sd-bus sockets,
+  // the journal, other jobs' pipes); the status pipe closes on exec.
+  ::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::execve(argv[0], argv, envp);
+  fail(3);
+  ::_exit(127);
+}
+
+Error child_failure_error(const ChildFailure& f, const Command& c) {
+  switch (f.stage) {
+    case 1: return errno_error("pin to CPUs " + format_cpu_list(c.cpus), f.err);
+    case 2: return errno_error("change to directory " + c.cwd, f.err);
+    default: return errno_error("exec /bin/sh", f.err);
+  }
+}
+
+}  // namespace
+
+std::map<std::string, std::string> base_environment() {
+  const char* home = std::getenv("HOME");
+  return {{"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
+          {"HOME", home && *home ? home : "/"},
+          {"LANG", "C.UTF-8"}};
+}
+
+Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>* cancel) {
+  Outcome outcome;
+  outcome.isolation = c.cpus.empty() ? "none" : "affinity:" + format_cpu_list(c.cpus);
+
+  // Everything the child needs is built before fork().
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int cpu : c.cpus) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE)
+      return make_error(Errc::invalid_argument, "CPU " + std::to_string(cpu) + " is out of range");
+    CPU_SET(cpu, &cpus);
+  }
+  std::string sh = "/bin/sh", dash_c = "-c", script = c.shell;
+  std::vector<char*> argv = {sh.data(), dash_c.data(), script.data(), nullptr};
+  auto env_map = base_environment();
+  for (const auto& [k, v] : c.env) env_map[k] = v;
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : env_map) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  int p_out[2], p_err[2], p_status[2];
+  if (::pipe2(p_out, O_CLOEXEC) < 0) return errno_error("pipe", errno);
+  UniqueFd out_r(p_out[0]), out_w(p_out[1]);
+  if (::pipe2(p_err, O_CLOEXEC) < 0) return errno_error("pipe", errno);
+  UniqueFd err_r(p_err[0]), err_w(p_err[1]);
+  if (::pipe2(p_status, O_CLOEXEC) < 0) return errno_error("pipe", errno);
+  UniqueFd status_r(p_status[0]), status_w(p_status[1]);
+  UniqueFd devnull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!devnull.valid()) return errno_error("open /dev/null", errno);
+
+  const auto start = SteadyClock::now();
+  pid_t pid = ::fork();
+  if (pid < 0) return errno_error("fork", errno);
+  if (pid == 0)
+    exec_child(c, cpus, devnull.get(), out_w.get(), err_w.get(), status_w.get(), argv.data(),
+               envp.data());
+
+  // Both sides call setpgid so a kill right after fork() reaches the group.
+  ::setpgid(pid, pid);
+  out_w.reset();
+  err_w.reset();
+  status_w.reset();
+
+  ChildFailure failure{};
+  ssize_t got;
+  do got = ::read(status_r.get(), &failure, sizeof failure);
+  while (got < 0 && errno == EINTR);
+  if (got == sizeof failure) {
+    int st;
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return child_failure_error(failure, c);
+  }
+
+  // A pidfd makes poll() wake the moment the child exits, so wall time is
+  // not rounded up to a polling tick. Linux >= 5.3; otherwise tick at 10 ms.
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+
+  Stream streams[2];
+  streams[0].fd = std::move(out_r);
+  streams[0].capture = &outcome.stdout_text;
+  streams[1].fd = std::move(err_r);
+  streams[1].is_stderr = true;
+  streams[1].capture = &outcome.stderr_text;
+  for (auto& s : streams) ::fcntl(s.fd.get(), F_SETFL, O_NONBLOCK);
+  OutputSink sink(c, outcome);
+
+  const bool has_timeout = c.timeout.count() > 0;
+  const auto deadline = start + c.timeout;
+  std::optional<SteadyClock::time_point> term_sent;
+  bool kill_sent = false;
+  SteadyClock::time_point end;
+
+  auto leader_exited = [pid] {
+    siginfo_t info{};
+    // WNOWAIT: the zombie keeps its pid (= the process group id) reserved
+    // until we have killed what is left of the group.
+    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info.si_pid == pid;
+  };
+
+  for (;;) {
+    if (leader_exited()) {
+      end = SteadyClock::now();
+      break;
+    }
+    auto now = SteadyClock::now();
+    if (cancel && cancel->load() && !term_sent) {
+      outcome.cancelled = true;
+      ::killpg(pid, SIGTERM);
+      term_sent = now;
+    }
+    if (has_timeout && now >= deadline && !term_sent) {
+      outcome.timed_out = true;
+      outcome.timeout_seconds = std::chrono::duration<double>(c.timeout).count();
+      ::killpg(pid, SIGTERM);
+      term_sent = now;
+    }
+    if (term_sent && !kill_sent && now >= *term_sent + kill_grace_) {
+      ::killpg(pid, SIGKILL);
+      kill_sent = true;
+    }
+
+    // Sleep until output, the child's exit, or the next thing to check.
+    auto wake = SteadyClock::time_point::max();
+    if (has_timeout && !term_sent) wake = std::min(wake, deadline);
+    if (term_sent && !kill_sent) wake = std::min(wake, *term_sent + kill_grace_);
+    if (cancel && !term_sent) wake = std::min(wake, now + std::chrono::milliseconds(50));
+    if (!pidfd.valid()) wake = std::min(wake, now + std::chrono::milliseconds(10));
+    int timeout_ms = -1;
+    if (wake != SteadyClock::time_point::max()) {
+      auto ms = std::chrono::ceil<std::chrono::milliseconds>(wake - now).count();
+      timeout_ms = static_cast<int>(std::max<int64_t>(0, std::min<int64_t>(ms, 60000)));
+    }
+    struct pollfd fds[3];
+    int n = 0;
+    int index_of[2] = {-1, -1};
+    for (int i = 0; i < 2; ++i)
+      if (streams[i].fd.valid()) {
+        index_of[i] = n;
+        fds[n++] = {streams[i].fd.get(), POLLIN, 0};
+      }
+    if (pidfd.valid()) fds[n++] = {pidfd.get(), POLLIN, 0};
+    int r = ::poll(fds, static_cast<nfds_t>(n), timeout_ms);
+    if (r < 0 && errno != EINTR) break;  // cannot happen with valid fds; reap below
+    for (int i = 0; i < 2; ++i)
+      if (index_of[i] >= 0 && (fds[index_of[i]].revents & (POLLIN | POLLHUP | POLLERR)))
+        read_some(streams[i], sink);
+  }
+
+  // The shell is gone: anything it left in its group goes too, then reap.
+  ::killpg(pid, SIGKILL);
+  int status = 0;
+  struct rusage usage {};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {}
+  if (end == SteadyClock::time_point{}) end = SteadyClock::now();
+
+  const auto drain_until = SteadyClock::now() + kDrainLimit;
+  while (streams[0].fd.valid() || streams[1].fd.valid()) {
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(drain_until - SteadyClock::now()).count();
+    if (left <= 0) break;
+    struct pollfd fds[2];
+    int n = 0, which[2];
+    for (int i = 0; i < 2; ++i)
+      if (streams[i].fd.valid()) {
+        which[n] = i;
+        fds[n++] = {streams[i].fd.get(), POLLIN, 0};
+      }
+    if (::poll(fds, static_cast<nfds_t>(n), static_cast<int>(left)) < 0 && errno != EINTR) break;
+    for (int k = 0; k < n; ++k)
+      if (fds[k].revents) read_some(streams[which[k]], sink);
+  }
+  for (auto& s : streams) sink.finish(s);
+
+  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) outcome.term_signal = WTERMSIG(status);
+  outcome.wall_seconds = std::chrono::duration<double>(end - start).count();
+  outcome.user_seconds = seconds_of(usage.ru_utime);
+  outcome.system_seconds = seconds_of(usage.ru_stime);
+  return outcome;
+}
+
+}  // namespace bb::exec

@@ -1,0 +1,37 @@
+// PinnedChildRunner: runs a command as a forked child in its own process
+// group, pinned with sched_setaffinity to the benchmark CPUs before exec, so
+// even the shell's first instruction runs on those CPUs. Used where there is
+// no systemd as PID 1 (development, CI, this container) and as the fallback
+// of the scope runner.
+//
+// Guarantees: a clean environment (PATH, HOME, LANG plus Command::env);
+// stdin is /dev/null; stdout/stderr are read with poll() and passed line by
+// line to Command::on_line; capture is capped at Command::max_output_bytes;
+// user/system time come from wait4()'s rusage; on timeout or cancel the
+// whole process group gets SIGTERM, then SIGKILL after the grace period;
+// when the shell exits, whatever it left in its process group is killed, so
+// nothing outlives a command and no child is left unreaped.
+#pragma once
+
+#include <chrono>
+
+#include "exec/command_runner.h"
+
+namespace bb::exec {
+
+class PinnedChildRunner final : public CommandRunner {
+ public:
+  explicit PinnedChildRunner(std::chrono::milliseconds kill_grace = std::chrono::seconds(5))
+      : kill_grace_(kill_grace) {}
+
+  Result<Outcome> run(const Command& command, const std::atomic<bool>* cancel) override;
+  std::string describe() const override { return "affinity"; }
+
+ private:
+  std::chrono::milliseconds kill_grace_;
+};
+
+// The environment a command starts with before Command::env is added.
+std::map<std::string, std::string> base_environment();
+
+}  // namespace bb::exec

@@ -1,0 +1,231 @@
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "exec/pinned_runner.h"
+#include "util/file.h"
+#include "util/text.h"
+
+using namespace bb;
+using namespace bb::exec;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Scratch {
+  std::string dir;
+  Scratch() {
+    char tmpl[] = "/tmp/bb-exec-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl));
+    dir = tmpl;
+  }
+  ~Scratch() { std::system(("rm -rf '" + dir + "'").c_str()); }
+};
+
+Outcome run_ok(const Command& c, std::chrono::milliseconds grace = 2s) {
+  PinnedChildRunner runner(grace);
+  auto r = runner.run(c, nullptr);
+  if (!r) FAIL(r.error().message);
+  return *r;
+}
+
+Command shell(std::string s) {
+  Command c;
+  c.shell = std::move(s);
+  return c;
+}
+
+// Dead means gone or a zombie waiting for whoever inherited it.
+bool process_alive(pid_t pid) {
+  if (::kill(pid, 0) < 0 && errno == ESRCH) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string all((std::istreambuf_iterator<char>(stat)), {});
+  auto paren = all.rfind(')');
+  return paren != std::string::npos && paren + 2 < all.size() && all[paren + 2] != 'Z';
+}
+
+bool no_children_left() {
+  int st;
+  return ::waitpid(-1, &st, WNOHANG) < 0 && errno == ECHILD;
+}
+
+pid_t read_pid(const std::string& path) {
+  auto text = read_file(path);
+  REQUIRE(text);
+  return static_cast<pid_t>(std::stol(trim(*text)));
+}
+
+int last_online_cpu() {
+  auto text = read_file("/sys/devices/system/cpu/online");
+  REQUIRE(text);
+  auto t = trim(*text);
+  auto pos = t.find_last_of(",-");
+  return std::stoi(pos == std::string::npos ? t : t.substr(pos + 1));
+}
+
+}  // namespace
+
+TEST_CASE("exit codes, captured output and describe()") {
+  auto o = run_ok(shell("echo out; echo err >&2; exit 3"));
+  CHECK(o.exit_code == 3);
+  CHECK(o.term_signal == 0);
+  CHECK_FALSE(o.success());
+  CHECK(o.stdout_text == "out\n");
+  CHECK(o.stderr_text == "err\n");
+  CHECK(o.describe() == "exit status 3");
+  CHECK(o.isolation == "none");
+
+  auto ok = run_ok(shell("true"));
+  CHECK(ok.success());
+  CHECK(ok.describe() == "exit status 0");
+  CHECK(ok.wall_seconds > 0);
+  CHECK(no_children_left());
+}
+
+TEST_CASE("a command killed by a signal is reported by the signal's name") {
+  auto o = run_ok(shell("kill -SEGV $$"));
+  CHECK(o.term_signal == SIGSEGV);
+  CHECK_FALSE(o.success());
+  CHECK(o.describe() == "killed by SIGSEGV");
+}
+
+TEST_CASE("user and system time come from the waited-for process tree") {
+  // The loop runs in a grandchild (the subshell), so this also checks that
+  // rusage covers descendants the shell waited for.
+  auto o = run_ok(shell("( i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done )"));
+  CHECK(o.success());
+  CHECK(o.user_seconds + o.system_seconds > 0.01);
+  CHECK(o.wall_seconds >= o.user_seconds * 0.5);
+}
+
+TEST_CASE("the environment is clean plus Command::env, and cwd is honoured") {
+  Scratch s;
+  ::setenv("BENCHBOX_TEST_LEAK", "leaked", 1);
+  Command c = shell("echo \"$FOO|$BENCHBOX_TEST_LEAK|$PATH\"; pwd");
+  c.env = {{"FOO", "bar"}};
+  c.cwd = s.dir;
+  auto o = run_ok(c);
+  ::unsetenv("BENCHBOX_TEST_LEAK");
+  auto lines = split(o.stdout_text, '\n');
+  REQUIRE(lines.size() >= 2);
+  CHECK(lines[0].rfind("bar||/usr/local/sbin:", 0) == 0);
+  CHECK(lines[1] == s.dir);
+}
+
+TEST_CASE("stdin is /dev/null") {
+  auto o = run_ok(shell("cat; echo done"));
+  CHECK(o.stdout_text == "done\n");
+}
+
+TEST_CASE("the child is pinned to the requested CPU before it runs") {
+  int cpu = last_online_cpu();
+  Command c = shell("grep Cpus_allowed_list /proc/$$/status");
+  c.cpus = {cpu};
+  auto o = run_ok(c);
+  CHECK(o.success());
+  CHECK(o.stdout_text == "Cpus_allowed_list:\t" + std::to_string(cpu) + "\n");
+  CHECK(o.isolation == "affinity:" + std::to_string(cpu));
+}
+
+TEST_CASE("pinning to a CPU that is not online fails to start with a clear error") {
+  Command c = shell("true");
+  c.cpus = {1000};
+  PinnedChildRunner runner;
+  auto r = runner.run(c, nullptr);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("pin to CPUs 1000") != std::string::npos);
+  CHECK(no_children_left());
+
+  c.cpus = {-1};
+  auto r2 = runner.run(c, nullptr);
+  REQUIRE_FALSE(r2);
+  CHECK(r2.error().message == "CPU -1 is out of range");
+}
+
+TEST_CASE("a missing working directory fails to start") {
+  Command c = shell("true");
+  c.cwd = "/nonexistent/benchbox";
+  PinnedChildRunner runner;
+  auto r = runner.run(c, nullptr);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("change to directory /nonexistent/benchbox") != std::string::npos);
+}
+
+TEST_CASE("a timeout kills the whole process group, even a grandchild that ignores SIGTERM") {
+  Scratch s;
+  // The shell and its background grandchild both ignore SIGTERM, so only
+  // the SIGKILL after the grace period can end them.
+  Command c = shell("trap '' TERM; sh -c 'echo $$ > gc.pid; exec sleep 1000' & echo $$ > sh.pid; wait");
+  c.cwd = s.dir;
+  c.timeout = 300ms;
+  auto t0 = std::chrono::steady_clock::now();
+  auto o = run_ok(c, 300ms);
+  auto took = std::chrono::steady_clock::now() - t0;
+  CHECK(o.timed_out);
+  CHECK_FALSE(o.success());
+  CHECK(o.term_signal == SIGKILL);
+  CHECK(o.describe() == "timed out after 0.3 s");
+  CHECK(took >= 600ms);  // the timeout plus the grace period, a lower bound only
+  CHECK_FALSE(process_alive(read_pid(s.dir + "/gc.pid")));
+  CHECK_FALSE(process_alive(read_pid(s.dir + "/sh.pid")));
+  CHECK(no_children_left());
+}
+
+TEST_CASE("a background process left behind by a finished command is killed") {
+  Scratch s;
+  Command c = shell("sleep 1000 & echo $! > bg.pid; echo started");
+  c.cwd = s.dir;
+  auto o = run_ok(c);
+  CHECK(o.success());
+  CHECK(o.stdout_text == "started\n");
+  CHECK_FALSE(process_alive(read_pid(s.dir + "/bg.pid")));
+  CHECK(no_children_left());
+}
+
+TEST_CASE("output beyond the cap is dropped and counted; lines still reach the callback") {
+  Command c = shell("i=0; while [ $i -lt 2000 ]; do echo line$i; i=$((i+1)); done; printf tail >&2");
+  c.max_output_bytes = 1000;
+  std::vector<std::string> out_lines, err_lines;
+  c.on_line = [&](std::string_view line, bool is_stderr) {
+    (is_stderr ? err_lines : out_lines).emplace_back(line);
+  };
+  auto o = run_ok(c);
+  CHECK(o.success());
+  CHECK(o.stdout_text.size() + o.stderr_text.size() == 1000);
+  CHECK(o.stdout_text.rfind("line0\nline1\n", 0) == 0);
+  size_t total = 0;
+  for (int i = 0; i < 2000; ++i) total += ("line" + std::to_string(i) + "\n").size();
+  CHECK(o.dropped_bytes == total + 4 - 1000);
+  REQUIRE(out_lines.size() == 2000);
+  CHECK(out_lines[1999] == "line1999");
+  REQUIRE(err_lines.size() == 1);
+  CHECK(err_lines[0] == "tail");
+}
+
+TEST_CASE("cancel kills the running command") {
+  Scratch s;
+  Command c = shell("sleep 1000 & echo $! > bg.pid; wait");
+  c.cwd = s.dir;
+  std::atomic<bool> cancel{false};
+  std::thread canceller([&] {
+    // Cancel once the command is really running (its pid file exists).
+    for (int i = 0; i < 500 && !path_exists(s.dir + "/bg.pid"); ++i) std::this_thread::sleep_for(10ms);
+    cancel = true;
+  });
+  PinnedChildRunner runner(1s);
+  auto r = runner.run(c, &cancel);
+  canceller.join();
+  REQUIRE(r);
+  CHECK(r->cancelled);
+  CHECK_FALSE(r->success());
+  CHECK(r->describe() == "cancelled");
+  CHECK_FALSE(process_alive(read_pid(s.dir + "/bg.pid")));
+  CHECK(no_children_left());
+}
