@@ -1,0 +1,74 @@
+// org.benchbox.Reporter1: the one vtable of benchbox-reporterd.
+#include <cstddef>
+#include <exception>
+
+#include "bus.h"
+#include "bus/errors.h"
+#include "bus/names.h"
+
+namespace bb::reporterd {
+
+namespace {
+
+int method_report(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  auto* mgr = static_cast<Manager*>(userdata);
+  try {
+    int64_t id = 0;
+    int r = sd_bus_message_read(m, "x", &id);
+    if (r < 0) return r;
+    if (id <= 0) return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "job id must be positive");
+    auto rep = mgr->stored_report(id);
+    if (!rep) return bus::set_error(error, rep.error());
+    return sd_bus_reply_method_return(m, "ss", rep->first.c_str(), rep->second.c_str());
+  } catch (const std::exception& e) {
+    return sd_bus_error_set(error, bus::kErrorInternal, e.what());
+  }
+}
+
+int method_ingest(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  auto* mgr = static_cast<Manager*>(userdata);
+  try {
+    int64_t id = 0;
+    int r = sd_bus_message_read(m, "x", &id);
+    if (r < 0) return r;
+    if (id <= 0) return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "job id must be positive");
+    if (auto st = mgr->reingest(id); !st) return bus::set_error(error, st.error());
+    return sd_bus_reply_method_return(m, "");
+  } catch (const std::exception& e) {
+    return sd_bus_error_set(error, bus::kErrorInternal, e.what());
+  }
+}
+
+int property_jobs_reported(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply,
+                           void* userdata, sd_bus_error*) {
+  return sd_bus_message_append(reply, "t", static_cast<Manager*>(userdata)->jobs_reported());
+}
+
+int property_version(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void*,
+                     sd_bus_error*) {
+  return sd_bus_message_append(reply, "s", BENCHBOX_VERSION);
+}
+
+const sd_bus_vtable kReporterVtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("Version", "s", property_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("JobsReported", "t", property_jobs_reported, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_METHOD_WITH_ARGS("Report", SD_BUS_ARGS("x", job_id), SD_BUS_RESULT("s", markdown, "s", json_path),
+                            method_report, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("Ingest", SD_BUS_ARGS("x", job_id), SD_BUS_NO_RESULT, method_ingest, 0),
+    SD_BUS_SIGNAL_WITH_ARGS("ReportReady", SD_BUS_ARGS("x", job_id, "s", verdict, "s", markdown_path), 0),
+    SD_BUS_VTABLE_END,
+};
+
+}  // namespace
+
+Result<bus::SlotPtr> register_reporter_object(sd_bus* bus, Manager* manager) {
+  sd_bus_slot* slot = nullptr;
+  int r = sd_bus_add_object_vtable(bus, &slot, bus::kReporterPath, bus::kReporterInterface,
+                                   kReporterVtable, manager);
+  if (r < 0) return errno_error("register Reporter1 object", -r);
+  return bus::SlotPtr(slot);
+}
+
+}  // namespace bb::reporterd

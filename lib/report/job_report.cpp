@@ -1,0 +1,124 @@
+#include "report/job_report.h"
+
+#include <map>
+
+namespace bb::report {
+
+const char* to_string(Overall o) {
+  switch (o) {
+    case Overall::failed: return "failed";
+    case Overall::regressed: return "regressed";
+    case Overall::inconclusive: return "inconclusive";
+    case Overall::improved: return "improved";
+    case Overall::unchanged: return "unchanged";
+    case Overall::recorded: return "recorded";
+  }
+  return "recorded";
+}
+
+namespace {
+
+std::string short_sha(const std::string& sha) { return sha.substr(0, 12); }
+
+std::string subject(const model::Job& job) {
+  if (job.spec.kind == model::JobKind::pull_request)
+    return job.spec.repository + " pull request #" + std::to_string(job.spec.pr_number);
+  return job.spec.repository + " " + job.spec.ref;
+}
+
+// Worst verdict wins: a failed or missing benchmark is never success.
+Overall overall_of(const compare::Comparison& c) {
+  bool regressed = false, inconclusive = false, improved = false, failed = false;
+  for (const auto& row : c.rows) {
+    switch (row.verdict) {
+      case compare::Verdict::regressed: regressed = true; break;
+      case compare::Verdict::failed:
+      case compare::Verdict::missing: failed = true; break;
+      case compare::Verdict::inconclusive:
+      case compare::Verdict::not_comparable: inconclusive = true; break;
+      case compare::Verdict::improved: improved = true; break;
+      default: break;
+    }
+  }
+  if (failed) return Overall::failed;
+  if (regressed) return Overall::regressed;
+  if (inconclusive) return Overall::inconclusive;
+  if (improved) return Overall::improved;
+  return Overall::unchanged;
+}
+
+std::map<std::string, int> verdict_counts(const compare::Comparison& c) {
+  std::map<std::string, int> counts;
+  for (const auto& row : c.rows) counts[compare::to_string(row.verdict)]++;
+  return counts;
+}
+
+std::string counts_text(const std::map<std::string, int>& counts) {
+  std::string out;
+  for (const auto& [verdict, n] : counts) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + verdict;
+  return out.empty() ? "no benchmarks" : out;
+}
+
+// Benchmarks of a run that has nothing to compare against: recorded, but a
+// failed one still shows as failed.
+bool any_failed(const model::ResultSet& rs) {
+  for (const auto& b : rs.benchmarks)
+    if (b.status == model::BenchmarkStatus::failed) return true;
+  return false;
+}
+
+std::string recorded_table(const model::ResultSet& rs) {
+  std::string md = "| benchmark | samples | status |\n|---|---:|---|\n";
+  for (const auto& b : rs.benchmarks)
+    md += "| `" + b.key.to_string() + "` | " + std::to_string(b.samples.size()) + " | " +
+          model::to_string(b.status) + (b.reason.empty() ? "" : ": " + b.reason) + " |\n";
+  return md;
+}
+
+}  // namespace
+
+JobReport build_report(const model::Job& job, const std::optional<model::JobResult>& result,
+                       const std::optional<model::ResultSet>& previous,
+                       const compare::Options& options) {
+  JobReport r;
+  r.job = job;
+  std::string title = "## benchbox: " + subject(job) + "\n\n";
+
+  if (job.state != model::JobState::done || !result) {
+    r.overall = Overall::failed;
+    std::string why = job.error.empty() ? "the job did not produce results" : job.error;
+    r.markdown = title + "**The benchmark job " + std::string(model::to_string(job.state)) +
+                 ".**\n\n```\n" + why + "\n```\n";
+    r.summary = "job " + std::to_string(job.id) + " " + model::to_string(job.state) + ": " + why;
+  } else if (result->base || previous) {
+    const model::ResultSet& base = result->base ? *result->base : *previous;
+    r.baseline = result->base ? "merge-base " + short_sha(base.commit) + " (measured interleaved in this job)"
+                              : "previous run of " + job.spec.ref + " at " + short_sha(base.commit) +
+                                    " (job " + std::to_string(base.job_id) + ")";
+    compare::Options opts = options;
+    if (!opts.seed) opts.seed = static_cast<uint64_t>(result->seed);
+    r.comparison = compare::compare(base, result->head, opts);
+    r.overall = overall_of(*r.comparison);
+    r.markdown = title + "Head `" + short_sha(result->head.commit) + "` against " + r.baseline +
+                 ".\n\n**Overall: " + to_string(r.overall) + "**\n\n" +
+                 compare::render_markdown(*r.comparison);
+    r.summary = "job " + std::to_string(job.id) + " " + subject(job) + ": " + to_string(r.overall) +
+                " (" + counts_text(verdict_counts(*r.comparison)) + ")";
+  } else {
+    r.overall = any_failed(result->head) ? Overall::failed : Overall::recorded;
+    r.markdown = title + "First run of `" + job.spec.ref + "` at `" + short_sha(result->head.commit) +
+                 "`: recorded as the baseline, nothing to compare against yet.\n\n" +
+                 recorded_table(result->head);
+    r.summary = "job " + std::to_string(job.id) + " " + subject(job) + ": " + to_string(r.overall) +
+                " (" + std::to_string(result->head.benchmarks.size()) + " benchmarks, first run)";
+  }
+
+  r.json = {{"job", model::to_json(job)},
+            {"overall", to_string(r.overall)},
+            {"baseline", r.baseline},
+            {"summary", r.summary},
+            {"comparison", r.comparison ? compare::to_json(*r.comparison) : nlohmann::json(nullptr)}};
+  return r;
+}
+
+}  // namespace bb::report

@@ -1,0 +1,37 @@
+// A job's report: what a maintainer reads (Markdown, the body of the sticky
+// PR comment and of the check run) and what machines read (JSON). Pure.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/compare.h"
+#include "model/job.h"
+#include "model/result_set.h"
+
+namespace bb::report {
+
+// Overall outcome of a job, worst first.
+enum class Overall { failed, regressed, inconclusive, improved, unchanged, recorded };
+const char* to_string(Overall o);
+
+struct JobReport {
+  model::Job job;
+  Overall overall = Overall::recorded;
+  std::optional<compare::Comparison> comparison;  // absent for a first run
+  std::string baseline;   // what head was compared against, in words
+  std::string markdown;
+  nlohmann::json json;
+  std::string summary;    // one line for the journal
+};
+
+// A pull-request job: head against the merge-base measured in the same job.
+// A push/tag/manual job: against `previous` (the last run on the same ref),
+// or recorded only when there is none. A failed job reports why.
+JobReport build_report(const model::Job& job, const std::optional<model::JobResult>& result,
+                       const std::optional<model::ResultSet>& previous,
+                       const compare::Options& options);
+
+}  // namespace bb::report

@@ -1,0 +1,127 @@
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <unistd.h>
+
+#include "report/history.h"
+#include "report/job_report.h"
+#include "report/site.h"
+#include "util/file.h"
+
+using namespace bb;
+using namespace bb::model;
+
+namespace {
+
+struct Dir {
+  std::string path;
+  Dir() {
+    char t[] = "/tmp/bb-report-XXXXXX";
+    path = ::mkdtemp(t);
+  }
+  ~Dir() { std::system(("rm -rf " + path).c_str()); }
+};
+
+ResultSet run(int64_t job, const std::string& commit, double value, const std::string& role = "") {
+  ResultSet rs;
+  rs.repository = "o/r";
+  rs.ref = "refs/heads/main";
+  rs.commit = commit;
+  rs.job_id = job;
+  rs.role = role;
+  rs.environment_key = "env1";
+  Benchmark b;
+  b.key = {"micro", "loop", {}, "wall_time"};
+  for (int i = 0; i < 20; ++i) {
+    b.samples.push_back(value * (1 + 0.001 * (i % 5)));
+    b.rounds.push_back(i);
+  }
+  rs.benchmarks.push_back(b);
+  return rs;
+}
+
+Job done_job(int64_t id, JobKind kind) {
+  Job j;
+  j.id = id;
+  j.state = JobState::done;
+  j.spec.kind = kind;
+  j.spec.repository = "o/r";
+  j.spec.ref = "refs/heads/main";
+  j.spec.pr_number = kind == JobKind::pull_request ? 4 : 0;
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("history keeps runs and finds the previous run on the same ref and environment") {
+  Dir d;
+  auto h = report::HistoryStore::open(d.path + "/history.db");
+  REQUIRE(h.ok());
+  REQUIRE(h->ingest(run(1, "aaa", 0.1), "push").ok());
+  REQUIRE(h->ingest(run(2, "bbb", 0.2), "push").ok());
+  auto prev = h->previous_run("o/r", "refs/heads/main", "env1", 2);
+  REQUIRE(prev.ok());
+  REQUIRE(prev->has_value());
+  CHECK((*prev)->commit == "aaa");
+  CHECK((*prev)->benchmarks.at(0).samples.size() == 20);
+  CHECK_FALSE(h->previous_run("o/r", "refs/heads/main", "other-env", 3)->has_value());
+  auto series = h->series("o/r", "refs/heads/main");
+  REQUIRE(series.ok());
+  REQUIRE(series->size() == 1);
+  CHECK(series->at(0).points.size() == 2);
+  CHECK(series->at(0).points.at(1).median == Approx(0.2 * 1.002));
+  // Reopening the file keeps everything.
+  auto again = report::HistoryStore::open(d.path + "/history.db");
+  REQUIRE(again.ok());
+  CHECK(again->has_job(2));
+}
+
+TEST_CASE("a PR report compares head with the merge-base and shows a regression") {
+  JobResult jr;
+  jr.job_id = 5;
+  jr.kind = "pull_request";
+  jr.base = run(5, "base", 0.100, "base");
+  jr.head = run(5, "head", 0.120, "head");
+  auto rep = report::build_report(done_job(5, JobKind::pull_request), jr, std::nullopt, {});
+  CHECK(rep.overall == report::Overall::regressed);
+  CHECK(rep.markdown.find("pull request #4") != std::string::npos);
+  CHECK(rep.markdown.find("regressed") != std::string::npos);
+  CHECK(rep.json["overall"] == "regressed");
+}
+
+TEST_CASE("a failed job is reported as failed, never as success") {
+  Job j = done_job(6, JobKind::push);
+  j.state = JobState::failed;
+  j.error = ".benchbox.yml:3:7: suites[0].repetitions: expected a non-negative integer";
+  auto rep = report::build_report(j, std::nullopt, std::nullopt, {});
+  CHECK(rep.overall == report::Overall::failed);
+  CHECK(rep.markdown.find(".benchbox.yml:3:7") != std::string::npos);
+}
+
+TEST_CASE("a first run is recorded; a failed benchmark in it is a failure") {
+  JobResult jr;
+  jr.head = run(7, "c", 0.1);
+  auto rep = report::build_report(done_job(7, JobKind::push), jr, std::nullopt, {});
+  CHECK(rep.overall == report::Overall::recorded);
+  jr.head.benchmarks[0].status = BenchmarkStatus::failed;
+  jr.head.benchmarks[0].reason = "killed by SIGSEGV";
+  rep = report::build_report(done_job(7, JobKind::push), jr, std::nullopt, {});
+  CHECK(rep.overall == report::Overall::failed);
+  CHECK(rep.markdown.find("SIGSEGV") != std::string::npos);
+}
+
+TEST_CASE("the site is written with escaped names and a trend line") {
+  Dir d;
+  auto h = report::HistoryStore::open(d.path + "/history.db");
+  REQUIRE(h.ok());
+  REQUIRE(h->ingest(run(1, "aaa", 0.1), "push").ok());
+  REQUIRE(h->ingest(run(2, "bbb", 0.2), "push").ok());
+  REQUIRE(report::render_site(*h, d.path + "/site", d.path + "/reports").ok());
+  auto index = read_file(d.path + "/site/index.html");
+  REQUIRE(index.ok());
+  CHECK(index->find("o_r.html") != std::string::npos);
+  auto page = read_file(d.path + "/site/o_r.html");
+  REQUIRE(page.ok());
+  CHECK(page->find("<polyline") != std::string::npos);
+  CHECK(report::html_escape("<a&\"") == "&lt;a&amp;&quot;");
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages benchbox needs to build, test and run its
+# demo. Idempotent: it only asks apt when something is missing.
+set -euo pipefail
+
+packages=(
+  meson ninja-build pkg-config g++ clang
+  libsystemd-dev libgit2-dev libyaml-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev
+  libssl-dev catch2 libsqlite3-dev libmicrohttpd-dev libbenchmark-dev
+  dbus systemd systemd-container git curl openssl hyperfine valgrind python3
+  iproute2 procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $EUID -ne 0 ]]; then
+    echo "install-deps: need root to install: ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Runs every benchbox test: unit and integration tests in a normal build and
+# again under AddressSanitizer + UBSan, every fuzzer for a bounded time, and
+# the system test on a booted systemd (systemd-nspawn). Installs what it needs.
+#   FUZZ_SECONDS=30  seconds per fuzzer (0 skips fuzzing)
+#   SKIP_ASAN=1, SKIP_SYSTEM=1  skip those stages (development only)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+"$root/scripts/install-deps.sh"
+
+jobs=${JOBS:-$(nproc)}
+passed=0
+failed=0
+
+# Runs `meson test` and adds its Ok/Fail counts to the totals.
+run_suites() {
+  local dir=$1; shift
+  local log
+  log=$(mktemp)
+  local rc=0
+  meson test -C "$dir" --print-errorlogs --num-processes 1 "$@" 2>&1 | tee "$log" || rc=$?
+  local ok fail
+  ok=$(awk '/^Ok:/ {print $2}' "$log" | tail -n1)
+  fail=$(awk '/^Fail:/ {print $2}' "$log" | tail -n1)
+  local timeout_n
+  timeout_n=$(awk '/^Timeout:/ {print $2}' "$log" | tail -n1)
+  passed=$((passed + ${ok:-0}))
+  failed=$((failed + ${fail:-0} + ${timeout_n:-0}))
+  if [[ $rc -ne 0 && ${fail:-0} -eq 0 && ${timeout_n:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
+  rm -f "$log"
+}
+
+echo "== build (debugoptimized)"
+[[ -d build ]] || meson setup build >/dev/null
+ninja -C build -j "$jobs"
+echo "== unit and integration tests"
+run_suites build --suite unit --suite integration
+
+if [[ -z ${SKIP_ASAN:-} ]]; then
+  echo "== build with AddressSanitizer and UBSan"
+  [[ -d build-asan ]] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dsystem_tests=false >/dev/null
+  ninja -C build-asan -j "$jobs"
+  echo "== unit and integration tests under ASan/UBSan"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    run_suites build-asan --suite unit --suite integration
+fi
+
+if [[ ${FUZZ_SECONDS:-30} != 0 && -x tests/fuzz/run-fuzzers.sh ]]; then
+  echo "== fuzzers (${FUZZ_SECONDS:-30} s each)"
+  if tests/fuzz/run-fuzzers.sh "${FUZZ_SECONDS:-30}"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+fi
+
+if [[ -z ${SKIP_SYSTEM:-} ]]; then
+  echo "== system test (systemd-nspawn)"
+  run_suites build --suite system
+fi
+
+echo
+echo "${passed} passed, ${failed} failed"
+[[ $failed -eq 0 ]]
