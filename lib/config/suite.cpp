@@ -1,0 +1,178 @@
+#include "config/suite.h"
+
+#include <set>
+
+#include "config/yaml_read.h"
+#include "util/text.h"
+
+namespace bb::config {
+
+namespace {
+
+#define BB_TRY(expr)             \
+  do {                           \
+    if (auto st_ = (expr); !st_) \
+      return st_.error();        \
+  } while (0)
+
+std::string location(const std::string& src, const YAML::Mark& m) {
+  return src + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+
+bool valid_name(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
+  return true;
+}
+
+bool valid_env_name(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+// yaml-cpp keeps the last of two equal keys without a word; a typo'd
+// duplicate must not silently replace the first.
+Status check_duplicates(const std::string& src, const YAML::Node& map, const std::string& path) {
+  std::set<std::string> seen;
+  for (const auto& kv : map)
+    if (!seen.insert(kv.first.Scalar()).second)
+      return yaml_error(src, kv.first, path, "duplicate key '" + kv.first.Scalar() + "'");
+  return {};
+}
+
+Status check_mapping(const std::string& src, const YAML::Node& map, const std::string& path,
+                     const std::vector<std::string>& known) {
+  BB_TRY(check_keys(src, map, path, known));
+  return check_duplicates(src, map, path);
+}
+
+Status parse_env(const std::string& src, const YAML::Node& n, const std::string& path, Suite& s) {
+  if (!n.IsMap()) return yaml_error(src, n, path, "expected a mapping of NAME: value");
+  BB_TRY(check_duplicates(src, n, path));
+  for (const auto& kv : n) {
+    const std::string key = kv.first.Scalar();
+    if (!valid_env_name(key))
+      return yaml_error(src, kv.first, path, "'" + key + "' is not a valid environment variable name");
+    if (key.rfind("BENCHBOX_", 0) == 0)
+      return yaml_error(src, kv.first, path, "'" + key + "': the BENCHBOX_ prefix is reserved for benchbox");
+    if (!kv.second.IsScalar())
+      return yaml_error(src, kv.second, path + "." + key, "expected a string");
+    s.env[key] = kv.second.Scalar();
+  }
+  return {};
+}
+
+Status parse_thresholds(const std::string& src, const YAML::Node& n, const std::string& path, Suite& s) {
+  if (!n.IsMap()) return yaml_error(src, n, path, "expected a mapping of metric: relative threshold");
+  BB_TRY(check_duplicates(src, n, path));
+  for (const auto& kv : n) {
+    const std::string metric = kv.first.Scalar();
+    double v = 0;
+    BB_TRY(read_double(src, n, path, metric.c_str(), v));
+    if (!kv.second.IsScalar() || v <= 0)
+      return yaml_error(src, kv.second, path + "." + metric, "expected a number > 0 (0.02 = 2%)");
+    s.thresholds[metric] = v;
+  }
+  return {};
+}
+
+Status parse_suite(const std::string& src, const YAML::Node& n, const std::string& path, Suite& s) {
+  if (!n.IsMap()) return yaml_error(src, n, path, "expected a mapping with name and run");
+  BB_TRY(check_mapping(src, n, path, {"name", "build", "run", "format", "output", "repetitions",
+                                      "warmup", "timeout", "allow_empty", "env", "thresholds"}));
+  BB_TRY(read_string(src, n, path, "name", s.name));
+  if (!n["name"]) return yaml_error(src, n, path, "missing key 'name'");
+  if (!valid_name(s.name))
+    return yaml_error(src, n["name"], path + ".name",
+                      "'" + s.name + "' is not a valid suite name (letters, digits, '.', '_', '-')");
+  BB_TRY(read_string(src, n, path, "build", s.build));
+  BB_TRY(read_string(src, n, path, "run", s.run));
+  if (s.run.empty()) {
+    if (n["run"] && !n["run"].IsNull()) return yaml_error(src, n["run"], path + ".run", "must not be empty");
+    return yaml_error(src, n, path, "missing key 'run'");
+  }
+  BB_TRY(read_string(src, n, path, "format", s.format));
+  if (YAML::Node f = n["format"]; f && !f.IsNull()) {
+    if (!valid_name(s.format))
+      return yaml_error(src, f, path + ".format", "'" + s.format + "' is not a format name");
+    s.format_location = location(src, f.Mark());
+  } else {
+    s.format_location = location(src, n.Mark());
+  }
+  BB_TRY(read_string(src, n, path, "output", s.output));
+  if (YAML::Node o = n["output"]; o && !o.IsNull()) {
+    if (s.format == kCommandFormat)
+      return yaml_error(src, o, path + ".output", "only a harness format writes an output file (format is 'command')");
+    if (s.output.empty() || s.output[0] == '/')
+      return yaml_error(src, o, path + ".output", "expected a path relative to the work tree");
+    for (const auto& piece : split(s.output, '/'))
+      if (piece == "..") return yaml_error(src, o, path + ".output", "must stay inside the work tree (no '..')");
+  }
+  BB_TRY(read_uint(src, n, path, "repetitions", s.repetitions));
+  if (s.repetitions < 1) return yaml_error(src, n["repetitions"], path + ".repetitions", "must be at least 1");
+  BB_TRY(read_uint(src, n, path, "warmup", s.warmup));
+  BB_TRY(read_uint(src, n, path, "timeout", s.timeout_seconds));
+  if (s.timeout_seconds < 1) return yaml_error(src, n["timeout"], path + ".timeout", "must be at least 1 (seconds)");
+  BB_TRY(read_bool(src, n, path, "allow_empty", s.allow_empty));
+  if (YAML::Node e = n["env"]; e && !e.IsNull()) BB_TRY(parse_env(src, e, path + ".env", s));
+  if (YAML::Node t = n["thresholds"]; t && !t.IsNull()) BB_TRY(parse_thresholds(src, t, path + ".thresholds", s));
+  return {};
+}
+
+Status parse_root(const std::string& src, const YAML::Node& root, SuiteConfig& c) {
+  BB_TRY(check_mapping(src, root, "", {"version", "suites"}));
+  YAML::Node v = root["version"];
+  if (!v || v.IsNull()) return yaml_error(src, root, "", "missing key 'version' (use 'version: 1')");
+  int64_t version = 0;
+  BB_TRY(read_int(src, root, "", "version", version));
+  if (version != 1) return yaml_error(src, v, "version", "unsupported version " + v.Scalar() + " (this benchbox reads version 1)");
+  c.version = 1;
+
+  YAML::Node suites = root["suites"];
+  if (!suites || suites.IsNull()) return yaml_error(src, root, "", "missing key 'suites'");
+  if (!suites.IsSequence()) return yaml_error(src, suites, "suites", "expected a list of suites");
+  if (suites.size() == 0) return yaml_error(src, suites, "suites", "no suites");
+  for (size_t i = 0; i < suites.size(); ++i) {
+    Suite s;
+    BB_TRY(parse_suite(src, suites[i], "suites[" + std::to_string(i) + "]", s));
+    if (c.find(s.name))
+      return yaml_error(src, suites[i]["name"], "suites[" + std::to_string(i) + "].name",
+                        "suite '" + s.name + "' is defined twice");
+    c.suites.push_back(std::move(s));
+  }
+  return {};
+}
+
+#undef BB_TRY
+
+}  // namespace
+
+const Suite* SuiteConfig::find(const std::string& name) const {
+  for (const auto& s : suites)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+Result<SuiteConfig> parse_suite_config(const std::string& text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    return yaml_error(source, e.mark, e.msg);
+  }
+  if (!root || root.IsNull())
+    return make_error(Errc::invalid_argument, source + ": the file is empty (expected 'version: 1' and 'suites:')");
+  if (!root.IsMap()) return yaml_error(source, root, "", "expected a mapping with version and suites");
+  SuiteConfig c;
+  try {
+    if (auto st = parse_root(source, root, c); !st) return st.error();
+  } catch (const YAML::Exception& e) {
+    return yaml_error(source, e.mark, e.msg);
+  }
+  return c;
+}
+
+}  // namespace bb::config

@@ -1,0 +1,46 @@
+// `.benchbox.yml`: the benchmark suites a repository declares, read by
+// runnerd straight from the commit being measured. Documented with an
+// example in docs/benchbox-yml.md. Unknown keys are errors, and every error
+// names file:line:column and the key, because a broken file fails the job
+// with exactly that message.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace bb::config {
+
+inline constexpr const char* kSuiteFileName = ".benchbox.yml";
+// `format: command` means runnerd times the run command itself.
+inline constexpr const char* kCommandFormat = "command";
+
+struct Suite {
+  std::string name;                 // [A-Za-z0-9._-]+, unique in the file
+  std::string build;                // "" = nothing to build
+  std::string run;                  // required
+  std::string format = kCommandFormat;
+  std::string format_location;      // "file:line:col" of `format`, for errors found later
+  std::string output;               // relative to the work tree; "" = the run command's stdout
+  uint64_t repetitions = 5;         // measured rounds, >= 1
+  uint64_t warmup = 1;              // rounds run first and discarded
+  uint64_t timeout_seconds = 600;   // per command (build or one run), >= 1
+  bool allow_empty = false;         // a harness result with no benchmarks is not an error
+  std::map<std::string, std::string> env;
+  std::map<std::string, double> thresholds;  // metric -> relative threshold for the engine
+};
+
+struct SuiteConfig {
+  int version = 1;
+  std::vector<Suite> suites;
+
+  const Suite* find(const std::string& name) const;
+};
+
+// `source` names the file in errors (".benchbox.yml@<sha>" or a path).
+Result<SuiteConfig> parse_suite_config(const std::string& text, const std::string& source);
+
+}  // namespace bb::config

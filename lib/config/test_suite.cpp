@@ -1,0 +1,146 @@
+#include <catch2/catch.hpp>
+
+#include "config/suite.h"
+
+using namespace bb;
+using namespace bb::config;
+
+namespace {
+
+// The error message for a broken file; fails the test if it parsed.
+std::string error_of(const std::string& text) {
+  auto r = parse_suite_config(text, ".benchbox.yml");
+  if (r) FAIL("expected an error for:\n" << text);
+  CHECK(r.error().code == Errc::invalid_argument);
+  return r.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("a complete .benchbox.yml parses with every field") {
+  const char* text = R"(version: 1
+suites:
+  - name: micro
+    build: "make -j2"
+    run: "./bench.sh"
+    format: hyperfine
+    output: out/results.json
+    repetitions: 10
+    warmup: 2
+    timeout: 300
+    allow_empty: true
+    env: {KEY: value, N: 3}
+    thresholds: {wall_time: 0.02}
+  - name: startup
+    run: ./start
+)";
+  auto r = parse_suite_config(text, ".benchbox.yml");
+  REQUIRE(r);
+  REQUIRE(r->suites.size() == 2);
+  const Suite& m = r->suites[0];
+  CHECK(m.name == "micro");
+  CHECK(m.build == "make -j2");
+  CHECK(m.run == "./bench.sh");
+  CHECK(m.format == "hyperfine");
+  CHECK(m.format_location == ".benchbox.yml:6:13");
+  CHECK(m.output == "out/results.json");
+  CHECK(m.repetitions == 10);
+  CHECK(m.warmup == 2);
+  CHECK(m.timeout_seconds == 300);
+  CHECK(m.allow_empty);
+  CHECK(m.env == std::map<std::string, std::string>{{"KEY", "value"}, {"N", "3"}});
+  CHECK(m.thresholds.at("wall_time") == Approx(0.02));
+
+  const Suite& s = r->suites[1];
+  CHECK(s.format == "command");
+  CHECK(s.build.empty());
+  CHECK(s.output.empty());
+  CHECK(s.repetitions == 5);
+  CHECK(s.warmup == 1);
+  CHECK(s.timeout_seconds == 600);
+  CHECK_FALSE(s.allow_empty);
+  CHECK(r->find("startup") == &s);
+  CHECK(r->find("nope") == nullptr);
+}
+
+TEST_CASE("YAML syntax errors name the line and column") {
+  CHECK(error_of("version: 1\nsuites:\n  - name: a\n    run: [x\n") ==
+        ".benchbox.yml:5:1: end of sequence flow not found");
+  CHECK(error_of("version: 1\nsuites:\n  - name: a\n   run: x\n") ==
+        ".benchbox.yml:4:4: end of sequence not found");
+}
+
+TEST_CASE("the top level: empty, not a mapping, unknown keys, version, suites") {
+  CHECK(error_of("") == ".benchbox.yml: the file is empty (expected 'version: 1' and 'suites:')");
+  CHECK(error_of("- a\n- b\n") == ".benchbox.yml:1:1: expected a mapping with version and suites");
+  CHECK(error_of("version: 1\nsuite:\n  - {name: a, run: b}\n") ==
+        ".benchbox.yml:2:1: unknown key 'suite' (known: version, suites)");
+  CHECK(error_of("suites:\n  - {name: a, run: b}\n") ==
+        ".benchbox.yml:1:1: missing key 'version' (use 'version: 1')");
+  CHECK(error_of("version: 2\nsuites:\n  - {name: a, run: b}\n") ==
+        ".benchbox.yml:1:10: version: unsupported version 2 (this benchbox reads version 1)");
+  CHECK(error_of("version: one\nsuites: []\n") ==
+        ".benchbox.yml:1:10: version: expected an integer, got 'one'");
+  CHECK(error_of("version: 1\n") == ".benchbox.yml:1:1: missing key 'suites'");
+  CHECK(error_of("version: 1\nsuites: {a: 1}\n") == ".benchbox.yml:2:9: suites: expected a list of suites");
+  CHECK(error_of("version: 1\nsuites: []\n") == ".benchbox.yml:2:9: suites: no suites");
+  CHECK(error_of("version: 1\nversion: 1\nsuites: []\n") == ".benchbox.yml:2:1: duplicate key 'version'");
+}
+
+TEST_CASE("suite entries: required keys, names, unknown and duplicate keys") {
+  const std::string head = "version: 1\nsuites:\n";
+  CHECK(error_of(head + "  - just a string\n") ==
+        ".benchbox.yml:3:5: suites[0]: expected a mapping with name and run");
+  CHECK(error_of(head + "  - run: x\n") == ".benchbox.yml:3:5: suites[0]: missing key 'name'");
+  CHECK(error_of(head + "  - name: a\n") == ".benchbox.yml:3:5: suites[0]: missing key 'run'");
+  CHECK(error_of(head + "  - name: a\n    run: \"\"\n") == ".benchbox.yml:4:10: suites[0].run: must not be empty");
+  CHECK(error_of(head + "  - name: a b\n    run: x\n") ==
+        ".benchbox.yml:3:11: suites[0].name: 'a b' is not a valid suite name (letters, digits, '.', '_', '-')");
+  CHECK(error_of(head + "  - name: a\n    run: x\n    repetiton: 3\n") ==
+        ".benchbox.yml:5:5: suites[0]: unknown key 'repetiton' (known: name, build, run, format, output, "
+        "repetitions, warmup, timeout, allow_empty, env, thresholds)");
+  CHECK(error_of(head + "  - name: a\n    run: x\n    run: y\n") ==
+        ".benchbox.yml:5:5: suites[0]: duplicate key 'run'");
+  CHECK(error_of(head + "  - {name: a, run: x}\n  - {name: a, run: y}\n") ==
+        ".benchbox.yml:4:12: suites[1].name: suite 'a' is defined twice");
+  CHECK(error_of(head + "  - name: [a]\n    run: x\n") == ".benchbox.yml:3:11: suites[0].name: expected a string");
+}
+
+TEST_CASE("numbers and booleans are checked with their position") {
+  const std::string head = "version: 1\nsuites:\n  - name: a\n    run: x\n";
+  CHECK(error_of(head + "    repetitions: ten\n") ==
+        ".benchbox.yml:5:18: suites[0].repetitions: expected a non-negative integer, got 'ten'");
+  CHECK(error_of(head + "    repetitions: 0\n") == ".benchbox.yml:5:18: suites[0].repetitions: must be at least 1");
+  CHECK(error_of(head + "    warmup: -1\n") ==
+        ".benchbox.yml:5:13: suites[0].warmup: expected a non-negative integer");
+  CHECK(error_of(head + "    timeout: 0\n") ==
+        ".benchbox.yml:5:14: suites[0].timeout: must be at least 1 (seconds)");
+  CHECK(error_of(head + "    allow_empty: maybe\n") ==
+        ".benchbox.yml:5:18: suites[0].allow_empty: expected true or false, got 'maybe'");
+}
+
+TEST_CASE("format and output") {
+  const std::string head = "version: 1\nsuites:\n  - name: a\n    run: x\n";
+  CHECK(error_of(head + "    output: r.json\n") ==
+        ".benchbox.yml:5:13: suites[0].output: only a harness format writes an output file (format is 'command')");
+  CHECK(error_of(head + "    format: hyperfine\n    output: /tmp/r.json\n") ==
+        ".benchbox.yml:6:13: suites[0].output: expected a path relative to the work tree");
+  CHECK(error_of(head + "    format: hyperfine\n    output: a/../../r.json\n") ==
+        ".benchbox.yml:6:13: suites[0].output: must stay inside the work tree (no '..')");
+  CHECK(error_of(head + "    format: \"hyper fine\"\n") ==
+        ".benchbox.yml:5:13: suites[0].format: 'hyper fine' is not a format name");
+}
+
+TEST_CASE("env and thresholds") {
+  const std::string head = "version: 1\nsuites:\n  - name: a\n    run: x\n";
+  CHECK(error_of(head + "    env: [A]\n") == ".benchbox.yml:5:10: suites[0].env: expected a mapping of NAME: value");
+  CHECK(error_of(head + "    env: {1A: x}\n") ==
+        ".benchbox.yml:5:11: suites[0].env: '1A' is not a valid environment variable name");
+  CHECK(error_of(head + "    env: {BENCHBOX_OUTPUT: x}\n") ==
+        ".benchbox.yml:5:11: suites[0].env: 'BENCHBOX_OUTPUT': the BENCHBOX_ prefix is reserved for benchbox");
+  CHECK(error_of(head + "    env:\n      A: [1, 2]\n") == ".benchbox.yml:6:10: suites[0].env.A: expected a string");
+  CHECK(error_of(head + "    thresholds: {wall_time: fast}\n") ==
+        ".benchbox.yml:5:29: suites[0].thresholds.wall_time: expected a number, got 'fast'");
+  CHECK(error_of(head + "    thresholds: {wall_time: -0.1}\n") ==
+        ".benchbox.yml:5:29: suites[0].thresholds.wall_time: expected a number > 0 (0.02 = 2%)");
+}
