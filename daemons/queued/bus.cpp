@@ -1,0 +1,346 @@
+// The org.benchbox.Queue1 vtable (the one place the interface is spelled
+// out) and the org.benchbox.Queue1.Job objects. Handlers unpack arguments,
+// call the Manager and pack replies; every handler catches exceptions so
+// none crosses into sd-bus.
+//
+// Methods are SD_BUS_VTABLE_UNPRIVILEGED: on the system bus sd-bus would
+// otherwise demand CAP_SYS_ADMIN of callers, but webhookd and runnerd run as
+// their own users. Who may call what is the D-Bus policy's job (policy/).
+#include "bus.h"
+
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "bus/dict.h"
+#include "bus/errors.h"
+#include "bus/names.h"
+
+namespace bb::queued {
+
+namespace {
+
+using model::Job;
+
+template <class F>
+int guarded(sd_bus_error* error, F&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return sd_bus_error_setf(error, bus::kErrorInternal, "internal error: %s", e.what());
+  } catch (...) {
+    return sd_bus_error_set(error, bus::kErrorInternal, "internal error");
+  }
+}
+
+Manager* manager_of(void* userdata) { return static_cast<Manager*>(userdata); }
+
+int reply_error(sd_bus_error* error, const Error& e) { return bus::set_error(error, e); }
+
+// A spec may carry any field of a job (a client may resubmit what Get
+// returned), but nothing else: a misspelt key is an error, not a silently
+// ignored field.
+Status check_spec_keys(const nlohmann::json& dict) {
+  static const nlohmann::json known = model::to_json(Job{});
+  for (const auto& [key, value] : dict.items()) {
+    (void)value;
+    if (!known.contains(key)) return make_error(Errc::invalid_argument, "unknown job field '" + key + "'");
+  }
+  return {};
+}
+
+int append_job(sd_bus_message* reply, const Job& job) { return bus::append_dict(reply, model::to_json(job)); }
+
+int method_enqueue(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    auto dict = bus::read_dict(m);
+    if (!dict) return reply_error(error, dict.error());
+    if (auto st = check_spec_keys(*dict); !st) return reply_error(error, st.error());
+    auto spec = model::job_spec_from_json(*dict);
+    if (!spec) return reply_error(error, spec.error());
+    auto result = manager_of(userdata)->enqueue(*spec);
+    if (!result) return reply_error(error, result.error());
+    return sd_bus_reply_method_return(m, "xb", result->job.id, static_cast<int>(result->created));
+  });
+}
+
+int method_claim(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    const char* runner = nullptr;
+    uint32_t lease = 0;
+    int r = sd_bus_message_read(m, "su", &runner, &lease);
+    if (r < 0) return r;
+    auto job = manager_of(userdata)->claim(runner, lease);
+    if (!job) return reply_error(error, job.error());
+    sd_bus_message* raw = nullptr;
+    if ((r = sd_bus_message_new_method_return(m, &raw)) < 0) return r;
+    bus::MessagePtr reply(raw);
+    if (*job) {
+      if ((r = sd_bus_message_append(raw, "x", (*job)->id)) < 0) return r;
+      if ((r = append_job(raw, **job)) < 0) return r;
+    } else {
+      if ((r = sd_bus_message_append(raw, "xa{sv}", int64_t{0}, 0)) < 0) return r;
+    }
+    return sd_bus_send(nullptr, raw, nullptr);
+  });
+}
+
+int method_heartbeat(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    int64_t id = 0;
+    const char* runner = nullptr;
+    int r = sd_bus_message_read(m, "xs", &id, &runner);
+    if (r < 0) return r;
+    auto expires = manager_of(userdata)->heartbeat(id, runner);
+    if (!expires) return reply_error(error, expires.error());
+    return sd_bus_reply_method_return(m, "x", *expires);
+  });
+}
+
+int method_complete(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    int64_t id = 0;
+    const char *runner = nullptr, *result_path = nullptr;
+    int r = sd_bus_message_read(m, "xss", &id, &runner, &result_path);
+    if (r < 0) return r;
+    auto job = manager_of(userdata)->complete(id, runner, result_path);
+    if (!job) return reply_error(error, job.error());
+    return sd_bus_reply_method_return(m, "");
+  });
+}
+
+int method_fail(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    int64_t id = 0;
+    const char *runner = nullptr, *reason = nullptr;
+    int r = sd_bus_message_read(m, "xss", &id, &runner, &reason);
+    if (r < 0) return r;
+    auto job = manager_of(userdata)->fail(id, runner, reason);
+    if (!job) return reply_error(error, job.error());
+    return sd_bus_reply_method_return(m, "");
+  });
+}
+
+int method_cancel(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    int64_t id = 0;
+    const char* reason = nullptr;
+    int r = sd_bus_message_read(m, "xs", &id, &reason);
+    if (r < 0) return r;
+    auto job = manager_of(userdata)->cancel(id, reason);
+    if (!job) return reply_error(error, job.error());
+    return sd_bus_reply_method_return(m, "");
+  });
+}
+
+int method_get(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    int64_t id = 0;
+    int r = sd_bus_message_read(m, "x", &id);
+    if (r < 0) return r;
+    auto job = manager_of(userdata)->get(id);
+    if (!job) return reply_error(error, job.error());
+    sd_bus_message* raw = nullptr;
+    if ((r = sd_bus_message_new_method_return(m, &raw)) < 0) return r;
+    bus::MessagePtr reply(raw);
+    if ((r = append_job(raw, *job)) < 0) return r;
+    return sd_bus_send(nullptr, raw, nullptr);
+  });
+}
+
+int method_list(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    const char* state_name = nullptr;
+    uint32_t limit = 0;
+    int r = sd_bus_message_read(m, "su", &state_name, &limit);
+    if (r < 0) return r;
+    std::optional<model::JobState> state;
+    if (*state_name) {
+      state = model::job_state_from_string(state_name);
+      if (!state)
+        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                 "unknown job state '%s' (queued, running, done, failed, cancelled or \"\")",
+                                 state_name);
+    }
+    auto jobs = manager_of(userdata)->list(state, limit);
+    if (!jobs) return reply_error(error, jobs.error());
+    sd_bus_message* raw = nullptr;
+    if ((r = sd_bus_message_new_method_return(m, &raw)) < 0) return r;
+    bus::MessagePtr reply(raw);
+    if ((r = sd_bus_message_open_container(raw, 'a', "a{sv}")) < 0) return r;
+    for (const Job& job : *jobs)
+      if ((r = append_job(raw, job)) < 0) return r;
+    if ((r = sd_bus_message_close_container(raw)) < 0) return r;
+    return sd_bus_send(nullptr, raw, nullptr);
+  });
+}
+
+int method_record_pull_request(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    auto dict = bus::read_dict(m);
+    if (!dict) return reply_error(error, dict.error());
+    auto pr = store::pull_request_from_json(*dict);
+    if (!pr) return reply_error(error, pr.error());
+    auto saved = manager_of(userdata)->record_pull_request(*pr);
+    if (!saved) return reply_error(error, saved.error());
+    return sd_bus_reply_method_return(m, "");
+  });
+}
+
+int method_get_pull_request(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    const char* repository = nullptr;
+    int64_t number = 0;
+    int r = sd_bus_message_read(m, "sx", &repository, &number);
+    if (r < 0) return r;
+    auto pr = manager_of(userdata)->get_pull_request(repository, number);
+    if (!pr) return reply_error(error, pr.error());
+    sd_bus_message* raw = nullptr;
+    if ((r = sd_bus_message_new_method_return(m, &raw)) < 0) return r;
+    bus::MessagePtr reply(raw);
+    if ((r = bus::append_dict(raw, store::to_json(*pr))) < 0) return r;
+    return sd_bus_send(nullptr, raw, nullptr);
+  });
+}
+
+int get_version(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void*,
+                sd_bus_error*) {
+  return sd_bus_message_append(reply, "s", BENCHBOX_VERSION);
+}
+
+int get_count(sd_bus*, const char*, const char*, const char* property, sd_bus_message* reply,
+              void* userdata, sd_bus_error*) {
+  const store::QueueCounts& c = manager_of(userdata)->counts();
+  uint32_t n = 0;
+  if (!std::strcmp(property, "Queued")) n = c.queued;
+  else if (!std::strcmp(property, "Running")) n = c.running;
+  else if (!std::strcmp(property, "Done")) n = c.done;
+  else if (!std::strcmp(property, "Failed")) n = c.failed;
+  else if (!std::strcmp(property, "Cancelled")) n = c.cancelled;
+  return sd_bus_message_append(reply, "u", n);
+}
+
+const sd_bus_vtable queue_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("Version", "s", get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Queued", "u", get_count, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Running", "u", get_count, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Done", "u", get_count, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Failed", "u", get_count, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Cancelled", "u", get_count, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_METHOD_WITH_NAMES("Enqueue", "a{sv}", SD_BUS_PARAM(spec), "xb", SD_BUS_PARAM(id) SD_BUS_PARAM(created),
+                             method_enqueue, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Claim", "su", SD_BUS_PARAM(runner) SD_BUS_PARAM(lease_seconds), "xa{sv}",
+                             SD_BUS_PARAM(id) SD_BUS_PARAM(job), method_claim, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Heartbeat", "xs", SD_BUS_PARAM(id) SD_BUS_PARAM(runner), "x",
+                             SD_BUS_PARAM(lease_expires), method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Complete", "xss", SD_BUS_PARAM(id) SD_BUS_PARAM(runner) SD_BUS_PARAM(result_path),
+                             "", , method_complete, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Fail", "xss", SD_BUS_PARAM(id) SD_BUS_PARAM(runner) SD_BUS_PARAM(reason), "", ,
+                             method_fail, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Cancel", "xs", SD_BUS_PARAM(id) SD_BUS_PARAM(reason), "", , method_cancel,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Get", "x", SD_BUS_PARAM(id), "a{sv}", SD_BUS_PARAM(job), method_get,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("List", "su", SD_BUS_PARAM(state) SD_BUS_PARAM(limit), "aa{sv}", SD_BUS_PARAM(jobs),
+                             method_list, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("RecordPullRequest", "a{sv}", SD_BUS_PARAM(pr), "", , method_record_pull_request,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("GetPullRequest", "sx", SD_BUS_PARAM(repository) SD_BUS_PARAM(number), "a{sv}",
+                             SD_BUS_PARAM(pr), method_get_pull_request, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_SIGNAL_WITH_NAMES("JobQueued", "xs", SD_BUS_PARAM(id) SD_BUS_PARAM(repository), 0),
+    SD_BUS_SIGNAL_WITH_NAMES("JobFinished", "xss", SD_BUS_PARAM(id) SD_BUS_PARAM(state) SD_BUS_PARAM(result_path),
+                             0),
+    SD_BUS_VTABLE_END};
+
+// ---- /org/benchbox/Queue1/job/<id> ----
+
+// The id in a job object path, or 0 if the path is not one.
+int64_t job_id_from_path(const char* path) {
+  size_t prefix = std::strlen(bus::kQueueJobPathPrefix);
+  if (std::strncmp(path, bus::kQueueJobPathPrefix, prefix) != 0 || path[prefix] != '/') return 0;
+  const char* digits = path + prefix + 1;
+  if (!*digits || *digits == '0') return 0;
+  char* end = nullptr;
+  errno = 0;
+  long long id = std::strtoll(digits, &end, 10);
+  if (errno || *end || id <= 0) return 0;
+  return id;
+}
+
+int find_job(sd_bus*, const char* path, const char*, void* userdata, void** found, sd_bus_error* error) {
+  return guarded(error, [&] {
+    int64_t id = job_id_from_path(path);
+    if (id <= 0) return 0;
+    if (!manager_of(userdata)->get(id)) return 0;
+    *found = userdata;
+    return 1;
+  });
+}
+
+int enumerate_jobs(sd_bus*, const char*, void* userdata, char*** nodes, sd_bus_error* error) {
+  return guarded(error, [&] {
+    auto ids = manager_of(userdata)->job_ids();
+    if (!ids) return reply_error(error, ids.error());
+    char** list = static_cast<char**>(std::calloc(ids->size() + 1, sizeof(char*)));
+    if (!list) return -ENOMEM;
+    size_t n = 0;
+    for (int64_t id : *ids) {
+      std::string path = std::string(bus::kQueueJobPathPrefix) + "/" + std::to_string(id);
+      list[n] = strdup(path.c_str());
+      if (!list[n]) break;
+      ++n;
+    }
+    *nodes = list;  // sd-bus frees the strv
+    return 0;
+  });
+}
+
+int get_job_property(sd_bus*, const char* path, const char*, const char* property, sd_bus_message* reply,
+                     void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    auto job = manager_of(userdata)->get(job_id_from_path(path));
+    if (!job) return reply_error(error, job.error());
+    if (!std::strcmp(property, "Id")) return sd_bus_message_append(reply, "x", job->id);
+    std::string value;
+    if (!std::strcmp(property, "State")) value = model::to_string(job->state);
+    else if (!std::strcmp(property, "Repository")) value = job->spec.repository;
+    else if (!std::strcmp(property, "Kind")) value = model::to_string(job->spec.kind);
+    else if (!std::strcmp(property, "HeadSha")) value = job->spec.head_sha;
+    else if (!std::strcmp(property, "Error")) value = job->error;
+    else if (!std::strcmp(property, "ResultPath")) value = job->result_path;
+    return sd_bus_message_append(reply, "s", value.c_str());
+  });
+}
+
+const sd_bus_vtable job_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("Id", "x", get_job_property, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("State", "s", get_job_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Repository", "s", get_job_property, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Kind", "s", get_job_property, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("HeadSha", "s", get_job_property, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Error", "s", get_job_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("ResultPath", "s", get_job_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_VTABLE_END};
+
+}  // namespace
+
+Result<std::vector<bus::SlotPtr>> register_queue_objects(sd_bus* bus, Manager* manager) {
+  std::vector<bus::SlotPtr> slots;
+  sd_bus_slot* slot = nullptr;
+  int r = sd_bus_add_object_vtable(bus, &slot, bus::kQueuePath, bus::kQueueInterface, queue_vtable, manager);
+  if (r < 0) return errno_error("register " + std::string(bus::kQueuePath), -r);
+  slots.emplace_back(slot);
+  r = sd_bus_add_fallback_vtable(bus, &slot, bus::kQueueJobPathPrefix, bus::kQueueJobInterface, job_vtable,
+                                 find_job, manager);
+  if (r < 0) return errno_error("register job objects", -r);
+  slots.emplace_back(slot);
+  r = sd_bus_add_node_enumerator(bus, &slot, bus::kQueueJobPathPrefix, enumerate_jobs, manager);
+  if (r < 0) return errno_error("register job enumerator", -r);
+  slots.emplace_back(slot);
+  return slots;
+}
+
+}  // namespace bb::queued

@@ -1,0 +1,38 @@
+#include "conf.h"
+
+#include <cstring>
+
+#include "util/file.h"
+
+namespace bb::queued {
+
+Result<config::ApplianceConfig> reload_appliance(const Conf& conf) {
+  if (!conf.config_path_given && !path_exists(conf.config_path)) return config::ApplianceConfig{};
+  return config::load_appliance_config(conf.config_path);
+}
+
+Result<Conf> load_conf(int argc, char** argv) {
+  Conf conf;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--config") && i + 1 < argc) {
+      conf.config_path = argv[++i];
+      conf.config_path_given = true;
+    } else {
+      return make_error(Errc::invalid_argument, std::string("unknown argument '") + argv[i] +
+                                                    "' (usage: benchbox-queued [--config PATH])");
+    }
+  }
+  auto appliance = reload_appliance(conf);
+  if (!appliance) return appliance.error();
+  conf.appliance = std::move(*appliance);
+  return conf;
+}
+
+store::QueueOptions queue_options(const config::ApplianceConfig& cfg) {
+  store::QueueOptions o;
+  o.default_lease_seconds = cfg.queue.lease_seconds;
+  o.max_attempts = cfg.queue.max_attempts;
+  return o;
+}
+
+}  // namespace bb::queued

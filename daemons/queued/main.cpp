@@ -1,0 +1,57 @@
+// benchbox-queued: the durable job queue (org.benchbox.Queue1).
+#include <memory>
+
+#include "bus.h"
+#include "bus/names.h"
+#include "conf.h"
+#include "daemon/log.h"
+#include "daemon/service.h"
+#include "manager.h"
+#include "util/file.h"
+
+using namespace bb;
+
+static int fail(const std::string& what) {
+  daemon::log_error(what);
+  return 1;
+}
+
+int main(int argc, char** argv) {
+  daemon::log_init("benchbox-queued");
+  auto conf = queued::load_conf(argc, argv);
+  if (!conf) return fail(conf.error().message);
+  const auto& cfg = conf->appliance;
+  std::string database = cfg.queue_database();
+  auto slash = database.rfind('/');
+  if (slash != std::string::npos && slash > 0)
+    if (auto st = make_dirs(database.substr(0, slash), 0755); !st) return fail(st.error().message);
+
+  // The store keeps a pointer to the clock: it lives as long as main.
+  static SystemClock clock;
+  auto store = store::QueueStore::open(database, clock, queued::queue_options(cfg));
+  if (!store) return fail("cannot open the queue: " + store.error().message);
+
+  std::unique_ptr<queued::Manager> manager;
+  auto service = daemon::Service::create([&] {
+    auto fresh = queued::reload_appliance(*conf);
+    if (!fresh) {
+      daemon::log_error("reload: keeping the old configuration: " + fresh.error().message);
+      return;
+    }
+    manager->set_config(std::move(*fresh));
+    daemon::log_info("configuration reloaded");
+  });
+  if (!service) return fail(service.error().message);
+  if (auto st = service->connect_bus(); !st) return fail(st.error().message);
+  manager = std::make_unique<queued::Manager>(cfg, std::move(*store), service->bus(), service->event());
+  auto objects = queued::register_queue_objects(service->bus(), manager.get());
+  if (!objects) return fail(objects.error().message);
+  if (auto st = manager->start(); !st) return fail(st.error().message);
+  if (auto st = service->own_name(bus::kQueueName); !st) return fail(st.error().message);
+  const auto& c = manager->counts();
+  service->notify_ready(std::to_string(c.queued) + " queued, " + std::to_string(c.running) + " running");
+  daemon::log_info("ready", {{"DATABASE", database}});
+  auto rc = service->run();
+  if (!rc) return fail(rc.error().message);
+  return 0;
+}

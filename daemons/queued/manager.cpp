@@ -1,0 +1,195 @@
+#include "manager.h"
+
+#include <systemd/sd-daemon.h>
+
+#include "bus/names.h"
+#include "daemon/log.h"
+
+namespace bb::queued {
+
+using model::Job;
+using model::JobState;
+
+namespace {
+
+// How often running jobs' leases are checked. Leases are whole seconds, so
+// a second is as fine as it gets; the check is one indexed query.
+constexpr uint64_t kLeaseCheckUsec = 1000000;
+
+std::string job_path(int64_t id) { return std::string(bus::kQueueJobPathPrefix) + "/" + std::to_string(id); }
+
+std::string id_text(int64_t id) { return std::to_string(id); }
+
+}  // namespace
+
+Manager::Manager(config::ApplianceConfig cfg, store::QueueStore store, sd_bus* bus, sd_event* event)
+    : cfg_(std::move(cfg)), store_(std::move(store)), bus_(bus), event_(event) {}
+
+Status Manager::start() {
+  auto counts = store_.counts();
+  if (!counts) return counts.error();
+  counts_ = *counts;
+  sd_event_source* raw = nullptr;
+  int r = sd_event_add_time_relative(event_, &raw, CLOCK_MONOTONIC, kLeaseCheckUsec, 100000,
+                                     on_lease_timer, this);
+  if (r < 0) return errno_error("add lease timer", -r);
+  lease_timer_.reset(raw);
+  // Jobs whose runner died while queued was down are handled right away.
+  expire_leases();
+  return {};
+}
+
+void Manager::set_config(config::ApplianceConfig cfg) {
+  if (cfg.queue_database() != cfg_.queue_database())
+    daemon::log_warning("queue.database changed; the new path is used after a restart",
+                        {{"DATABASE", cfg.queue_database()}});
+  store::QueueOptions options;
+  options.default_lease_seconds = cfg.queue.lease_seconds;
+  options.max_attempts = cfg.queue.max_attempts;
+  store_.set_options(options);
+  cfg_ = std::move(cfg);
+}
+
+int Manager::on_lease_timer(sd_event_source* source, uint64_t, void* userdata) {
+  auto* self = static_cast<Manager*>(userdata);
+  try {
+    self->expire_leases();
+  } catch (const std::exception& e) {
+    daemon::log_error(std::string("lease check failed: ") + e.what());
+  }
+  sd_event_source_set_time_relative(source, kLeaseCheckUsec);
+  sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
+  return 0;
+}
+
+void Manager::expire_leases() {
+  auto changed = store_.expire_leases();
+  if (!changed) {
+    daemon::log_error("lease check failed: " + changed.error().message);
+    return;
+  }
+  for (const Job& job : *changed)
+    daemon::log_warning(job.error, {{"JOB_ID", id_text(job.id)}, {"REPOSITORY", job.spec.repository}});
+  announce(*changed);
+}
+
+Error Manager::log_failure(const char* action, int64_t id, const Error& error) {
+  // Refusals (wrong state, bad input) are the caller's business; failures
+  // of the store itself are ours and go to the journal.
+  if (error.code == Errc::io || error.code == Errc::internal || error.code == Errc::parse)
+    daemon::log_error(std::string(action) + " failed: " + error.message, {{"JOB_ID", id_text(id)}});
+  return error;
+}
+
+Result<store::EnqueueResult> Manager::enqueue(const model::JobSpec& spec) {
+  auto result = store_.enqueue(spec);
+  if (!result) return log_failure("enqueue", 0, result.error());
+  const Job& job = result->job;
+  if (result->created) {
+    daemon::log_info("job queued (" + std::string(model::to_string(job.spec.kind)) + ")",
+                     {{"JOB_ID", id_text(job.id)},
+                      {"REPOSITORY", job.spec.repository},
+                      {"COMMIT", job.spec.head_sha},
+                      {"DELIVERY_ID", job.spec.delivery_id}});
+    announce({job});
+  }
+  return result;
+}
+
+Result<std::optional<Job>> Manager::claim(const std::string& runner, unsigned lease_seconds) {
+  auto result = store_.claim(runner, lease_seconds);
+  if (!result) return log_failure("claim", 0, result.error());
+  std::vector<Job> changed = result->expired;
+  for (const Job& job : result->expired)
+    daemon::log_warning(job.error, {{"JOB_ID", id_text(job.id)}, {"REPOSITORY", job.spec.repository}});
+  if (result->job) {
+    daemon::log_info("job claimed by " + runner,
+                     {{"JOB_ID", id_text(result->job->id)}, {"REPOSITORY", result->job->spec.repository}});
+    changed.push_back(*result->job);
+  }
+  announce(changed);
+  return std::move(result->job);
+}
+
+Result<int64_t> Manager::heartbeat(int64_t id, const std::string& runner) {
+  auto r = store_.heartbeat(id, runner);
+  if (!r) return log_failure("heartbeat", id, r.error());
+  return r;
+}
+
+Result<Job> Manager::complete(int64_t id, const std::string& runner, const std::string& result_path) {
+  auto job = store_.complete(id, runner, result_path);
+  if (!job) return log_failure("complete", id, job.error());
+  daemon::log_info("job done", {{"JOB_ID", id_text(id)}, {"REPOSITORY", job->spec.repository},
+                                {"RESULT_PATH", result_path}});
+  announce({*job});
+  return job;
+}
+
+Result<Job> Manager::fail(int64_t id, const std::string& runner, const std::string& reason) {
+  auto job = store_.fail(id, runner, reason);
+  if (!job) return log_failure("fail", id, job.error());
+  daemon::log_notice("job failed: " + job->error, {{"JOB_ID", id_text(id)}, {"REPOSITORY", job->spec.repository}});
+  announce({*job});
+  return job;
+}
+
+Result<Job> Manager::cancel(int64_t id, const std::string& reason) {
+  auto job = store_.cancel(id, reason);
+  if (!job) return log_failure("cancel", id, job.error());
+  daemon::log_notice("job cancelled: " + job->error, {{"JOB_ID", id_text(id)}, {"REPOSITORY", job->spec.repository}});
+  announce({*job});
+  return job;
+}
+
+Result<store::PullRequest> Manager::record_pull_request(const store::PullRequest& pr) {
+  auto saved = store_.record_pull_request(pr);
+  if (!saved) return log_failure("record pull request", 0, saved.error());
+  daemon::log_info("pull request #" + std::to_string(pr.number) + " recorded (" + pr.state + ")",
+                   {{"REPOSITORY", pr.repository}, {"COMMIT", pr.head_sha}});
+  return saved;
+}
+
+void Manager::announce(const std::vector<Job>& changed) {
+  if (changed.empty()) return;
+  for (const Job& job : changed) {
+    int r = 0;
+    if (job.state == JobState::queued) {
+      r = sd_bus_emit_signal(bus_, bus::kQueuePath, bus::kQueueInterface, "JobQueued", "xs", job.id,
+                             job.spec.repository.c_str());
+    } else if (model::is_terminal(job.state)) {
+      r = sd_bus_emit_signal(bus_, bus::kQueuePath, bus::kQueueInterface, "JobFinished", "xss", job.id,
+                             model::to_string(job.state), job.result_path.c_str());
+    }
+    if (r < 0) daemon::log_warning("could not emit signal", {{"JOB_ID", id_text(job.id)}});
+    // Newly created jobs have no subscribers to their properties yet, but
+    // emitting is harmless and keeps one code path.
+    sd_bus_emit_properties_changed(bus_, job_path(job.id).c_str(), bus::kQueueJobInterface, "State",
+                                   "Error", "ResultPath", nullptr);
+  }
+  refresh_counts();
+}
+
+void Manager::refresh_counts() {
+  auto fresh = store_.counts();
+  if (!fresh) {
+    daemon::log_error("counting jobs failed: " + fresh.error().message);
+    return;
+  }
+  store::QueueCounts old = counts_;
+  counts_ = *fresh;
+  if (old == counts_) return;
+  static const std::pair<const char*, JobState> props[] = {
+      {"Queued", JobState::queued}, {"Running", JobState::running}, {"Done", JobState::done},
+      {"Failed", JobState::failed}, {"Cancelled", JobState::cancelled}};
+  std::vector<const char*> names;
+  for (const auto& [name, state] : props)
+    if (old.of(state) != counts_.of(state)) names.push_back(name);
+  names.push_back(nullptr);
+  sd_bus_emit_properties_changed_strv(bus_, bus::kQueuePath, bus::kQueueInterface,
+                                      const_cast<char**>(names.data()));
+  sd_notifyf(0, "STATUS=%u queued, %u running, %u done, %u failed", counts_.queued, counts_.running,
+             counts_.done, counts_.failed);
+}
+
+}  // namespace bb::queued

@@ -1,0 +1,66 @@
+// benchbox-queued's state: the QueueStore plus everything the bus must hear
+// about its changes (JobQueued/JobFinished, the count properties, each job
+// object's PropertiesChanged) and the lease-expiry timer. bus.cpp turns
+// D-Bus calls into these methods; nothing here parses messages.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bus/handles.h"
+#include "config/appliance.h"
+#include "model/job.h"
+#include "store/queue_store.h"
+#include "util/clock.h"
+
+namespace bb::queued {
+
+class Manager {
+ public:
+  Manager(config::ApplianceConfig cfg, store::QueueStore store, sd_bus* bus, sd_event* event);
+
+  // Reads the counts and arms the periodic lease check.
+  Status start();
+  void set_config(config::ApplianceConfig cfg);
+
+  Result<store::EnqueueResult> enqueue(const model::JobSpec& spec);
+  Result<std::optional<model::Job>> claim(const std::string& runner, unsigned lease_seconds);
+  Result<int64_t> heartbeat(int64_t id, const std::string& runner);
+  Result<model::Job> complete(int64_t id, const std::string& runner, const std::string& result_path);
+  Result<model::Job> fail(int64_t id, const std::string& runner, const std::string& reason);
+  Result<model::Job> cancel(int64_t id, const std::string& reason);
+  Result<model::Job> get(int64_t id) { return store_.get(id); }
+  Result<std::vector<model::Job>> list(std::optional<model::JobState> state, uint32_t limit) {
+    return store_.list(state, limit);
+  }
+  Result<std::vector<int64_t>> job_ids() { return store_.ids(); }
+  Result<store::PullRequest> record_pull_request(const store::PullRequest& pr);
+  Result<store::PullRequest> get_pull_request(const std::string& repository, int64_t number) {
+    return store_.get_pull_request(repository, number);
+  }
+
+  const store::QueueCounts& counts() const { return counts_; }
+
+  // Runs lease expiry now (the timer and every Claim call this).
+  void expire_leases();
+
+ private:
+  static int on_lease_timer(sd_event_source* source, uint64_t usec, void* userdata);
+
+  // Tells the bus about jobs whose state changed: signals, the job object's
+  // properties, the counts.
+  void announce(const std::vector<model::Job>& changed);
+  void refresh_counts();
+  // Logs a store failure with the job id, and passes the error on.
+  Error log_failure(const char* action, int64_t id, const Error& error);
+
+  config::ApplianceConfig cfg_;
+  store::QueueStore store_;
+  sd_bus* bus_;
+  sd_event* event_;
+  bus::SourcePtr lease_timer_;
+  store::QueueCounts counts_;
+};
+
+}  // namespace bb::queued

@@ -1,0 +1,69 @@
+#include "store/pull_request.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace bb::store {
+
+nlohmann::json to_json(const PullRequest& pr) {
+  return {{"repository", pr.repository}, {"number", pr.number},     {"head_sha", pr.head_sha},
+          {"head_ref", pr.head_ref},     {"base_ref", pr.base_ref}, {"base_sha", pr.base_sha},
+          {"state", pr.state},           {"clone_url", pr.clone_url}, {"updated", pr.updated}};
+}
+
+namespace {
+
+template <class T>
+Status take(const nlohmann::json& j, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return {};
+  try {
+    out = it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    return make_error(Errc::invalid_argument,
+                      std::string("pull request field '") + key + "' has the wrong type");
+  }
+  return {};
+}
+
+bool is_sha(const std::string& s) {
+  return (s.size() == 40 || s.size() == 64) &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isxdigit(c); });
+}
+
+}  // namespace
+
+Result<PullRequest> pull_request_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return make_error(Errc::invalid_argument, "pull request is not an object");
+  static const char* const known[] = {"repository", "number",   "head_sha", "head_ref", "base_ref",
+                                      "base_sha",   "state",    "clone_url", "updated"};
+  for (const auto& [key, value] : j.items()) {
+    (void)value;
+    if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return key == k; }) ==
+        std::end(known))
+      return make_error(Errc::invalid_argument, "unknown pull request field '" + key + "'");
+  }
+  PullRequest pr;
+  for (auto st : {take(j, "repository", pr.repository), take(j, "number", pr.number),
+                  take(j, "head_sha", pr.head_sha), take(j, "head_ref", pr.head_ref),
+                  take(j, "base_ref", pr.base_ref), take(j, "base_sha", pr.base_sha),
+                  take(j, "state", pr.state), take(j, "clone_url", pr.clone_url),
+                  take(j, "updated", pr.updated)})
+    if (!st) return st.error();
+  return pr;
+}
+
+Status validate(const PullRequest& pr) {
+  auto bad = [](std::string m) { return Status(make_error(Errc::invalid_argument, std::move(m))); };
+  if (pr.repository.empty() || pr.repository.find('/') == std::string::npos)
+    return bad("pull request needs a repository 'owner/name'");
+  if (pr.number <= 0) return bad("pull request needs a positive number");
+  if (!is_sha(pr.head_sha)) return bad("pull request head_sha '" + pr.head_sha + "' is not a full hex commit id");
+  if (!pr.base_sha.empty() && !is_sha(pr.base_sha))
+    return bad("pull request base_sha '" + pr.base_sha + "' is not a full hex commit id");
+  if (pr.state != "open" && pr.state != "closed")
+    return bad("pull request state '" + pr.state + "' is not 'open' or 'closed'");
+  return {};
+}
+
+}  // namespace bb::store

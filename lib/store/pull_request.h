@@ -1,0 +1,33 @@
+// What the queue remembers about a pull request between its `pull_request`
+// webhook and a later blessing comment, which carries no commit ids.
+// Travels on the bus as an a{sv} with exactly these keys (Queue1.RecordPullRequest).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "util/result.h"
+
+namespace bb::store {
+
+struct PullRequest {
+  std::string repository;  // "owner/name"
+  int64_t number = 0;
+  std::string head_sha;
+  std::string head_ref;    // the branch name in the head repository
+  std::string base_ref;
+  std::string base_sha;
+  std::string state = "open";  // "open" or "closed"
+  std::string clone_url;       // where the head commit can be fetched
+  int64_t updated = 0;         // unix seconds, set by the store
+};
+
+nlohmann::json to_json(const PullRequest& pr);
+Result<PullRequest> pull_request_from_json(const nlohmann::json& j);
+// repository and a positive number are required; shas are full hex ids;
+// state is "open" or "closed".
+Status validate(const PullRequest& pr);
+
+}  // namespace bb::store

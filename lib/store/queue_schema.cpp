@@ -1,0 +1,96 @@
+#include "store/queue_schema.h"
+
+namespace bb::store::schema {
+
+const std::vector<Migration>& queue_migrations() {
+  static const std::vector<Migration> migrations = {
+      {"jobs",
+       // AUTOINCREMENT: an id is never reused, even after the newest job is
+       // deleted, so a job id in a log or a report names one job forever.
+       "CREATE TABLE jobs ("
+       "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+       "  delivery_id TEXT NOT NULL DEFAULT '',"
+       "  kind TEXT NOT NULL,"
+       "  repository TEXT NOT NULL,"
+       "  clone_url TEXT NOT NULL DEFAULT '',"
+       "  ref TEXT NOT NULL DEFAULT '',"
+       "  head_sha TEXT NOT NULL DEFAULT '',"
+       "  base_ref TEXT NOT NULL DEFAULT '',"
+       "  base_sha TEXT NOT NULL DEFAULT '',"
+       "  pr_number INTEGER NOT NULL DEFAULT 0,"
+       "  suite TEXT NOT NULL DEFAULT '',"
+       "  priority INTEGER NOT NULL DEFAULT 0,"
+       "  requested_by TEXT NOT NULL DEFAULT '',"
+       "  state TEXT NOT NULL,"
+       "  attempts INTEGER NOT NULL DEFAULT 0,"
+       "  runner TEXT NOT NULL DEFAULT '',"
+       "  lease_seconds INTEGER NOT NULL DEFAULT 0,"
+       "  lease_expires INTEGER NOT NULL DEFAULT 0,"
+       "  created INTEGER NOT NULL,"
+       "  started INTEGER NOT NULL DEFAULT 0,"
+       "  finished INTEGER NOT NULL DEFAULT 0,"
+       "  result_path TEXT NOT NULL DEFAULT '',"
+       "  error TEXT NOT NULL DEFAULT '');"
+       // One job per GitHub delivery, whatever its state.
+       "CREATE UNIQUE INDEX jobs_by_delivery ON jobs(delivery_id) WHERE delivery_id != '';"
+       // Claim order: highest priority, then oldest.
+       "CREATE INDEX jobs_claim_order ON jobs(state, priority DESC, id);"
+       "CREATE INDEX jobs_by_work ON jobs(repository, head_sha, state);"},
+      {"pull_requests",
+       "CREATE TABLE pull_requests ("
+       "  repository TEXT NOT NULL,"
+       "  number INTEGER NOT NULL,"
+       "  head_sha TEXT NOT NULL,"
+       "  head_ref TEXT NOT NULL DEFAULT '',"
+       "  base_ref TEXT NOT NULL DEFAULT '',"
+       "  base_sha TEXT NOT NULL DEFAULT '',"
+       "  state TEXT NOT NULL,"
+       "  clone_url TEXT NOT NULL DEFAULT '',"
+       "  updated INTEGER NOT NULL,"
+       "  PRIMARY KEY (repository, number));"},
+  };
+  return migrations;
+}
+
+model::Job job_from_row(const Statement& row) {
+  model::Job job;
+  job.id = row.column_int64(0);
+  job.spec.delivery_id = row.column_text(1);
+  job.spec.kind = model::job_kind_from_string(row.column_text(2)).value_or(model::JobKind::manual);
+  job.spec.repository = row.column_text(3);
+  job.spec.clone_url = row.column_text(4);
+  job.spec.ref = row.column_text(5);
+  job.spec.head_sha = row.column_text(6);
+  job.spec.base_ref = row.column_text(7);
+  job.spec.base_sha = row.column_text(8);
+  job.spec.pr_number = row.column_int64(9);
+  job.spec.suite = row.column_text(10);
+  job.spec.priority = row.column_int64(11);
+  job.spec.requested_by = row.column_text(12);
+  job.state = model::job_state_from_string(row.column_text(13)).value_or(model::JobState::failed);
+  job.attempts = row.column_int64(14);
+  job.runner = row.column_text(15);
+  job.lease_expires = row.column_int64(16);
+  job.created = row.column_int64(17);
+  job.started = row.column_int64(18);
+  job.finished = row.column_int64(19);
+  job.result_path = row.column_text(20);
+  job.error = row.column_text(21);
+  return job;
+}
+
+PullRequest pull_request_from_row(const Statement& row) {
+  PullRequest pr;
+  pr.repository = row.column_text(0);
+  pr.number = row.column_int64(1);
+  pr.head_sha = row.column_text(2);
+  pr.head_ref = row.column_text(3);
+  pr.base_ref = row.column_text(4);
+  pr.base_sha = row.column_text(5);
+  pr.state = row.column_text(6);
+  pr.clone_url = row.column_text(7);
+  pr.updated = row.column_int64(8);
+  return pr;
+}
+
+}  // namespace bb::store::schema

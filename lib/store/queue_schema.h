@@ -1,0 +1,30 @@
+// The queue database's schema (as migrations) and the mapping between a
+// jobs row and model::Job. Internal to lib/store.
+#pragma once
+
+#include <vector>
+
+#include "model/job.h"
+#include "store/pull_request.h"
+#include "store/sqlite.h"
+
+namespace bb::store::schema {
+
+// Index i moves user_version from i to i+1. Append only: never edit a
+// migration that has shipped.
+const std::vector<Migration>& queue_migrations();
+
+// The column list every job SELECT uses, in the order job_from_row reads.
+inline constexpr const char* kJobColumns =
+    "id, delivery_id, kind, repository, clone_url, ref, head_sha, base_ref, base_sha, "
+    "pr_number, suite, priority, requested_by, state, attempts, runner, lease_expires, "
+    "created, started, finished, result_path, error";
+
+model::Job job_from_row(const Statement& row);
+
+inline constexpr const char* kPullRequestColumns =
+    "repository, number, head_sha, head_ref, base_ref, base_sha, state, clone_url, updated";
+
+PullRequest pull_request_from_row(const Statement& row);
+
+}  // namespace bb::store::schema

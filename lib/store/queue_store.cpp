@@ -1,0 +1,344 @@
+#include "store/queue_store.h"
+
+#include "store/queue_schema.h"
+
+namespace bb::store {
+
+using model::Job;
+using model::JobState;
+
+#define BB_TRY(expr)             \
+  do {                           \
+    if (auto st_ = (expr); !st_) \
+      return st_.error();        \
+  } while (0)
+
+uint32_t QueueCounts::of(JobState s) const {
+  switch (s) {
+    case JobState::queued: return queued;
+    case JobState::running: return running;
+    case JobState::done: return done;
+    case JobState::failed: return failed;
+    case JobState::cancelled: return cancelled;
+  }
+  return 0;
+}
+
+namespace {
+
+std::string job_name(int64_t id) { return "job " + std::to_string(id); }
+
+Error not_found(int64_t id) { return make_error(Errc::not_found, "no " + job_name(id)); }
+
+}  // namespace
+
+Result<QueueStore> QueueStore::open(const std::string& path, const Clock& clock, QueueOptions options) {
+  auto db = Database::open(path);
+  if (!db) return db.error();
+  BB_TRY(db->migrate(schema::queue_migrations()));
+  return QueueStore(std::move(*db), clock, options);
+}
+
+Result<std::optional<Job>> QueueStore::find(int64_t id) {
+  auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns + " FROM jobs WHERE id = ?");
+  if (!st) return st.error();
+  st->bind(1, id);
+  auto row = st->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<Job>();
+  return std::optional<Job>(schema::job_from_row(*st));
+}
+
+Result<Job> QueueStore::get(int64_t id) {
+  auto job = find(id);
+  if (!job) return job.error();
+  if (!*job) return not_found(id);
+  return std::move(**job);
+}
+
+Result<std::optional<Job>> QueueStore::find_duplicate(const model::JobSpec& spec) {
+  if (!spec.delivery_id.empty()) {
+    auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns +
+                          " FROM jobs WHERE delivery_id = ?");
+    if (!st) return st.error();
+    st->bind(1, spec.delivery_id);
+    auto row = st->step();
+    if (!row) return row.error();
+    if (*row) return std::optional<Job>(schema::job_from_row(*st));
+  }
+  // The same work already waiting or running: a second run would measure
+  // the same commits again. Without a head_sha the ref names the work.
+  auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns +
+                        " FROM jobs WHERE repository = ? AND head_sha = ? AND kind = ?"
+                        " AND base_sha = ? AND suite = ? AND (head_sha != '' OR ref = ?)"
+                        " AND state IN ('queued', 'running') ORDER BY id LIMIT 1");
+  if (!st) return st.error();
+  st->bind(1, spec.repository).bind(2, spec.head_sha).bind(3, std::string(model::to_string(spec.kind)));
+  st->bind(4, spec.base_sha).bind(5, spec.suite).bind(6, spec.ref);
+  auto row = st->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<Job>();
+  return std::optional<Job>(schema::job_from_row(*st));
+}
+
+Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
+  BB_TRY(model::validate(spec));
+  auto tx = Transaction::begin(db_);
+  if (!tx) return tx.error();
+  auto dup = find_duplicate(spec);
+  if (!dup) return dup.error();
+  if (*dup) return EnqueueResult{std::move(**dup), false};
+
+  auto st = db_.prepare(
+      "INSERT INTO jobs (delivery_id, kind, repository, clone_url, ref, head_sha, base_ref,"
+      " base_sha, pr_number, suite, priority, requested_by, state, created)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?)");
+  if (!st) return st.error();
+  st->bind(1, spec.delivery_id).bind(2, std::string(model::to_string(spec.kind)));
+  st->bind(3, spec.repository).bind(4, spec.clone_url).bind(5, spec.ref).bind(6, spec.head_sha);
+  st->bind(7, spec.base_ref).bind(8, spec.base_sha).bind(9, spec.pr_number).bind(10, spec.suite);
+  st->bind(11, spec.priority).bind(12, spec.requested_by).bind(13, clock_->now_unix());
+  BB_TRY(st->run());
+  int64_t id = db_.last_insert_rowid();
+  BB_TRY(tx->commit());
+  auto job = get(id);
+  if (!job) return job.error();
+  return EnqueueResult{std::move(*job), true};
+}
+
+Result<std::vector<Job>> QueueStore::expire_leases() {
+  int64_t now = clock_->now_unix();
+  std::vector<Job> changed;
+  auto tx = Transaction::begin(db_);
+  if (!tx) return tx.error();
+  // A lease is valid through its lease_expires second.
+  auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns +
+                        " FROM jobs WHERE state = 'running' AND lease_expires < ? ORDER BY id");
+  if (!st) return st.error();
+  st->bind(1, now);
+  std::vector<Job> stale;
+  for (;;) {
+    auto row = st->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    stale.push_back(schema::job_from_row(*st));
+  }
+  unsigned max_attempts = options_.max_attempts == 0 ? 1 : options_.max_attempts;
+  for (Job& job : stale) {
+    job.attempts += 1;
+    bool give_up = job.attempts >= static_cast<int64_t>(max_attempts);
+    std::string error;
+    if (give_up) {
+      error = "lease expired " + std::to_string(job.attempts) + " time(s), the last held by runner '" +
+              job.runner + "'; giving up after queue.max_attempts=" + std::to_string(max_attempts);
+    } else {
+      error = "lease of runner '" + job.runner + "' expired; requeued (attempt " +
+              std::to_string(job.attempts) + " of " + std::to_string(max_attempts) + ")";
+    }
+    auto up = db_.prepare(
+        "UPDATE jobs SET state = ?, attempts = ?, runner = '', lease_expires = 0, error = ?,"
+        " finished = ? WHERE id = ?");
+    if (!up) return up.error();
+    up->bind(1, std::string(give_up ? "failed" : "queued")).bind(2, job.attempts).bind(3, error);
+    up->bind(4, give_up ? now : int64_t{0}).bind(5, job.id);
+    BB_TRY(up->run());
+  }
+  BB_TRY(tx->commit());
+  for (const Job& job : stale) {
+    auto fresh = get(job.id);
+    if (!fresh) return fresh.error();
+    changed.push_back(std::move(*fresh));
+  }
+  return changed;
+}
+
+Result<ClaimResult> QueueStore::claim(const std::string& runner, unsigned lease_seconds) {
+  if (runner.empty()) return make_error(Errc::invalid_argument, "Claim needs a runner name");
+  ClaimResult result;
+  auto expired = expire_leases();
+  if (!expired) return expired.error();
+  result.expired = std::move(*expired);
+
+  unsigned lease = lease_seconds ? lease_seconds : options_.default_lease_seconds;
+  auto tx = Transaction::begin(db_);
+  if (!tx) return tx.error();
+  auto pick = db_.prepare(
+      "SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, id ASC LIMIT 1");
+  if (!pick) return pick.error();
+  auto row = pick->step();
+  if (!row) return row.error();
+  if (!*row) return result;
+  int64_t id = pick->column_int64(0);
+  int64_t now = clock_->now_unix();
+  auto up = db_.prepare(
+      "UPDATE jobs SET state = 'running', runner = ?, lease_seconds = ?, lease_expires = ?,"
+      " started = ? WHERE id = ?");
+  if (!up) return up.error();
+  up->bind(1, runner).bind(2, int64_t{lease}).bind(3, now + lease).bind(4, now).bind(5, id);
+  BB_TRY(up->run());
+  BB_TRY(tx->commit());
+  auto job = get(id);
+  if (!job) return job.error();
+  result.job = std::move(*job);
+  return result;
+}
+
+Result<Job> QueueStore::load_held(int64_t id, const std::string& runner, const char* action) {
+  auto job = find(id);
+  if (!job) return job.error();
+  if (!*job) return not_found(id);
+  const Job& j = **job;
+  if (j.state == JobState::cancelled)
+    return make_error(Errc::cancelled, job_name(id) + " was cancelled" +
+                                           (j.error.empty() ? "" : ": " + j.error));
+  if (j.state != JobState::running)
+    return make_error(Errc::conflict, std::string("cannot ") + action + " " + job_name(id) +
+                                          ": it is " + model::to_string(j.state) + ", not running");
+  if (j.runner != runner)
+    return make_error(Errc::conflict, std::string("cannot ") + action + " " + job_name(id) +
+                                          ": its lease is held by runner '" + j.runner +
+                                          "', not '" + runner + "'");
+  return std::move(**job);
+}
+
+Result<int64_t> QueueStore::heartbeat(int64_t id, const std::string& runner) {
+  auto tx = Transaction::begin(db_);
+  if (!tx) return tx.error();
+  auto job = load_held(id, runner, "heartbeat");
+  if (!job) return job.error();
+  auto up = db_.prepare("UPDATE jobs SET lease_expires = ? + lease_seconds WHERE id = ?");
+  if (!up) return up.error();
+  up->bind(1, clock_->now_unix()).bind(2, id);
+  BB_TRY(up->run());
+  BB_TRY(tx->commit());
+  auto fresh = get(id);
+  if (!fresh) return fresh.error();
+  return fresh->lease_expires;
+}
+
+Result<Job> QueueStore::finish(int64_t id, const std::string& runner, JobState to,
+                               const std::string& result_path, const std::string& error) {
+  auto tx = Transaction::begin(db_);
+  if (!tx) return tx.error();
+  auto job = load_held(id, runner, to == JobState::done ? "complete" : "fail");
+  if (!job) return job.error();
+  auto up = db_.prepare(
+      "UPDATE jobs SET state = ?, result_path = ?, error = ?, finished = ?, lease_expires = 0"
+      " WHERE id = ?");
+  if (!up) return up.error();
+  up->bind(1, std::string(model::to_string(to))).bind(2, result_path).bind(3, error);
+  up->bind(4, clock_->now_unix()).bind(5, id);
+  BB_TRY(up->run());
+  BB_TRY(tx->commit());
+  return get(id);
+}
+
+Result<Job> QueueStore::complete(int64_t id, const std::string& runner, const std::string& result_path) {
+  return finish(id, runner, JobState::done, result_path, "");
+}
+
+Result<Job> QueueStore::fail(int64_t id, const std::string& runner, const std::string& reason) {
+  return finish(id, runner, JobState::failed, "", reason.empty() ? "failed (no reason given)" : reason);
+}
+
+Result<Job> QueueStore::cancel(int64_t id, const std::string& reason) {
+  auto tx = Transaction::begin(db_);
+  if (!tx) return tx.error();
+  auto job = find(id);
+  if (!job) return job.error();
+  if (!*job) return not_found(id);
+  if (model::is_terminal((*job)->state))
+    return make_error(Errc::conflict, "cannot cancel " + job_name(id) + ": it is already " +
+                                          model::to_string((*job)->state));
+  // The runner keeps its name on the job so it gets Cancelled (not
+  // Conflict) at its next heartbeat.
+  auto up = db_.prepare(
+      "UPDATE jobs SET state = 'cancelled', error = ?, finished = ?, lease_expires = 0 WHERE id = ?");
+  if (!up) return up.error();
+  up->bind(1, reason.empty() ? std::string("cancelled") : reason).bind(2, clock_->now_unix()).bind(3, id);
+  BB_TRY(up->run());
+  BB_TRY(tx->commit());
+  return get(id);
+}
+
+Result<std::vector<Job>> QueueStore::list(std::optional<JobState> state, uint32_t limit) {
+  std::string sql = std::string("SELECT ") + schema::kJobColumns + " FROM jobs";
+  if (state) sql += " WHERE state = ?";
+  sql += " ORDER BY id DESC";
+  if (limit) sql += " LIMIT ?";
+  auto st = db_.prepare(sql);
+  if (!st) return st.error();
+  int index = 1;
+  if (state) st->bind(index++, std::string(model::to_string(*state)));
+  if (limit) st->bind(index, int64_t{limit});
+  std::vector<Job> jobs;
+  for (;;) {
+    auto row = st->step();
+    if (!row) return row.error();
+    if (!*row) return jobs;
+    jobs.push_back(schema::job_from_row(*st));
+  }
+}
+
+Result<std::vector<int64_t>> QueueStore::ids() {
+  auto st = db_.prepare("SELECT id FROM jobs ORDER BY id");
+  if (!st) return st.error();
+  std::vector<int64_t> out;
+  for (;;) {
+    auto row = st->step();
+    if (!row) return row.error();
+    if (!*row) return out;
+    out.push_back(st->column_int64(0));
+  }
+}
+
+Result<QueueCounts> QueueStore::counts() {
+  auto st = db_.prepare("SELECT state, COUNT(*) FROM jobs GROUP BY state");
+  if (!st) return st.error();
+  QueueCounts c;
+  for (;;) {
+    auto row = st->step();
+    if (!row) return row.error();
+    if (!*row) return c;
+    auto n = static_cast<uint32_t>(st->column_int64(1));
+    switch (model::job_state_from_string(st->column_text(0)).value_or(JobState::failed)) {
+      case JobState::queued: c.queued += n; break;
+      case JobState::running: c.running += n; break;
+      case JobState::done: c.done += n; break;
+      case JobState::failed: c.failed += n; break;
+      case JobState::cancelled: c.cancelled += n; break;
+    }
+  }
+}
+
+Result<PullRequest> QueueStore::record_pull_request(const PullRequest& pr) {
+  BB_TRY(validate(pr));
+  auto st = db_.prepare(
+      "INSERT INTO pull_requests (repository, number, head_sha, head_ref, base_ref, base_sha,"
+      " state, clone_url, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+      " ON CONFLICT (repository, number) DO UPDATE SET head_sha = excluded.head_sha,"
+      " head_ref = excluded.head_ref, base_ref = excluded.base_ref, base_sha = excluded.base_sha,"
+      " state = excluded.state, clone_url = excluded.clone_url, updated = excluded.updated");
+  if (!st) return st.error();
+  st->bind(1, pr.repository).bind(2, pr.number).bind(3, pr.head_sha).bind(4, pr.head_ref);
+  st->bind(5, pr.base_ref).bind(6, pr.base_sha).bind(7, pr.state).bind(8, pr.clone_url);
+  st->bind(9, clock_->now_unix());
+  // One statement in autocommit mode is its own durable transaction.
+  BB_TRY(st->run());
+  return get_pull_request(pr.repository, pr.number);
+}
+
+Result<PullRequest> QueueStore::get_pull_request(const std::string& repository, int64_t number) {
+  auto st = db_.prepare(std::string("SELECT ") + schema::kPullRequestColumns +
+                        " FROM pull_requests WHERE repository = ? AND number = ?");
+  if (!st) return st.error();
+  st->bind(1, repository).bind(2, number);
+  auto row = st->step();
+  if (!row) return row.error();
+  if (!*row)
+    return make_error(Errc::not_found,
+                      "no pull request " + repository + "#" + std::to_string(number) + " recorded");
+  return schema::pull_request_from_row(*st);
+}
+
+}  // namespace bb::store

@@ -1,0 +1,106 @@
+// The durable job queue on SQLite: the pure logic behind org.benchbox.Queue1
+// (benchbox-queued is only wiring around this). Every mutation is one
+// IMMEDIATE transaction committed with synchronous=FULL before the method
+// returns, so whatever a caller was told survives a crash.
+//
+// States: queued -> running -> done | failed | cancelled, and
+// running -> queued again when a lease expires (attempts+1) until
+// max_attempts, then failed. A transition from the wrong state is a
+// Errc::conflict naming the state; acting on a cancelled job is
+// Errc::cancelled so a runner knows to stop.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/job.h"
+#include "store/pull_request.h"
+#include "store/sqlite.h"
+#include "util/clock.h"
+
+namespace bb::store {
+
+struct QueueOptions {
+  unsigned default_lease_seconds = 120;  // Claim with lease 0 uses this
+  unsigned max_attempts = 3;             // expired leases before a job fails (0 counts as 1)
+};
+
+struct EnqueueResult {
+  model::Job job;
+  bool created = false;  // false: an existing job matched (delivery id or same work)
+};
+
+struct ClaimResult {
+  std::optional<model::Job> job;       // nothing queued: empty
+  std::vector<model::Job> expired;     // jobs whose lease expiry this claim handled first
+};
+
+struct QueueCounts {
+  uint32_t queued = 0, running = 0, done = 0, failed = 0, cancelled = 0;
+  uint32_t of(model::JobState s) const;
+  bool operator==(const QueueCounts&) const = default;
+};
+
+class QueueStore {
+ public:
+  // Opens or creates the queue database and brings its schema up to date.
+  // `clock` must outlive the store.
+  static Result<QueueStore> open(const std::string& path, const Clock& clock, QueueOptions options);
+
+  void set_options(QueueOptions options) { options_ = options; }
+  const QueueOptions& options() const { return options_; }
+  Database& database() { return db_; }
+
+  // Validates the spec (model::validate) and stores it, unless a job with the
+  // same delivery id exists (any state), or a queued/running job does the
+  // same work (repository, kind, head_sha, base_sha, suite; the ref when
+  // head_sha is empty): then that job is returned with created=false.
+  Result<EnqueueResult> enqueue(const model::JobSpec& spec);
+
+  // Expires stale leases, then hands the highest-priority, oldest queued
+  // job to `runner` with a lease of `lease_seconds` (0 = the default).
+  Result<ClaimResult> claim(const std::string& runner, unsigned lease_seconds);
+
+  // Extends the lease by the job's lease length; returns the new expiry.
+  Result<int64_t> heartbeat(int64_t id, const std::string& runner);
+  Result<model::Job> complete(int64_t id, const std::string& runner, const std::string& result_path);
+  Result<model::Job> fail(int64_t id, const std::string& runner, const std::string& reason);
+  // queued/running -> cancelled; the runner learns it at its next heartbeat.
+  Result<model::Job> cancel(int64_t id, const std::string& reason);
+
+  // Running jobs whose lease ran out go back to queued (attempts+1), or to
+  // failed once attempts reach max_attempts. Returns the jobs it changed.
+  Result<std::vector<model::Job>> expire_leases();
+
+  Result<model::Job> get(int64_t id);
+  // Newest first; state empty = all states; limit 0 = no limit.
+  Result<std::vector<model::Job>> list(std::optional<model::JobState> state, uint32_t limit);
+  Result<std::vector<int64_t>> ids();
+  Result<QueueCounts> counts();
+
+  // Upsert keyed on (repository, number).
+  Result<PullRequest> record_pull_request(const PullRequest& pr);
+  Result<PullRequest> get_pull_request(const std::string& repository, int64_t number);
+
+  QueueStore(QueueStore&&) = default;
+  QueueStore& operator=(QueueStore&&) = default;
+
+ private:
+  QueueStore(Database db, const Clock& clock, QueueOptions options)
+      : db_(std::move(db)), clock_(&clock), options_(options) {}
+
+  Result<std::optional<model::Job>> find(int64_t id);
+  Result<std::optional<model::Job>> find_duplicate(const model::JobSpec& spec);
+  // Loads job `id` for a runner's transition: it must be running and held by `runner`.
+  Result<model::Job> load_held(int64_t id, const std::string& runner, const char* action);
+  Result<model::Job> finish(int64_t id, const std::string& runner, model::JobState to,
+                            const std::string& result_path, const std::string& error);
+
+  Database db_;
+  const Clock* clock_;
+  QueueOptions options_;
+};
+
+}  // namespace bb::store

@@ -1,0 +1,108 @@
+// The SQLite RAII layer: pragmas, statements, transactions, migrations.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "store/sqlite.h"
+
+using namespace bb;
+using namespace bb::store;
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/bb-sqlite-test-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl));
+    path = tmpl;
+  }
+  ~TempDir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+int64_t scalar(Database& db, const std::string& sql) {
+  auto st = db.prepare(sql);
+  REQUIRE(st);
+  auto row = st->step();
+  REQUIRE(row);
+  REQUIRE(*row);
+  return st->column_int64(0);
+}
+
+}  // namespace
+
+TEST_CASE("open sets WAL and synchronous=FULL", "[sqlite]") {
+  TempDir dir;
+  auto db = Database::open(dir.path + "/a.db");
+  REQUIRE(db);
+  auto mode = db->prepare("PRAGMA journal_mode");
+  REQUIRE(*mode->step());
+  CHECK(mode->column_text(0) == "wal");
+  CHECK(scalar(*db, "PRAGMA synchronous") == 2);  // FULL
+}
+
+TEST_CASE("statements bind, step and read columns", "[sqlite]") {
+  TempDir dir;
+  auto db = Database::open(dir.path + "/a.db");
+  REQUIRE(db);
+  REQUIRE(db->exec("CREATE TABLE t (a INTEGER, b TEXT)"));
+  auto ins = db->prepare("INSERT INTO t VALUES (?, ?)");
+  REQUIRE(ins);
+  REQUIRE(ins->bind(1, int64_t{42}).bind(2, std::string("with\0nul", 8)).run());
+  ins->reset();
+  REQUIRE(ins->bind(1, int64_t{7}).bind_null(2).run());
+  auto sel = db->prepare("SELECT a, b FROM t ORDER BY a");
+  REQUIRE(*sel->step());
+  CHECK(sel->column_int64(0) == 7);
+  CHECK(sel->column_is_null(1));
+  REQUIRE(*sel->step());
+  CHECK(sel->column_text(1) == std::string("with\0nul", 8));
+  CHECK_FALSE(*sel->step());
+
+  auto bad = db->prepare("SELEKT 1");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("SELEKT") != std::string::npos);
+}
+
+TEST_CASE("a transaction rolls back unless committed", "[sqlite]") {
+  TempDir dir;
+  auto db = Database::open(dir.path + "/a.db");
+  REQUIRE(db);
+  REQUIRE(db->exec("CREATE TABLE t (a INTEGER)"));
+  {
+    auto tx = Transaction::begin(*db);
+    REQUIRE(tx);
+    REQUIRE(db->exec("INSERT INTO t VALUES (1)"));
+  }
+  CHECK(scalar(*db, "SELECT COUNT(*) FROM t") == 0);
+  {
+    auto tx = Transaction::begin(*db);
+    REQUIRE(db->exec("INSERT INTO t VALUES (1)"));
+    REQUIRE(tx->commit());
+  }
+  CHECK(scalar(*db, "SELECT COUNT(*) FROM t") == 1);
+}
+
+TEST_CASE("migrations run once each and stop at a failing one", "[sqlite]") {
+  TempDir dir;
+  std::string path = dir.path + "/a.db";
+  std::vector<Migration> v1 = {{"first", "CREATE TABLE a (x INTEGER)"}};
+  std::vector<Migration> v3 = {v1[0], {"second", "CREATE TABLE b (y INTEGER)"},
+                               {"broken", "CREATE TABLE a (x INTEGER)"}};
+  {
+    auto db = Database::open(path);
+    REQUIRE(db->migrate(v1));
+    CHECK(*db->user_version() == 1);
+    REQUIRE(db->migrate(v1));  // nothing to do
+  }
+  auto db = Database::open(path);
+  auto st = db->migrate(v3);
+  REQUIRE_FALSE(st);
+  CHECK(st.error().message.find("migration 3 (broken)") != std::string::npos);
+  // Migration 2 committed, 3 rolled back entirely.
+  CHECK(*db->user_version() == 2);
+  CHECK(scalar(*db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'b'") == 1);
+}
