@@ -113,7 +113,8 @@ double seconds_of(const struct timeval& tv) { return double(tv.tv_sec) + double(
 // The child side of fork(): only async-signal-safe calls from here to exec,
 // because the parent may have other threads (the daemon's main loop).
 [[noreturn]] void exec_child(const Command& c, const cpu_set_t& cpus, int devnull, int out, int err,
-                             int status_fd, char* const* argv, char* const* envp) {
+                             int status_fd, int gate_r, int gate_w, char* const* argv,
+                             char* const* envp) {
   auto fail = [status_fd](int stage) {
     ChildFailure f{stage, errno};
     ssize_t ignored = ::write(status_fd, &f, sizeof f);
@@ -121,6 +122,16 @@ double seconds_of(const struct timeval& tv) { return double(tv.tv_sec) + double(
     ::_exit(127);
   };
   ::setpgid(0, 0);
+  // With a before_exec hook, wait until the parent has done its part (moved
+  // us into a scope); EOF means it gave up, and we must not run.
+  if (gate_r >= 0) {
+    ::close(gate_w);
+    char go = 0;
+    ssize_t n;
+    do n = ::read(gate_r, &go, 1);
+    while (n < 0 && errno == EINTR);
+    if (n != 1) ::_exit(126);
+  }
   if (!c.cpus.empty() && ::sched_setaffinity(0, sizeof cpus, &cpus) < 0) fail(1);
   if (!c.cwd.empty() && ::chdir(c.cwd.c_str()) < 0) fail(2);
   if (::dup2(devnull, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) fail(3);
@@ -186,19 +197,58 @@ Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>
   UniqueFd status_r(p_status[0]), status_w(p_status[1]);
   UniqueFd devnull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!devnull.valid()) return errno_error("open /dev/null", errno);
+  UniqueFd gate_r, gate_w;
+  if (hooks_.before_exec) {
+    int p_gate[2];
+    if (::pipe2(p_gate, O_CLOEXEC) < 0) return errno_error("pipe", errno);
+    gate_r.reset(p_gate[0]);
+    gate_w.reset(p_gate[1]);
+  }
 
-  const auto start = SteadyClock::now();
+  auto start = SteadyClock::now();
   pid_t pid = ::fork();
   if (pid < 0) return errno_error("fork", errno);
   if (pid == 0)
-    exec_child(c, cpus, devnull.get(), out_w.get(), err_w.get(), status_w.get(), argv.data(),
-               envp.data());
+    exec_child(c, cpus, devnull.get(), out_w.get(), err_w.get(), status_w.get(), gate_r.get(),
+               gate_w.get(), argv.data(), envp.data());
 
   // Both sides call setpgid so a kill right after fork() reaches the group.
   ::setpgid(pid, pid);
   out_w.reset();
   err_w.reset();
   status_w.reset();
+
+  if (hooks_.before_exec) {
+    gate_r.reset();
+    Status ready = make_error(Errc::internal, "before_exec hook threw");
+    try {
+      ready = hooks_.before_exec(pid);
+    } catch (...) {
+    }
+    if (!ready) {
+      ::kill(pid, SIGKILL);
+      int st;
+      while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+      return ready.error();
+    }
+    // The clock starts when the command is released, so the hook's work
+    // (a D-Bus round trip to PID 1) is not counted as the command's time.
+    start = SteadyClock::now();
+    const char go = 1;
+    while (::write(gate_w.get(), &go, 1) < 0 && errno == EINTR) {}
+    gate_w.reset();
+  }
+  auto signal_group = [this, pid](int sig) {
+    if (!hooks_.stop) {
+      ::killpg(pid, sig);
+      return;
+    }
+    try {
+      hooks_.stop(pid, sig);
+    } catch (...) {
+      ::killpg(pid, sig);
+    }
+  };
 
   ChildFailure failure{};
   ssize_t got;
@@ -245,17 +295,17 @@ Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>
     auto now = SteadyClock::now();
     if (cancel && cancel->load() && !term_sent) {
       outcome.cancelled = true;
-      ::killpg(pid, SIGTERM);
+      signal_group(SIGTERM);
       term_sent = now;
     }
     if (has_timeout && now >= deadline && !term_sent) {
       outcome.timed_out = true;
       outcome.timeout_seconds = std::chrono::duration<double>(c.timeout).count();
-      ::killpg(pid, SIGTERM);
+      signal_group(SIGTERM);
       term_sent = now;
     }
     if (term_sent && !kill_sent && now >= *term_sent + kill_grace_) {
-      ::killpg(pid, SIGKILL);
+      signal_group(SIGKILL);
       kill_sent = true;
     }
 

@@ -13,22 +13,40 @@
 // nothing outlives a command and no child is left unreaped.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
+#include <functional>
 
 #include "exec/command_runner.h"
 
 namespace bb::exec {
 
+// What a wrapping runner (ScopeRunner, scope_runner.h) does between fork()
+// and exec, and how it stops the command. Empty members keep the plain
+// behaviour. Both run on the thread that called run().
+struct ChildHooks {
+  // Runs in the parent while the forked child waits at a gate, before it
+  // pins itself and execs. An error (or exception) kills the child and is
+  // what run() returns.
+  std::function<Status(pid_t child)> before_exec;
+  // Replaces killpg(child, signal) for the SIGTERM on timeout or cancel and
+  // the SIGKILL after the grace period.
+  std::function<void(pid_t child, int signal)> stop;
+};
+
 class PinnedChildRunner final : public CommandRunner {
  public:
-  explicit PinnedChildRunner(std::chrono::milliseconds kill_grace = std::chrono::seconds(5))
-      : kill_grace_(kill_grace) {}
+  explicit PinnedChildRunner(std::chrono::milliseconds kill_grace = std::chrono::seconds(5),
+                             ChildHooks hooks = {})
+      : kill_grace_(kill_grace), hooks_(std::move(hooks)) {}
 
   Result<Outcome> run(const Command& command, const std::atomic<bool>* cancel) override;
   std::string describe() const override { return "affinity"; }
 
  private:
   std::chrono::milliseconds kill_grace_;
+  ChildHooks hooks_;
 };
 
 // The environment a command starts with before Command::env is added.
