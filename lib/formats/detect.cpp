@@ -1,0 +1,147 @@
+// `--format auto`: recognise a format from its content, only where the
+// content says so unambiguously. JSON is looked at through its shape (member
+// names, no DOM), so even a very large file costs little memory.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+
+#include "formats/formats.h"
+#include "formats/json_support.h"
+#include "formats/parsers.h"
+#include "util/file.h"
+
+namespace bb::formats {
+
+namespace {
+
+using detail::Kind;
+
+bool has(const std::vector<std::string>& v, const char* s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+Result<std::string> detect_json(std::string_view text, const std::string& path) {
+  auto shape = detail::json_shape(text, path);
+  if (!shape) return shape.error();
+  const auto& s = *shape;
+  auto member = [&](const char* k, Kind kind) {
+    auto it = s.members.find(k);
+    return it != s.members.end() && it->second == kind;
+  };
+  auto first = [&](const char* k) {
+    auto it = s.first_child_members.find(k);
+    return it == s.first_child_members.end() ? std::vector<std::string>{} : it->second;
+  };
+  if (s.root != Kind::object)
+    return detail::error_at(path, "", "is JSON but not an object; no known format has that shape");
+  if (!s.schema.empty()) {
+    if (s.schema == model::kResultSetSchema) return std::string("benchbox");
+    return detail::error_at(path, "/schema", "names schema '" + s.schema +
+                                                 "', expected '" + model::kResultSetSchema + "'");
+  }
+  if (member("results", Kind::array) && has(first("results"), "command") &&
+      has(first("results"), "times"))
+    return std::string("hyperfine");
+  if (member("benchmarks", Kind::array) && member("context", Kind::object))
+    return std::string("google-benchmark");
+  if (member("benchmarks", Kind::array) &&
+      (member("machine_info", Kind::object) || has(first("benchmarks"), "fullname")))
+    return std::string("pytest-benchmark");
+  if (member("results", Kind::object) &&
+      (s.members.count("result_columns") || s.members.count("commit_hash")))
+    return std::string("asv");
+  if (s.members.count("group_id") && s.members.count("full_id"))
+    return detail::error_at(path, "",
+                            "is one criterion benchmark.json; give the criterion directory "
+                            "(target/criterion) with --format criterion");
+  // asv's benchmarks.json: every benchmark object has "code" and "type".
+  bool all_objects = !s.members.empty();
+  for (const auto& [name, kind] : s.members)
+    if (kind != Kind::object && name != "version") all_objects = false;
+  if (all_objects) {
+    const auto& firstname = s.members.begin()->first;
+    auto keys_it = s.member_keys.find(firstname);
+    std::vector<std::string> keys = keys_it == s.member_keys.end() ? std::vector<std::string>{} : keys_it->second;
+    if (has(keys, "code") && has(keys, "type"))
+      return detail::error_at(path, "",
+                              "is asv's benchmarks.json (the list of benchmarks), not results; give "
+                              "a results/<machine>/<commit>-<env>.json file with --format asv");
+    auto measures = first(firstname.c_str());
+    if (has(measures, "value")) return std::string("bmf");
+  }
+  std::string seen;
+  for (const auto& [name, kind] : s.members) {
+    if (seen.size() > 60) break;
+    seen += (seen.empty() ? "" : ", ") + name;
+  }
+  return detail::error_at(path, "",
+                          "is JSON with members {" + seen +
+                              "}, which matches no known format; name it with --format");
+}
+
+bool any_line(std::string_view text, const std::regex& re) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string line(text.substr(start, std::min<size_t>(end - start, 4096)));
+    if (std::regex_search(line, re)) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+Result<std::string> detect_text(std::string_view text, const std::string& path) {
+  size_t first = text.find_first_not_of(" \t\r\n\xef\xbb\xbf");
+  if (first == std::string_view::npos) return detail::error_at(path, "", "is empty; cannot tell its format");
+  char c = text[first];
+  if (c == '{' || c == '[') return detect_json(text, path);
+  if (c == '<') {
+    if (text.find("<Catch2TestRun") != std::string_view::npos ||
+        text.find("<Catch ") != std::string_view::npos || text.find("<Catch>") != std::string_view::npos)
+      return std::string("catch2-xml");
+    return detail::error_at(path, "", "is XML but not a Catch2 XML report (no <Catch> or <Catch2TestRun> root)");
+  }
+  static const std::regex go(R"(^Benchmark\S*\s+\d+\s+[-+0-9.eE]+ ns/op)");
+  static const std::regex cargo(R"(^test \S+ +\.\.\. bench: +[0-9.,]+ ns/iter)");
+  bool is_go = any_line(text, go), is_cargo = any_line(text, cargo);
+  if (is_go && is_cargo)
+    return detail::error_at(path, "", "has both go test -bench and cargo bench lines; name the format with --format");
+  if (is_go) return std::string("go-test");
+  if (is_cargo) return std::string("cargo-bench");
+  return detail::error_at(path, "",
+                          "is text without go test -bench (\"BenchmarkX  N  T ns/op\") or cargo bench "
+                          "(\"test x ... bench: N ns/iter\") lines; name the format with --format");
+}
+
+bool holds_criterion(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::recursive_directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    if (it.depth() > 6) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    const auto& p = it->path();
+    if (p.filename() == "benchmark.json" && p.parent_path().filename() == "new") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::string> detect_format(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) < 0) return errno_error(path, errno);
+  if (S_ISDIR(st.st_mode)) {
+    if (holds_criterion(path)) return std::string("criterion");
+    return detail::error_at(path, "", "is a directory without criterion output (*/new/benchmark.json)");
+  }
+  auto text = read_file(path, ParseOptions{}.max_bytes);
+  if (!text) return make_error(Errc::parse, text.error().message);
+  return detect_text(*text, path);
+}
+
+}  // namespace bb::formats

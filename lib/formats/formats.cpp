@@ -1,0 +1,144 @@
+// The format table, the checks every parser's output goes through, and
+// reading inputs from the filesystem.
+#include "formats/formats.h"
+
+#include <sys/stat.h>
+
+#include <cmath>
+#include <map>
+
+#include "formats/parsers.h"
+#include "util/file.h"
+
+namespace bb::formats {
+
+namespace detail {
+
+Error error_at(const std::string& source, const std::string& place, const std::string& what) {
+  if (place.empty()) return make_error(Errc::parse, source + ": " + what);
+  return make_error(Errc::parse, source + ":" + place + ": " + what);
+}
+
+namespace {
+
+Status check_one(const Parsed& p, const std::string& source) {
+  const auto& b = p.bench;
+  auto bad = [&](const std::string& what) { return error_at(source, p.place, what); };
+  if (b.key.name.empty()) return bad("benchmark has an empty name");
+  if (b.key.metric.empty()) return bad("benchmark '" + b.key.name + "' has an empty metric");
+  if (b.unit.empty()) return bad("benchmark '" + b.key.name + "' has an empty unit");
+  for (size_t i = 0; i < b.samples.size(); ++i)
+    if (!std::isfinite(b.samples[i]))
+      return bad("benchmark '" + b.key.name + "': sample " + std::to_string(i) +
+                 " is not a finite number");
+  for (const auto& [name, v] : b.summary)
+    if (!std::isfinite(v))
+      return bad("benchmark '" + b.key.name + "': summary '" + name + "' is not a finite number");
+  if (!b.rounds.empty() && b.rounds.size() != b.samples.size())
+    return bad("benchmark '" + b.key.name + "': rounds and samples differ in length");
+  if (!b.iterations.empty() && b.iterations.size() != b.samples.size())
+    return bad("benchmark '" + b.key.name + "': iterations and samples differ in length");
+  if (b.status == model::BenchmarkStatus::ok && b.samples.empty())
+    return bad("benchmark '" + b.key.name + "' has no samples, expected at least one");
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<model::Benchmark>> finish(ParsedList parsed, const std::string& source,
+                                             const ParseOptions& options) {
+  std::map<model::BenchmarkKey, std::string> seen;
+  std::vector<model::Benchmark> out;
+  out.reserve(parsed.size());
+  for (auto& p : parsed) {
+    if (!options.suite.empty()) p.bench.key.suite = options.suite;
+    if (auto st = check_one(p, source); !st) return st.error();
+    auto [it, fresh] = seen.emplace(p.bench.key, p.place);
+    if (!fresh)
+      return error_at(source, p.place,
+                      "duplicate benchmark '" + p.bench.key.to_string() + "' (first at " +
+                          it->second + "); expected every name/parameters/metric once");
+    out.push_back(std::move(p.bench));
+  }
+  if (out.empty() && !options.allow_empty)
+    return error_at(source, "",
+                    "holds no benchmarks; expected at least one (unless the suite allows an "
+                    "empty result)");
+  return out;
+}
+
+}  // namespace detail
+
+namespace {
+
+using ParseFn = Result<detail::ParsedList> (*)(const detail::Input&);
+
+struct Format {
+  const char* name;
+  ParseFn parse;  // null: not a single text (criterion is a directory)
+};
+
+const Format kFormats[] = {
+    {"benchbox", detail::parse_benchbox},
+    {"hyperfine", detail::parse_hyperfine},
+};
+
+const Format* find_format(const std::string& name) {
+  for (const auto& f : kFormats)
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+Error unknown_format(const std::string& name) {
+  std::string list;
+  for (const auto& f : kFormats) list += std::string(list.empty() ? "" : ", ") + f.name;
+  return make_error(Errc::invalid_argument,
+                    "unknown result format '" + name + "'; expected one of: " + list);
+}
+
+[[maybe_unused]] std::string parent_dir(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+}  // namespace
+
+std::vector<std::string> format_names() {
+  std::vector<std::string> out;
+  for (const auto& f : kFormats) out.emplace_back(f.name);
+  return out;
+}
+
+Result<std::vector<model::Benchmark>> parse_text(const std::string& format, std::string_view text,
+                                                 const std::string& source,
+                                                 const ParseOptions& options) {
+  const Format* f = find_format(format);
+  if (!f) return unknown_format(format);
+  if (!f->parse)
+    return make_error(Errc::invalid_argument,
+                      source + ": " + format + " output is a directory; read it with parse_path");
+  if (text.size() > options.max_bytes)
+    return detail::error_at(source, "",
+                            "is " + std::to_string(text.size()) + " bytes, more than the limit of " +
+                                std::to_string(options.max_bytes));
+  auto parsed = f->parse(detail::Input{text, source, options});
+  if (!parsed) return parsed.error();
+  return detail::finish(std::move(*parsed), source, options);
+}
+
+Result<std::vector<model::Benchmark>> parse_path(const std::string& format, const std::string& path,
+                                                 const ParseOptions& options) {
+  const Format* f = find_format(format);
+  if (!f) return unknown_format(format);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) < 0) return errno_error(path, errno);
+  if (S_ISDIR(st.st_mode))
+    return detail::error_at(path, "", "is a directory; expected a " + format + " result file");
+  auto text = read_file(path, options.max_bytes);
+  if (!text) return make_error(Errc::parse, text.error().message);
+  return parse_text(format, *text, path, options);
+}
+
+}  // namespace bb::formats

@@ -1,0 +1,98 @@
+// JSON plumbing shared by the JSON formats: syntax errors as line:column,
+// typed member access whose errors name the JSON pointer, Python's NaN
+// tokens, and a streaming reader for the one big array a result file holds.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/result.h"
+
+namespace bb::formats::detail {
+
+using json = nlohmann::json;
+
+// 1-based "line:column" of a byte offset (column counts bytes).
+std::string line_col(std::string_view text, size_t offset);
+
+// Python's json module writes NaN, Infinity and -Infinity. With
+// python_nan, those tokens (outside strings) are read as the same-length
+// strings "N", "Infini" and "-Infini", which number() turns back into
+// NaN/inf, so the caller can say what a NaN means in its format.
+Result<json> parse_json(std::string_view text, const std::string& source, bool python_nan = false);
+
+// Where a value sits: the file and the JSON pointer inside it.
+struct Loc {
+  const std::string* source;
+  std::string ptr;
+
+  Loc child(std::string_view key) const;
+  Loc child(size_t index) const;
+  Error bad(const std::string& what) const;  // "source:/ptr: what"
+};
+
+enum class Kind { object, array, string, number, boolean, any };
+const char* kind_name(Kind k);
+bool is_kind(const json& v, Kind k);
+
+// The member `key` of object `obj` (at `at`), of the given kind. Missing or
+// the wrong kind is an error naming the member's pointer.
+Result<const json*> need(const json& obj, const Loc& at, const char* key, Kind kind);
+// As need(), but absent or null gives nullptr.
+Result<const json*> maybe(const json& obj, const Loc& at, const char* key, Kind kind);
+Status expect(const json& v, const Loc& at, Kind kind);
+
+// A number, also accepting the Python NaN sentinels; nullopt if v is not one.
+std::optional<double> number(const json& v);
+// A finite number at `at`; NaN/inf and non-numbers are errors.
+Result<double> finite_number(const json& v, const Loc& at);
+Result<double> need_number(const json& obj, const Loc& at, const char* key);
+Result<std::string> need_string(const json& obj, const Loc& at, const char* key);
+
+// A JSON value as a parameter string: strings as they are, others dumped.
+std::string param_string(const json& v);
+
+// Parses a document whose bulk is one container: the value of root member
+// `key` (or the root itself when key is empty). Each child of that container
+// is built alone and handed to on_child(child key or index, value, its
+// pointer), then dropped, so memory stays near the size of one child. The
+// rest of the document is returned as a DOM without that member. Returns
+// the error on_child returned, or a syntax error as source:line:column.
+using ChildFn = std::function<Status(const std::string& key, json&& value, const Loc& at)>;
+struct Streamed {
+  json rest;                 // the document without the streamed container
+  bool found = false;        // the container was there (and was an array or object)
+  Kind kind = Kind::any;     // Kind::array or Kind::object when found
+  size_t children = 0;
+};
+Result<Streamed> stream_children(std::string_view text, const std::string& source,
+                                 const std::string& key, const ChildFn& on_child,
+                                 bool python_nan = false);
+
+// After stream_children: the root must be an object whose member `key` was
+// a container of `kind`; otherwise an error saying what was there instead.
+Status expect_streamed(const Streamed& s, const std::string& source, const std::string& key,
+                       Kind kind, const std::string& what_root);
+
+// Deepest nesting any reader accepts; deeper input is refused, not recursed.
+inline constexpr size_t kMaxDepth = 256;
+
+// Top-level member names, their kinds and, for the first child of each
+// container, its member names: enough to tell formats apart without a DOM.
+struct Shape {
+  Kind root = Kind::any;
+  std::map<std::string, Kind> members;                          // root member -> kind
+  std::map<std::string, std::vector<std::string>> member_keys;  // first keys of object members
+  // keys of the first child of each container member, when that child is an object
+  std::map<std::string, std::vector<std::string>> first_child_members;
+  std::string schema;  // the root "schema" string, if any
+};
+Result<Shape> json_shape(std::string_view text, const std::string& source);
+
+}  // namespace bb::formats::detail

@@ -1,0 +1,63 @@
+// Internal interface between the format dispatcher (formats.cpp) and the
+// per-format parsers (fmt_*.cpp). Not installed; tests and fuzzers use it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/formats.h"
+#include "model/result_set.h"
+#include "util/result.h"
+
+namespace bb::formats::detail {
+
+// One parsed benchmark and where it came from ("12:1" or a JSON pointer), so
+// the dispatcher can name both places when two benchmarks share a key.
+struct Parsed {
+  model::Benchmark bench;
+  std::string place;
+};
+using ParsedList = std::vector<Parsed>;
+
+struct Input {
+  std::string_view text;
+  const std::string& source;  // file name used in every error
+  const ParseOptions& options;
+};
+
+// "source:place: what" as an Errc::parse error. place is "line:column" or a
+// JSON pointer; empty place gives "source: what".
+Error error_at(const std::string& source, const std::string& place, const std::string& what);
+
+Result<ParsedList> parse_hyperfine(const Input& in);
+Result<ParsedList> parse_benchbox(const Input& in);
+Result<ParsedList> parse_google_benchmark(const Input& in);
+Result<ParsedList> parse_asv(const Input& in);
+Result<ParsedList> parse_pytest_benchmark(const Input& in);
+Result<ParsedList> parse_catch2_xml(const Input& in);
+Result<ParsedList> parse_go_test(const Input& in);
+Result<ParsedList> parse_cargo_bench(const Input& in);
+Result<ParsedList> parse_bmf(const Input& in);
+
+// criterion keeps one benchmark in three files of one directory
+// (<id>/new/{benchmark,estimates,sample}.json); estimates may be absent.
+struct CriterionFiles {
+  std::string benchmark_json, benchmark_source;
+  std::string sample_json, sample_source;
+  std::string estimates_json, estimates_source;  // empty text: not present
+};
+Result<Parsed> parse_criterion_files(const CriterionFiles& files);
+Result<ParsedList> parse_criterion_dir(const std::string& dir, const ParseOptions& options);
+
+// asv: the results file plus, when known, benchmarks.json (units, parameter
+// names, and the benchmarks that should have produced a result).
+Result<ParsedList> parse_asv_with_benchmarks(const Input& results, std::string_view benchmarks_json,
+                                             const std::string& benchmarks_source);
+
+// Checks every parser's output the same way: finite samples, known statuses,
+// no duplicate keys, not empty unless allowed. Sets the suite.
+Result<std::vector<model::Benchmark>> finish(ParsedList parsed, const std::string& source,
+                                             const ParseOptions& options);
+
+}  // namespace bb::formats::detail
