@@ -1,0 +1,500 @@
+# shellcheck shell=bash disable=SC2154
+# (sourced by run-system-test.sh, which sets build, source_dir, stage, machine)
+# Helpers for run-system-test.sh: the container's life cycle and one
+# function per check. Sourced; uses the caller's $build, $source_dir, $here,
+# $stage, $machine. Every wait polls with a deadline; nothing sleeps blindly
+# except the poll interval itself.
+
+units=(benchbox.target benchbox-webhookd.socket benchbox-webhookd.service benchbox-queued.service
+       benchbox-tunerd.service benchbox-runnerd.service benchbox-reporterd.service)
+services=(benchbox-webhookd.service benchbox-queued.service benchbox-tunerd.service
+          benchbox-runnerd.service benchbox-reporterd.service)
+ct_pid=""          # the container's PID 1, as seen from the host
+nspawn_wrapper=""  # the `timeout` process that runs systemd-nspawn
+created_host_key=0
+secret=""
+
+step() { printf '\n== %s\n' "$*"; }
+note() { printf '   %s\n' "$*"; }
+fail() {
+  printf '\nFAIL: %s\n' "$*" >&2
+  exit 1
+}
+skip() {
+  echo "SKIP: $*"
+  exit 77
+}
+
+# Polls `cmd` every 0.2 s until it succeeds or `seconds` pass.
+wait_for() {
+  local seconds=$1; shift
+  local deadline=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.2
+  done
+}
+
+require_tools() {
+  [[ $(id -u) -eq 0 ]] || skip "needs root (systemd-nspawn)"
+  local t
+  for t in systemd-nspawn nsenter curl openssl python3 meson git setsid; do
+    command -v "$t" >/dev/null || skip "$t is not installed (scripts/install-deps.sh installs it)"
+  done
+}
+
+check_prefix() {
+  local prefix
+  prefix=$(meson introspect --buildoptions "$1" |
+    python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
+  [[ $prefix == /usr ]] ||
+    fail "the build is configured with prefix $prefix; the system test installs like a package and needs --prefix=/usr"
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+in_ct() { nsenter -t "$ct_pid" -a "$@"; }
+
+# Runs busctl in the container and prints its --json=short output.
+ct_busctl_json() { in_ct busctl --json=short "$@"; }
+
+# ---------------------------------------------------------------- teardown
+
+cleanup() {
+  local rc=$?
+  set +e
+  if [[ -n $nspawn_wrapper ]] && kill -0 "$nspawn_wrapper" 2>/dev/null; then
+    if [[ -n $ct_pid ]] && kill -0 "$ct_pid" 2>/dev/null; then
+      timeout 10 nsenter -t "$ct_pid" -a systemctl poweroff --no-block >/dev/null 2>&1
+      wait_for 45 bash -c "! kill -0 $nspawn_wrapper" ||
+        note "container did not power off in time; terminating systemd-nspawn"
+    fi
+    if kill -0 "$nspawn_wrapper" 2>/dev/null; then
+      pkill -TERM -P "$nspawn_wrapper" 2>/dev/null
+      wait_for 20 bash -c "! kill -0 $nspawn_wrapper" || kill -KILL -- "-$nspawn_wrapper" 2>/dev/null
+    fi
+  fi
+  [[ -n ${load_pid:-} ]] && kill "$load_pid" 2>/dev/null
+  # systemd-nspawn leaves this mount-propagation directory behind (and says so).
+  rm -rf --one-file-system "/run/systemd/nspawn/propagate/$machine" 2>/dev/null
+  if ((created_host_key)); then rm -f /var/lib/systemd/credential.secret; fi
+  if ((rc != 0)) && [[ -f $stage/container.log ]]; then
+    echo "--- last lines of the container console ($stage/container.log)"
+    tail -n 40 "$stage/container.log"
+  fi
+  if [[ -n ${BB_SYSTEM_KEEP:-} ]]; then
+    echo "staging directory kept: $stage"
+  else
+    rm -rf --one-file-system "$stage"
+  fi
+  exit "$rc"
+}
+
+# ---------------------------------------------------------------- preparation
+
+prepare_credentials() {
+  [[ -e /var/lib/systemd/credential.secret ]] || created_host_key=1
+  secret=$(openssl rand -hex 24)
+  local tool="$stage/root/usr/sbin/benchbox-credentials"
+  printf '%s\n' "$secret" | "$tool" --credstore "$stage/credstore" --with-key=host set webhook-secret >/dev/null
+  openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$stage/app-key.pem" 2>/dev/null
+  "$tool" --credstore "$stage/credstore" --with-key=host set github-app-key "$stage/app-key.pem" >/dev/null
+  rm -f "$stage/app-key.pem"
+  [[ -s $stage/credstore/webhook-secret && -s $stage/credstore/github-app-key ]] ||
+    fail "benchbox-credentials did not create both credentials"
+  if grep -qF "$secret" "$stage/credstore/webhook-secret"; then fail "the stored webhook-secret is not encrypted"; fi
+  note "webhook-secret and github-app-key encrypted with the host key"
+}
+
+# One repository, two branches: main measures a probe that prints where it
+# runs; hang measures a command that never ends (timeout 3 s).
+prepare_repositories() {
+  local repo="$stage/repos/demo"
+  mkdir -p "$repo"
+  git -C "$repo" init -q -b main
+  git -C "$repo" config user.email test@benchbox.invalid
+  git -C "$repo" config user.name "system test"
+  cat >"$repo/.benchbox.yml" <<'EOF'
+version: 1
+suites:
+  - name: probe
+    run: "grep Cpus_allowed_list /proc/self/status; cat /proc/self/cgroup; echo BENCHBOX_PROBE_OK"
+    format: command
+    repetitions: 2
+    warmup: 0
+    timeout: 60
+EOF
+  git -C "$repo" add .benchbox.yml
+  git -C "$repo" commit -q -m probe
+  main_sha=$(git -C "$repo" rev-parse HEAD)
+  git -C "$repo" checkout -q -b hang
+  cat >"$repo/.benchbox.yml" <<'EOF'
+version: 1
+suites:
+  - name: hang
+    run: "echo BENCHBOX_HANG_START; exec sleep 4242"
+    format: command
+    repetitions: 1
+    warmup: 0
+    timeout: 3
+EOF
+  git -C "$repo" commit -q -am hang
+  hang_sha=$(git -C "$repo" rev-parse HEAD)
+  git -C "$repo" checkout -q main
+}
+
+write_config() {
+  local port=$1
+  bench_cpu=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')
+  cat >"$stage/benchbox.yml" <<EOF
+# written by tests/system/run-system-test.sh
+repositories:
+  - name: bench/demo
+    clone_url: file:///srv/benchbox-test/demo
+    branches: [main, hang]
+  - name: bench/load
+    clone_url: file:///srv/benchbox-test/demo
+    branches: ["load-*"]
+queue:
+  lease_seconds: 60
+runner:
+  benchmark_cpus: "$bench_cpu"
+  heartbeat_seconds: 5
+reporter:
+  github_app_id: 0
+EOF
+  printf '[Socket]\nListenStream=\nListenStream=127.0.0.1:%s\n' "$port" >"$stage/socket-port.conf"
+  webhook_url="http://127.0.0.1:$port/webhook"
+}
+
+install_repositories_in_container() {
+  in_ct mkdir -p /srv/benchbox-test
+  in_ct cp -a /mnt/bb-stage/repos/demo /srv/benchbox-test/demo
+  # libgit2 refuses a repository owned by another user.
+  in_ct chown -R benchbox-runner:benchbox /srv/benchbox-test
+}
+
+# ---------------------------------------------------------------- container
+
+boot_container() {
+  setsid timeout 1500 systemd-nspawn -D / --volatile=yes -M "$machine" --register=no --keep-unit -b \
+    --console=pipe --uuid="$(cat /etc/machine-id)" --overlay=/usr::/usr \
+    --bind-ro=/var/lib/systemd/credential.secret --bind-ro="$stage:/mnt/bb-stage" \
+    -- systemd.mask=systemd-firstboot.service >"$stage/container.log" 2>&1 </dev/null &
+  nspawn_wrapper=$!
+  local nspawn="" deadline=$((SECONDS + 60))
+  while [[ -z $ct_pid ]]; do
+    ((SECONDS < deadline)) || fail "the container's systemd did not appear"
+    kill -0 "$nspawn_wrapper" 2>/dev/null || fail "systemd-nspawn exited: $(tail -5 "$stage/container.log")"
+    [[ -n $nspawn ]] || nspawn=$(pgrep -P "$nspawn_wrapper" -x systemd-nspawn || true)
+    if [[ -n $nspawn ]]; then
+      local child
+      for child in $(pgrep -P "$nspawn" || true); do
+        [[ $(cat "/proc/$child/comm" 2>/dev/null) == systemd ]] && ct_pid=$child
+      done
+    fi
+    [[ -n $ct_pid ]] || sleep 0.1
+  done
+  local state=""
+  deadline=$((SECONDS + 120))
+  until state=$(in_ct systemctl is-system-running --wait 2>/dev/null) && [[ $state == running ]]; do
+    if [[ $state == degraded ]]; then
+      note "container degraded: $(in_ct systemctl --failed --no-legend --plain | tr '\n' ' ')"
+      break
+    fi
+    ((SECONDS < deadline)) || fail "the container did not finish booting (state '$state')"
+    sleep 0.2
+  done
+  note "container PID 1 is host pid $ct_pid (state ${state:-?})"
+}
+
+poweroff_container() {
+  in_ct systemctl poweroff --no-block
+  wait_for 90 bash -c "! kill -0 $nspawn_wrapper" || fail "the container did not power off within 90 s"
+  local rc=0
+  wait "$nspawn_wrapper" || rc=$?
+  nspawn_wrapper=""
+  ct_pid=""
+  ((rc == 0)) || fail "systemd-nspawn exited with status $rc after poweroff"
+  note "container powered off, systemd-nspawn exited 0"
+}
+
+check_host_clean() {
+  local left
+  left=$(pgrep -af '/usr/libexec/benchbox/|sleep 4242' || true)
+  [[ -z $left ]] || fail "processes left on the host: $left"
+  if grep -qF "$stage" /proc/self/mounts; then fail "mounts of $stage left on the host"; fi
+  [[ -z $(pgrep -f "systemd-nspawn.*-M $machine" || true) ]] || fail "systemd-nspawn still running"
+  note "no benchbox process, no container, no mount left on the host"
+}
+
+# ---------------------------------------------------------------- checks
+
+check_verify() {
+  local files=() u out
+  for u in "${units[@]}" benchbox-bench.slice; do files+=("/lib/systemd/system/$u"); done
+  out=$(in_ct systemd-analyze verify "${files[@]}" 2>&1) || fail "systemd-analyze verify failed:
+$out"
+  [[ -z $out ]] || fail "systemd-analyze verify is not clean:
+$out"
+  note "systemd-analyze verify: clean for ${#files[@]} units"
+}
+
+measure_security() {
+  local u line level
+  {
+    echo "| unit | exposure | verdict |"
+    echo "|---|---|---|"
+    for u in "${services[@]}"; do
+      line=$(in_ct systemd-analyze security --no-pager "$u" | tail -n 1)
+      level=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) \([A-Z]*\).*/\1 \2/p' <<<"$line")
+      [[ -n $level ]] || fail "cannot read the exposure of $u from: $line"
+      echo "| $u | ${level% *} | ${level#* } |"
+    done
+  } | tee "$stage/security.md"
+  for u in benchbox-webhookd.service benchbox-queued.service benchbox-reporterd.service; do
+    level=$(awk -F' [|] ' -v u="$u" '$1 == "| " u {print $2}' "$stage/security.md")
+    python3 -c "import sys; sys.exit(0 if float('$level') <= 2.5 else 1)" ||
+      fail "$u exposure $level is above 2.5"
+  done
+}
+
+all_units_active() {
+  local u
+  for u in "${units[@]}"; do
+    [[ $(in_ct systemctl is-active "$u" 2>/dev/null) == active ]] || return 1
+  done
+}
+
+wait_units_active() {
+  if ! wait_for 120 all_units_active; then
+    local u
+    for u in "${units[@]}"; do
+      echo "   $u: $(in_ct systemctl is-active "$u" 2>/dev/null || true)"
+    done
+    in_ct systemctl status --no-pager --lines=15 "${services[@]}" 2>&1 | tail -n 80 || true
+    fail "not every benchbox unit became active"
+  fi
+  note "active: ${units[*]}"
+}
+
+check_introspection() {
+  local name iface
+  for name in Queue1 Tuner1 Runner1 Reporter1; do
+    iface="org.benchbox.$name"
+    in_ct busctl introspect --no-pager "$iface" "/org/benchbox/$name" | grep -q "^$iface *interface" ||
+      fail "busctl introspect does not show $iface"
+  done
+  note "busctl introspect shows org.benchbox.{Queue1,Tuner1,Runner1,Reporter1}"
+}
+
+check_benchboxctl_status() {
+  local out
+  out=$(in_ct benchboxctl status 2>&1) || fail "benchboxctl status failed:
+$out"
+  if grep -q "down" <<<"$out"; then fail "benchboxctl status reports a daemon down:
+$out"; fi
+  while IFS= read -r line; do echo "   | $line"; done <<<"$out"
+}
+
+check_credentials_not_leaked() {
+  local pid
+  pid=$(in_ct systemctl show -P MainPID benchbox-webhookd.service)
+  if in_ct cat "/proc/$pid/environ" | tr '\0' '\n' | grep -qF "$secret"; then
+    fail "the webhook secret is in webhookd's environment"
+  fi
+  if in_ct journalctl --no-pager -o export | grep -qF "$secret"; then fail "the webhook secret is in the journal"; fi
+  note "the webhook secret is neither in webhookd's environment nor in the journal"
+}
+
+# Writes a push payload for repository $1, branch $2, commit $3 to $4.
+push_payload() {
+  python3 - "$source_dir/tests/fixtures/github/push_branch.json" "$@" <<'EOF'
+import json, sys
+fixture, repo, branch, sha, out = sys.argv[1:]
+p = json.load(open(fixture))
+owner, name = repo.split("/")
+p["ref"] = "refs/heads/" + branch
+p["before"] = "0" * 40
+p["after"] = sha
+p["repository"]["full_name"] = repo
+p["repository"]["name"] = name
+p["repository"]["owner"]["login"] = owner
+p["repository"]["owner"]["name"] = owner
+p["repository"]["clone_url"] = "file:///srv/benchbox-test/demo"
+if p.get("head_commit"): p["head_commit"]["id"] = sha
+for c in p.get("commits", []): c["id"] = sha
+json.dump(p, open(out, "w"))
+EOF
+}
+
+# Sends a signed delivery; prints "<http code> <curl exit> <body>".
+send_delivery() {
+  local event=$1 file=$2 delivery=$3 sig code rc=0
+  sig=$(openssl dgst -sha256 -hmac "$secret" -r "$file" | cut -d' ' -f1)
+  code=$(curl -sS --max-time 30 -o "$file.response" -w '%{http_code}' \
+    -H "Content-Type: application/json" -H "X-GitHub-Event: $event" \
+    -H "X-GitHub-Delivery: $delivery" -H "X-Hub-Signature-256: sha256=$sig" \
+    --data-binary "@$file" "$webhook_url" 2>/dev/null) || rc=$?
+  echo "${code:-000} $rc $(tr -d '\n' <"$file.response" 2>/dev/null)"
+}
+
+# Prints field $2 of job $1 (from Queue1.Get).
+job_field() {
+  ct_busctl_json call org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Get x "$1" |
+    python3 -c 'import json,sys; d=json.load(sys.stdin)["data"][0]; print(d.get(sys.argv[1],{}).get("data",""))' "$2"
+}
+
+job_state_is() { [[ $(job_field "$1" state) == "$2" ]]; }
+job_finished() { [[ $(job_field "$1" state) =~ ^(done|failed|cancelled)$ ]]; }
+
+# Sends a push for commit $2 on branch $1 of bench/demo; prints the job id.
+enqueue_push() {
+  local file="$stage/push-$1.json" answer id
+  push_payload bench/demo "$1" "$2" "$file"
+  answer=$(send_delivery push "$file" "system-test-$1-$$")
+  [[ $answer =~ ^20[02]\ 0 ]] || fail "the $1 delivery was not accepted: $answer"
+  id=$(sed -n 's/.*"job_id":\([0-9]*\).*/\1/p' <<<"$answer")
+  [[ -n $id ]] || fail "no job id in webhookd's answer: $answer"
+  echo "$id"
+}
+
+check_job_in_scope() {
+  local id state err log
+  id=$(enqueue_push main "$main_sha")
+  note "delivery accepted: job $id"
+  wait_for 300 job_finished "$id" || fail "job $id did not finish within 300 s (state $(job_field "$id" state))"
+  state=$(job_field "$id" state)
+  err=$(job_field "$id" error)
+  [[ $state == "done" ]] || fail "job $id ended $state: $err"
+  note "job $id is done (observed with busctl call org.benchbox.Queue1 Get)"
+  log=$(in_ct journalctl --no-pager -o cat "JOB_ID=$id")
+  grep -q BENCHBOX_PROBE_OK <<<"$log" || fail "journalctl JOB_ID=$id does not show the benchmark's output:
+$log"
+  grep -qE "benchbox-bench\.slice/benchbox-job-$id-[0-9]+\.scope" <<<"$log" ||
+    fail "the benchmark did not run in a benchbox-job-$id-*.scope under benchbox-bench.slice:
+$(grep -i cgroup <<<"$log" || grep ':/' <<<"$log")"
+  grep -qP "Cpus_allowed_list:\s+$bench_cpu$" <<<"$log" ||
+    fail "the benchmark's Cpus_allowed_list is not $bench_cpu: $(grep Cpus_allowed_list <<<"$log")"
+  note "journalctl JOB_ID=$id: output present; ran in $(grep -oE "benchbox-bench\.slice/benchbox-job-$id-[0-9]+\.scope" <<<"$log" | head -1); $(grep -m1 Cpus_allowed_list <<<"$log" | tr '\t' ' ')"
+  local isolation
+  isolation=$(in_ct busctl get-property org.benchbox.Runner1 /org/benchbox/Runner1 org.benchbox.Runner1 Isolation)
+  note "Runner1.Isolation = $isolation"
+}
+
+check_policy() {
+  local as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  local out
+  in_ct "${as_nobody[@]}" busctl get-property org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Queued \
+    >/dev/null || fail "an unprivileged user cannot read Queue1.Queued"
+  in_ct "${as_nobody[@]}" busctl introspect --no-pager org.benchbox.Runner1 /org/benchbox/Runner1 >/dev/null ||
+    fail "an unprivileged user cannot introspect Runner1"
+  local calls=(
+    "org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Cancel xs 1 policy-test"
+    "org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Enqueue a{sv} 0"
+    "org.benchbox.Runner1 /org/benchbox/Runner1 org.benchbox.Runner1 CancelCurrent s policy-test"
+    "org.benchbox.Reporter1 /org/benchbox/Reporter1 org.benchbox.Reporter1 Ingest x 1")
+  local c
+  for c in "${calls[@]}"; do
+    # shellcheck disable=SC2086
+    if out=$(in_ct "${as_nobody[@]}" busctl call $c 2>&1); then fail "nobody was allowed: busctl call $c"; fi
+    grep -qi "access denied\|AccessDenied" <<<"$out" || fail "busctl call $c failed, but not by policy: $out"
+    note "refused for nobody: ${c#* * } ($out)"
+  done
+}
+
+scope_of_job() {
+  in_ct systemctl list-units --no-legend --plain --state=active --type=scope "benchbox-job-$1-*" | grep -q .
+}
+
+check_hanging_benchmark() {
+  local id err
+  id=$(enqueue_push hang "$hang_sha")
+  note "delivery accepted: job $id"
+  wait_for 240 scope_of_job "$id" || fail "no active benchbox-job-$id-*.scope appeared"
+  note "$(in_ct systemctl list-units --no-legend --plain --type=scope "benchbox-job-$id-*" | awk '{print $1}') is active"
+  wait_for 120 job_finished "$id" || fail "the hanging job $id was not stopped"
+  [[ $(job_field "$id" state) == failed ]] || fail "the hanging job ended $(job_field "$id" state), not failed"
+  err=$(job_field "$id" error)
+  grep -qi "timed out" <<<"$err" || fail "the hanging job's reason does not say it timed out: $err"
+  wait_for 30 bash -c "! nsenter -t $ct_pid -a systemctl list-units --no-legend --all --type=scope 'benchbox-job-$id-*' | grep -q ." ||
+    fail "the scope of job $id is still there"
+  if in_ct pgrep -f 'sleep 4242' >/dev/null; then fail "the hanging benchmark process survived"; fi
+  note "job $id failed: $err"
+  note "its scope is gone and no process of it is left"
+}
+
+# The load generator: signed push deliveries to bench/load, each a new
+# commit, sequentially until $stage/load.stop exists. One line per delivery:
+# "<delivery id> <http code> <curl exit>".
+load_generator() {
+  local i=0 file="$stage/load.json" answer sha
+  while [[ ! -e $stage/load.stop ]]; do
+    i=$((i + 1))
+    sha=$(printf 'load-%s-%s' "$$" "$i" | sha1sum | cut -c1-40)
+    push_payload bench/load "load-$i" "$sha" "$file"
+    answer=$(send_delivery push "$file" "load-$$-$i")
+    echo "load-$$-$i ${answer%% \{*}" >>"$stage/load.log"
+  done
+}
+
+# Lists the delivery ids of bench/load jobs into jobs.txt; true when every
+# accepted delivery has one.
+count_jobs() {
+  ct_busctl_json call org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 List su "" 100000 |
+    python3 -c '
+import json, sys
+jobs = json.load(sys.stdin)["data"][0]
+for j in jobs:
+  if j.get("repository", {}).get("data") == "bench/load":
+      print(j.get("delivery_id", {}).get("data", ""))' | sort -u >"$stage/jobs.txt"
+  [[ -z $(comm -23 "$stage/accepted.txt" "$stage/jobs.txt") ]]
+}
+
+unit_active() { [[ $(in_ct systemctl is-active "$1") == active ]]; }
+
+check_restarts_under_load() {
+  # Jobs stay queued while the runner is stopped, so each one can be counted.
+  in_ct systemctl stop benchbox-runnerd.service
+  : >"$stage/load.log"
+  load_generator &
+  load_pid=$!
+  wait_for 60 bash -c "[[ \$(grep -c ' 20[02] 0' '$stage/load.log') -ge 5 ]]" ||
+    fail "the load generator's first deliveries were not accepted: $(head -3 "$stage/load.log")"
+  local k restarts=5
+  for ((k = 1; k <= restarts; k++)); do
+    in_ct systemctl restart benchbox-webhookd.service
+    wait_for 60 unit_active benchbox-webhookd.service || fail "webhookd did not come back after restart $k"
+    in_ct systemctl restart benchbox-queued.service
+    wait_for 60 unit_active benchbox-queued.service || fail "queued did not come back after restart $k"
+  done
+  local before
+  before=$(wc -l <"$stage/load.log")
+  wait_for 60 bash -c "[[ \$(wc -l < '$stage/load.log') -ge $((before + 5)) ]]" || true
+  touch "$stage/load.stop"
+  wait "$load_pid" || true
+  load_pid=""
+
+  local sent ok failed_conn other
+  sent=$(wc -l <"$stage/load.log")
+  ok=$(awk '$2 ~ /^20[02]$/ && $3 == 0' "$stage/load.log" | wc -l)
+  failed_conn=$(awk '$3 != 0 || $2 == "000"' "$stage/load.log" | wc -l)
+  other=$((sent - ok - failed_conn))
+  awk '$2 ~ /^20[02]$/ && $3 == 0 {print $1}' "$stage/load.log" | sort >"$stage/accepted.txt"
+
+  # Every accepted delivery must become a job (spooled ones once replayed).
+  wait_for 90 count_jobs || true
+  local lost
+  lost=$(comm -23 "$stage/accepted.txt" "$stage/jobs.txt" | wc -l)
+  echo "   restart-under-load: restarts webhookd=$restarts queued=$restarts; deliveries sent=$sent" \
+    "accepted(2xx)=$ok other-status=$other failed-connections=$failed_conn;" \
+    "jobs for accepted deliveries=$((ok - lost)) lost=$lost" | tee "$stage/load-summary.txt"
+  if ((other > 0)); then
+    note "non-2xx answers: $(awk '$2 !~ /^20[02]$/ && $3 == 0 {print $2}' "$stage/load.log" | sort | uniq -c | tr '\n' ' ')"
+  fi
+  ((failed_conn == 0)) || fail "$failed_conn deliveries failed to connect during restarts"
+  ((lost == 0)) || fail "$lost accepted deliveries have no job: $(comm -23 "$stage/accepted.txt" "$stage/jobs.txt" | head -5 | tr '\n' ' ')"
+  ((other == 0)) || fail "$other deliveries were answered with a non-2xx status during restarts"
+}
