@@ -1,0 +1,34 @@
+#include "conf.h"
+
+#include "util/file.h"
+
+namespace bb::tunerd {
+
+Result<Conf> load_conf(const std::string& config_path) {
+  Conf conf;
+  conf.config_path = config_path;
+  if (path_exists(config_path)) {
+    auto appliance = config::load_appliance_config(config_path);
+    if (!appliance) return appliance.error();
+    conf.appliance = std::move(*appliance);
+    conf.config_found = true;
+  }
+  bool explicit_profile = !conf.appliance.tuner.profile.empty();
+  conf.profile_path = explicit_profile ? conf.appliance.tuner.profile : tuning::kDefaultProfilePath;
+  if (path_exists(conf.profile_path)) {
+    auto profile = tuning::load_profile(conf.profile_path);
+    if (!profile) return profile.error();
+    conf.profile = std::move(*profile);
+    conf.profile_found = true;
+  } else if (explicit_profile) {
+    return make_error(Errc::not_found, config_path + ": tuner.profile: " + conf.profile_path + " does not exist");
+  } else {
+    conf.profile = tuning::default_profile();
+  }
+  if (conf.appliance.tuner.verify_interval_seconds == 0)
+    return make_error(Errc::invalid_argument, config_path + ": tuner.verify_interval_seconds must be at least 1");
+  conf.save_path = path_join(path_join(conf.appliance.state_dir, "tuner"), "originals.json");
+  return conf;
+}
+
+}  // namespace bb::tunerd
