@@ -2,9 +2,7 @@
 
 #include <sched.h>
 #include <signal.h>
-#include <sys/uio.h>
 #include <systemd/sd-daemon.h>
-#include <systemd/sd-journal.h>
 #include <unistd.h>
 
 #include <map>
@@ -214,35 +212,6 @@ class Systemd {
   std::chrono::milliseconds timeout_{};
 };
 
-bool valid_field_name(const std::string& name) {
-  if (name.empty() || name.size() > 64 || name[0] == '_' || std::isdigit(static_cast<unsigned char>(name[0])))
-    return false;
-  for (char ch : name)
-    if (!(std::isupper(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '_'))
-      return false;
-  return true;
-}
-
-// Sends one output line with the job's fields. Not logging (library code
-// does not log): this is the command's own output, which the runner is
-// documented to deliver to the journal.
-void journal_line(std::string_view line, bool is_stderr, const std::string& unit,
-                  const std::map<std::string, std::string>& fields) {
-  std::vector<std::string> parts;
-  parts.reserve(fields.size() + 5);
-  parts.push_back("MESSAGE=" + std::string(line));
-  parts.push_back(is_stderr ? "PRIORITY=5" : "PRIORITY=6");
-  parts.push_back("SYSLOG_IDENTIFIER=benchbox-job");
-  parts.push_back("BENCHBOX_SCOPE=" + unit);
-  parts.push_back(is_stderr ? "BENCHBOX_STREAM=stderr" : "BENCHBOX_STREAM=stdout");
-  for (const auto& [k, v] : fields)
-    if (valid_field_name(k)) parts.push_back(k + "=" + v);
-  std::vector<struct iovec> iov;
-  iov.reserve(parts.size());
-  for (auto& p : parts) iov.push_back({p.data(), p.size()});
-  sd_journal_sendv(iov.data(), static_cast<int>(iov.size()));
-}
-
 std::string short_command(const std::string& shell) {
   std::string s = shell.substr(0, 80);
   for (char& ch : s)
@@ -306,16 +275,8 @@ Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>
     if (!st) ::killpg(child, sig);
   };
 
-  Command inner = command;
-  if (options_.journal_output) {
-    inner.on_line = [&command, &unit](std::string_view line, bool is_stderr) {
-      journal_line(line, is_stderr, unit, command.log_fields);
-      if (command.on_line) command.on_line(line, is_stderr);
-    };
-  }
-
   PinnedChildRunner pinned(options_.kill_grace, std::move(hooks));
-  auto outcome = pinned.run(inner, cancel);
+  auto outcome = pinned.run(command, cancel);
   // Whatever happened, nothing of this command may outlive run(): stop the
   // scope if PID 1 still has it (a process that escaped the group keeps it
   // alive), and wait for that to finish.

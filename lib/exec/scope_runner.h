@@ -14,10 +14,9 @@
 // StopUnit (SIGTERM to the scope) and, after the grace period, KillUnit
 // with SIGKILL; afterwards it makes sure the scope is gone.
 //
-// Each output line also goes to the journal with the Command's log_fields
-// (JOB_ID=...), BENCHBOX_SCOPE= and BENCHBOX_STREAM=, under
-// SYSLOG_IDENTIFIER=benchbox-job, so `journalctl JOB_ID=12` shows one job's
-// whole run; Command::on_line is still called.
+// Output is captured and passed to Command::on_line exactly as by the
+// pinned child; runnerd's on_line sends each line to the journal with
+// JOB_ID=, so `journalctl JOB_ID=12` shows one job's whole run.
 #pragma once
 
 #include <chrono>
@@ -39,7 +38,6 @@ struct ScopeOptions {
   std::chrono::milliseconds kill_grace{std::chrono::seconds(5)};
   // How long PID 1 may take to create (or stop) a scope.
   std::chrono::milliseconds systemd_timeout{std::chrono::seconds(30)};
-  bool journal_output = true;   // forward output lines to the journal
   bool allowed_cpus = false;    // also set AllowedCPUs= (see cgroup2_cpuset_available)
 };
 

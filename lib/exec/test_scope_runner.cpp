@@ -261,7 +261,6 @@ bool no_children_left() { return ::waitpid(-1, nullptr, WNOHANG) < 0 && errno ==
 
 ScopeOptions quiet_options() {
   ScopeOptions o;
-  o.journal_output = false;
   o.kill_grace = 300ms;
   o.systemd_timeout = 5s;
   return o;

@@ -394,6 +394,7 @@ check_policy() {
   local calls=(
     "org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Cancel xs 1 policy-test"
     "org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Enqueue a{sv} 0"
+    "org.benchbox.Tuner1 /org/benchbox/Tuner1 org.benchbox.Tuner1 Apply"
     "org.benchbox.Runner1 /org/benchbox/Runner1 org.benchbox.Runner1 CancelCurrent s policy-test"
     "org.benchbox.Reporter1 /org/benchbox/Reporter1 org.benchbox.Reporter1 Ingest x 1")
   local c
