@@ -1,0 +1,252 @@
+// benchbox-queued on a private dbus-daemon, driven over the bus the way
+// webhookd and runnerd drive it.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "harness.h"
+#include "queued_client.h"
+#include "queued_fixture.h"
+
+using namespace bb::test;
+using nlohmann::json;
+
+namespace {
+
+json push_spec(uint64_t n, const std::string& delivery = "") {
+  json j = {{"kind", "push"},
+            {"repository", "octo/widgets"},
+            {"clone_url", "https://example.invalid/octo/widgets.git"},
+            {"ref", "refs/heads/main"},
+            {"head_sha", fake_sha(n)}};
+  if (!delivery.empty()) j["delivery_id"] = delivery;
+  return j;
+}
+
+bool has_signal(const QueueClient& c, const std::string& member, int64_t id, const std::string& text = "") {
+  return std::any_of(c.signals().begin(), c.signals().end(), [&](const QueueSignal& s) {
+    return s.member == member && s.id == id && (text.empty() || s.text == text);
+  });
+}
+
+bool properties_changed(const QueueClient& c, const std::string& name) {
+  return std::any_of(c.signals().begin(), c.signals().end(), [&](const QueueSignal& s) {
+    return s.member == "PropertiesChanged" && ("," + s.text + ",").find("," + name + ",") != std::string::npos;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("a runner's job over the bus: enqueue, claim, heartbeat, complete", "[queued]") {
+  QueuedFixture q;
+  q.start_and_wait();
+  QueueClient client(q.address());
+  client.watch_signals();
+
+  int64_t id = 0;
+  bool created = false;
+  auto e = client.enqueue(push_spec(1, "delivery-1"), &id, &created);
+  REQUIRE_FALSE(e);
+  CHECK(created);
+  CHECK(id > 0);
+  REQUIRE(client.wait_for([&] { return has_signal(client, "JobQueued", id, "octo/widgets"); }));
+  REQUIRE(client.wait_for([&] { return properties_changed(client, "Queued"); }));
+
+  // A redelivery answers with the same job and queues nothing new.
+  int64_t again = 0;
+  REQUIRE_FALSE(client.enqueue(push_spec(99, "delivery-1"), &again, &created));
+  CHECK_FALSE(created);
+  CHECK(again == id);
+
+  uint32_t queued = 0;
+  REQUIRE_FALSE(client.count("Queued", &queued));
+  CHECK(queued == 1);
+
+  int64_t claimed = 0;
+  json job;
+  REQUIRE_FALSE(client.claim("runner-a", 30, &claimed, &job));
+  CHECK(claimed == id);
+  CHECK(job["state"] == "running");
+  CHECK(job["runner"] == "runner-a");
+  CHECK(job["head_sha"] == fake_sha(1));
+  CHECK(job["delivery_id"] == "delivery-1");
+
+  int64_t expires = 0;
+  REQUIRE_FALSE(client.heartbeat(id, "runner-a", &expires));
+  CHECK(expires >= job["lease_expires"].get<int64_t>());
+
+  // The job object is on the bus and `busctl tree` lists it.
+  std::string tree;
+  REQUIRE(run_shell("DBUS_SYSTEM_BUS_ADDRESS='" + q.address() + "' busctl --system tree org.benchbox.Queue1", &tree) == 0);
+  CHECK(tree.find("/org/benchbox/Queue1/job/" + std::to_string(id)) != std::string::npos);
+  std::string state;
+  REQUIRE(run_shell("DBUS_SYSTEM_BUS_ADDRESS='" + q.address() +
+                        "' busctl --system get-property org.benchbox.Queue1 /org/benchbox/Queue1/job/" +
+                        std::to_string(id) + " org.benchbox.Queue1.Job State",
+                    &state) == 0);
+  CHECK(state == "s \"running\"\n");
+
+  REQUIRE_FALSE(client.complete(id, "runner-a", "/var/lib/benchbox/results/1.json"));
+  REQUIRE(client.wait_for([&] { return has_signal(client, "JobFinished", id, "done"); }));
+  auto finished = std::find_if(client.signals().begin(), client.signals().end(),
+                               [&](const QueueSignal& s) { return s.member == "JobFinished"; });
+  CHECK(finished->result_path == "/var/lib/benchbox/results/1.json");
+  REQUIRE(client.wait_for([&] { return properties_changed(client, "Done"); }));
+  CHECK(client.count_signals("JobQueued", id) == 1);
+
+  json got;
+  REQUIRE_FALSE(client.get(id, &got));
+  CHECK(got["state"] == "done");
+  CHECK(got["result_path"] == "/var/lib/benchbox/results/1.json");
+  uint32_t done = 0;
+  REQUIRE_FALSE(client.count("Done", &done));
+  CHECK(done == 1);
+  std::vector<json> jobs;
+  REQUIRE_FALSE(client.list("done", 0, &jobs));
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0]["id"] == id);
+
+  // Nothing left: id 0 and an empty dict.
+  int64_t none = -1;
+  json empty;
+  REQUIRE_FALSE(client.claim("runner-a", 30, &none, &empty));
+  CHECK(none == 0);
+  CHECK(empty.empty());
+
+  // SIGTERM exits cleanly and a restart serves the same job.
+  CHECK(q.terminate() == 0);
+  q.start_and_wait();
+  QueueClient after(q.address());
+  REQUIRE_FALSE(after.get(id, &got));
+  CHECK(got["state"] == "done");
+}
+
+TEST_CASE("errors over the bus name what is wrong", "[queued]") {
+  QueuedFixture q;
+  q.start_and_wait();
+  QueueClient client(q.address());
+  int64_t id = 0;
+  bool created = false;
+
+  auto bad_sha = push_spec(1);
+  bad_sha["head_sha"] = "main";
+  auto e = client.enqueue(bad_sha, &id, &created);
+  CHECK(e.name == "org.freedesktop.DBus.Error.InvalidArgs");
+  CHECK(e.message.find("head_sha 'main'") != std::string::npos);
+
+  auto no_url = push_spec(1);
+  no_url.erase("clone_url");
+  e = client.enqueue(no_url, &id, &created);
+  CHECK(e.name == "org.freedesktop.DBus.Error.InvalidArgs");
+  CHECK(e.message.find("clone_url") != std::string::npos);
+
+  auto typo = push_spec(1);
+  typo["head_shaa"] = fake_sha(1);
+  e = client.enqueue(typo, &id, &created);
+  CHECK(e.name == "org.freedesktop.DBus.Error.InvalidArgs");
+  CHECK(e.message.find("'head_shaa'") != std::string::npos);
+
+  auto wrong_type = push_spec(1);
+  wrong_type["priority"] = "high";
+  e = client.enqueue(wrong_type, &id, &created);
+  CHECK(e.name == "org.freedesktop.DBus.Error.InvalidArgs");
+  CHECK(e.message.find("priority") != std::string::npos);
+
+  json job;
+  e = client.get(4242, &job);
+  CHECK(e.name == "org.benchbox.Error.NotFound");
+  CHECK(e.message == "no job 4242");
+
+  REQUIRE_FALSE(client.enqueue(push_spec(2), &id, &created));
+  e = client.complete(id, "runner-a", "/x");
+  CHECK(e.name == "org.benchbox.Error.Conflict");
+  CHECK(e.message.find("queued, not running") != std::string::npos);
+
+  std::vector<json> jobs;
+  e = client.list("sleeping", 0, &jobs);
+  CHECK(e.name == "org.freedesktop.DBus.Error.InvalidArgs");
+
+  e = client.claim("", 30, &id, &job);
+  CHECK(e.name == "org.freedesktop.DBus.Error.InvalidArgs");
+
+  // Cancel a running job: its runner hears Cancelled at the next heartbeat.
+  int64_t claimed = 0;
+  REQUIRE_FALSE(client.claim("runner-a", 30, &claimed, &job));
+  REQUIRE(claimed == id);
+  client.watch_signals();
+  REQUIRE_FALSE(client.cancel(id, "operator: wrong commit"));
+  REQUIRE(client.wait_for([&] { return has_signal(client, "JobFinished", id, "cancelled"); }));
+  e = client.heartbeat(id, "runner-a", nullptr);
+  CHECK(e.name == "org.benchbox.Error.Cancelled");
+  CHECK(e.message.find("operator: wrong commit") != std::string::npos);
+  e = client.cancel(id, "again");
+  CHECK(e.name == "org.benchbox.Error.Conflict");
+  CHECK(q.process().running());
+}
+
+TEST_CASE("pull request records round-trip", "[queued][pr]") {
+  QueuedFixture q;
+  q.start_and_wait();
+  QueueClient client(q.address());
+  json pr = {{"repository", "octo/widgets"}, {"number", int64_t{7}},  {"head_sha", fake_sha(7)},
+             {"head_ref", "feature"},        {"base_ref", "main"},     {"base_sha", fake_sha(1)},
+             {"state", "open"},              {"clone_url", "https://example.invalid/octo/widgets.git"}};
+  REQUIRE_FALSE(client.record_pull_request(pr));
+  pr["head_sha"] = fake_sha(8);
+  REQUIRE_FALSE(client.record_pull_request(pr));
+  json got;
+  REQUIRE_FALSE(client.get_pull_request("octo/widgets", 7, &got));
+  CHECK(got["head_sha"] == fake_sha(8));
+  CHECK(got["base_sha"] == fake_sha(1));
+  CHECK(got["state"] == "open");
+  CHECK(got["updated"].get<int64_t>() > 0);
+
+  auto e = client.get_pull_request("octo/widgets", 8, &got);
+  CHECK(e.name == "org.benchbox.Error.NotFound");
+  pr["state"] = "merged";
+  e = client.record_pull_request(pr);
+  CHECK(e.name == "org.freedesktop.DBus.Error.InvalidArgs");
+  CHECK(e.message.find("'merged'") != std::string::npos);
+}
+
+TEST_CASE("an expired lease requeues the job, then fails it after max_attempts", "[queued][lease]") {
+  QueuedFixture q("  lease_seconds: 1\n  max_attempts: 2\n");
+  q.start_and_wait();
+  QueueClient client(q.address());
+  client.watch_signals();
+  int64_t id = 0;
+  bool created = false;
+  REQUIRE_FALSE(client.enqueue(push_spec(1), &id, &created));
+  int64_t claimed = 0;
+  json job;
+  REQUIRE_FALSE(client.claim("runner-a", 0, &claimed, &job));  // 0 = queue.lease_seconds
+  REQUIRE(claimed == id);
+
+  // No heartbeat: the daemon's timer requeues it and says so.
+  REQUIRE(client.wait_for([&] { return client.count_signals("JobQueued", id) == 2; }));
+  REQUIRE_FALSE(client.get(id, &job));
+  CHECK(job["state"] == "queued");
+  CHECK(job["attempts"] == 1);
+  CHECK(job["error"].get<std::string>().find("runner-a") != std::string::npos);
+  auto e = client.heartbeat(id, "runner-a", nullptr);
+  CHECK(e.name == "org.benchbox.Error.Conflict");
+
+  REQUIRE_FALSE(client.claim("runner-b", 1, &claimed, &job));
+  REQUIRE(claimed == id);
+  REQUIRE(client.wait_for([&] { return has_signal(client, "JobFinished", id, "failed"); }));
+  REQUIRE_FALSE(client.get(id, &job));
+  CHECK(job["state"] == "failed");
+  CHECK(job["error"].get<std::string>().find("max_attempts=2") != std::string::npos);
+}
+
+TEST_CASE("a corrupt queue database stops queued with a clear message", "[queued][errors]") {
+  QueuedFixture q;
+  REQUIRE(bb::test::run_shell("mkdir -p '" + q.dir().path() + "/state' && head -c 8192 /dev/urandom > '" +
+                              q.database() + "'") == 0);
+  q.start();
+  REQUIRE(wait_until([&] { return !q.process().running(); }));
+  CHECK(q.terminate() == 1);
+  CHECK(q.log().find("cannot open the queue") != std::string::npos);
+  CHECK(q.log().find(q.database()) != std::string::npos);
+  CHECK(q.log().find("not a database") != std::string::npos);
+}

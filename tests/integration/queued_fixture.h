@@ -1,0 +1,42 @@
+// A private bus plus a benchbox-queued under test, restartable, with its
+// state in a temp dir. Shared by the queued_* integration tests.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "harness.h"
+#include "queued_client.h"
+
+namespace bb::test {
+
+class QueuedFixture {
+ public:
+  // `queue_yaml` is the body of the config's `queue:` section ("" = defaults).
+  explicit QueuedFixture(const std::string& queue_yaml = "");
+
+  // Starts the daemon (again); does not wait.
+  void start();
+  // Starts and waits until the Version property answers (ready on the bus).
+  void start_and_wait();
+  bool ready(QueueClient& client);
+  void kill_hard();
+  int terminate();
+  Process& process() { return *daemon_; }
+
+  const std::string& address() const { return bus_.address(); }
+  std::string database() const { return dir_ / "state/queue.db"; }
+  std::string config_path() const { return dir_ / "benchbox.yml"; }
+  std::string log() const { return daemon_ ? daemon_->log() : ""; }
+  TempDir& dir() { return dir_; }
+
+ private:
+  TempDir dir_;
+  PrivateBus bus_;
+  std::unique_ptr<Process> daemon_;
+};
+
+// A 40-hex commit id made from a number (unique per n).
+std::string fake_sha(uint64_t n);
+
+}  // namespace bb::test
