@@ -21,5 +21,6 @@ int cmd_jobs(const Args& args);
 int cmd_enqueue(const Args& args);
 int cmd_cancel(const Args& args);
 int cmd_report(const Args& args);
+int cmd_tune(const Args& args);
 
 }  // namespace bb::cli

@@ -38,6 +38,7 @@ const Command kCommands[] = {
     {"jobs", "jobs [list [--state S] [--limit N] [--json] | show ID]", cmd_jobs},
     {"report", "report JOB_ID [--json]       the report of a finished job", cmd_report},
     {"status", "status                       is every daemon up, and what it says", cmd_status},
+    {"tune", "tune check|verify|apply|restore [--json]  the host tuning checklist", cmd_tune},
     {"version", "version                      print the version", cmd_version},
 };
 
