@@ -25,11 +25,22 @@ struct Options {
   double confidence = 0.99;                 // interval level
   // Relative threshold per metric: a change inside ±threshold is "unchanged".
   std::map<std::string, double> thresholds = {
-      {"wall_time", 0.01}, {"cpu_time", 0.01}, {"instructions", 0.001}, {"memory", 0.01}};
+      {"wall_time", 0.01}, {"cpu_time", 0.01}, {"instructions", 0.0005}, {"memory", 0.01}};
   double default_threshold = 0.01;
   double fdr_q = 0.05;                      // Benjamini-Hochberg level over a run
+  // A regressed/improved verdict whose p-value does not clear Benjamini-
+  // Hochberg at fdr_q over the whole run is downgraded to inconclusive.
+  bool fdr_gate = true;
   uint64_t seed = 0;                        // bootstrap etc.; recorded in the result
   std::vector<model::BenchmarkKey> expected;  // benchmarks that must be present
+  // Metrics that repeat exactly (callgrind instruction counts): compared
+  // exactly when each side's samples agree within exact_tolerance (relative).
+  std::vector<std::string> deterministic_metrics = {"instructions"};
+  double exact_tolerance = 1e-4;
+  // Metrics where a larger value is better (throughput); all others: smaller is better.
+  std::vector<std::string> higher_is_better;
+
+  double threshold_for(const std::string& metric) const;
 };
 
 struct BenchmarkComparison {
@@ -49,6 +60,9 @@ struct BenchmarkComparison {
   double min_detectable = 0;   // minimum detectable relative change at these samples
   double base_median = 0, head_median = 0;
   std::string note;            // why not comparable/failed/inconclusive
+  double threshold = 0;        // the relative threshold the verdict used
+  size_t n_used = 0;           // pairs (paired) or samples used in the test
+  bool higher_is_better = false;
 };
 
 struct Comparison {
@@ -61,7 +75,21 @@ struct Comparison {
 
 Comparison compare(const model::ResultSet& base, const model::ResultSet& head, const Options& options);
 
+// One benchmark (both sides measured, status ok), without FDR: the building
+// block of compare() and of the sequential sampler.
+BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model::Benchmark& head,
+                                      const Options& options);
+
+// The three-way verdict for a ratio interval against a relative threshold
+// (regressed/improved: interval entirely beyond it; unchanged: entirely
+// inside ±threshold; else inconclusive).
+Verdict verdict_for_interval(double ci_low, double ci_high, double threshold, bool higher_is_better);
+
+// True when a benchmark regressed.
 bool any_regression(const Comparison& c);
+// True when a benchmark regressed, failed or is missing: what a CI gate
+// must not pass (a failed or missing benchmark is never a success).
+bool any_problem(const Comparison& c);
 std::string render_markdown(const Comparison& c);
 nlohmann::json to_json(const Comparison& c);
 

@@ -1,0 +1,341 @@
+// The comparison engine: pairing, the rank tests on log ratios, the
+// three-way verdict against a threshold, and the bookkeeping for benchmarks
+// that were not measured on both sides. Rendering is in render.cpp.
+#include "compare/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "stats/describe.h"
+#include "stats/fdr.h"
+#include "stats/rank_tests.h"
+
+namespace bb::compare {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// Positive finite samples (log ratios need them) with their rounds.
+struct Clean {
+  std::vector<double> values;
+  std::vector<int64_t> rounds;  // empty when the benchmark has none (or a mismatch)
+  size_t dropped = 0;
+};
+
+Clean clean(const model::Benchmark& b) {
+  Clean c;
+  const bool have_rounds = !b.rounds.empty() && b.rounds.size() == b.samples.size();
+  for (size_t i = 0; i < b.samples.size(); ++i) {
+    const double x = b.samples[i];
+    if (!std::isfinite(x) || x <= 0) {
+      ++c.dropped;
+      continue;
+    }
+    c.values.push_back(x);
+    if (have_rounds) c.rounds.push_back(b.rounds[i]);
+  }
+  return c;
+}
+
+// Pairs of (base, head) samples that ran in the same round. Empty when the
+// rounds are missing, not unique on a side, or match too few samples to be
+// worth pairing (then the unpaired test is the honest one).
+std::vector<std::pair<double, double>> pair_by_round(const Clean& base, const Clean& head) {
+  std::vector<std::pair<double, double>> pairs;
+  if (base.rounds.empty() || head.rounds.empty()) return pairs;
+  std::map<int64_t, double> base_by_round;
+  for (size_t i = 0; i < base.values.size(); ++i)
+    if (!base_by_round.emplace(base.rounds[i], base.values[i]).second) return {};
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < head.values.size(); ++i) {
+    if (!seen.insert(head.rounds[i]).second) return {};
+    auto it = base_by_round.find(head.rounds[i]);
+    if (it != base_by_round.end()) pairs.emplace_back(it->second, head.values[i]);
+  }
+  const size_t smaller = std::min(base.values.size(), head.values.size());
+  if (pairs.size() < 2 || double(pairs.size()) < 0.8 * double(smaller)) return {};
+  return pairs;
+}
+
+double relative_spread(const std::vector<double>& v, double med) {
+  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return med > 0 ? (*hi - *lo) / med : kInf;
+}
+
+std::vector<double> logs(const std::vector<double>& v) {
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (double x : v) out.push_back(std::log(x));
+  return out;
+}
+
+// Smallest true change that would be called a regression with 80 % power:
+// the estimate must clear threshold + half the interval, and its standard
+// error is the half-width over z(1 - alpha/2).
+double min_detectable(double ci_low, double ci_high, double threshold, double confidence) {
+  if (!(ci_low > 0) || !std::isfinite(ci_high)) return kInf;
+  const double half = (std::log(ci_high) - std::log(ci_low)) / 2;
+  const double z = stats::normal_quantile(1 - (1 - confidence) / 2);
+  const double se = z > 0 ? half / z : 0;
+  return std::exp(std::log1p(threshold) + half + stats::normal_quantile(0.8) * se) - 1;
+}
+
+BenchmarkComparison unmeasured(const model::BenchmarkKey& key, Verdict v, std::string note) {
+  BenchmarkComparison row;
+  row.key = key;
+  row.verdict = v;
+  row.note = std::move(note);
+  row.method = "";
+  row.p_value = row.p_adjusted = std::nan("");
+  row.ratio = row.ci_low = row.ci_high = std::nan("");
+  row.base_median = row.head_median = std::nan("");
+  row.noise = row.min_detectable = std::nan("");
+  return row;
+}
+
+bool has_test(const BenchmarkComparison& r) {
+  switch (r.verdict) {
+    case Verdict::improved:
+    case Verdict::regressed:
+    case Verdict::unchanged:
+    case Verdict::inconclusive: return !std::isnan(r.p_value);
+    default: return false;
+  }
+}
+
+}  // namespace
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::improved: return "improved";
+    case Verdict::regressed: return "regressed";
+    case Verdict::unchanged: return "unchanged";
+    case Verdict::inconclusive: return "inconclusive";
+    case Verdict::added: return "new";
+    case Verdict::removed: return "removed";
+    case Verdict::skipped: return "skipped";
+    case Verdict::failed: return "failed";
+    case Verdict::missing: return "missing";
+    case Verdict::not_comparable: return "not comparable";
+  }
+  return "inconclusive";
+}
+
+double Options::threshold_for(const std::string& metric) const {
+  auto it = thresholds.find(metric);
+  return it == thresholds.end() ? default_threshold : it->second;
+}
+
+Verdict verdict_for_interval(double ci_low, double ci_high, double threshold, bool higher_is_better) {
+  if (std::isnan(ci_low) || std::isnan(ci_high)) return Verdict::inconclusive;
+  const double up = 1 + threshold, down = 1 - threshold;
+  if (ci_low > up) return higher_is_better ? Verdict::improved : Verdict::regressed;
+  if (ci_high < down) return higher_is_better ? Verdict::regressed : Verdict::improved;
+  if (ci_low >= down && ci_high <= up) return Verdict::unchanged;
+  return Verdict::inconclusive;
+}
+
+BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model::Benchmark& head,
+                                      const Options& options) {
+  BenchmarkComparison row;
+  row.key = head.key;
+  row.unit = head.unit;
+  row.n_base = base.samples.size();
+  row.n_head = head.samples.size();
+  row.threshold = options.threshold_for(head.key.metric);
+  row.higher_is_better = contains(options.higher_is_better, head.key.metric);
+  row.p_value = row.p_adjusted = std::nan("");
+
+  if (base.unit != head.unit) {
+    row.verdict = Verdict::not_comparable;
+    row.note = "unit differs: base " + base.unit + ", head " + head.unit;
+    return row;
+  }
+  if (base.summary_only || head.summary_only) {
+    auto med = [](const model::Benchmark& b) {
+      auto it = b.summary.find("median");
+      return it != b.summary.end() ? it->second : std::nan("");
+    };
+    row.base_median = med(base);
+    row.head_median = med(head);
+    row.ratio = row.head_median / row.base_median;
+    row.ci_low = -kInf;
+    row.ci_high = kInf;
+    row.min_detectable = kInf;
+    row.verdict = Verdict::inconclusive;
+    row.note = "the harness reported summaries only: no raw samples to test";
+    return row;
+  }
+
+  const Clean b = clean(base), h = clean(head);
+  if (b.dropped + h.dropped > 0)
+    row.note = std::to_string(b.dropped + h.dropped) + " non-positive or non-finite samples ignored";
+  if (b.values.empty() || h.values.empty()) {
+    row.verdict = Verdict::inconclusive;
+    row.ci_low = -kInf;
+    row.ci_high = kInf;
+    row.min_detectable = kInf;
+    row.ratio = std::nan("");
+    row.note = b.values.empty() ? "no valid samples on base" : "no valid samples on head";
+    return row;
+  }
+  row.base_median = stats::median(b.values);
+  row.head_median = stats::median(h.values);
+
+  const double spread_b = relative_spread(b.values, row.base_median);
+  const double spread_h = relative_spread(h.values, row.head_median);
+  if (contains(options.deterministic_metrics, head.key.metric) && spread_b <= options.exact_tolerance &&
+      spread_h <= options.exact_tolerance) {
+    // Deterministic counts: the ranges say everything there is to say.
+    auto [bmin, bmax] = std::minmax_element(b.values.begin(), b.values.end());
+    auto [hmin, hmax] = std::minmax_element(h.values.begin(), h.values.end());
+    row.method = "exact";
+    row.n_used = std::min(b.values.size(), h.values.size());
+    row.ratio = row.head_median / row.base_median;
+    row.ci_low = *hmin / *bmax;
+    row.ci_high = *hmax / *bmin;
+    row.p_value = (row.ci_low > 1 || row.ci_high < 1) ? 0.0 : 1.0;
+    row.noise = std::max(spread_b, spread_h);
+    row.min_detectable = row.threshold + spread_b + spread_h;
+    row.verdict = verdict_for_interval(row.ci_low, row.ci_high, row.threshold, row.higher_is_better);
+    return row;
+  }
+
+  stats::RankTest test;
+  const auto pairs = pair_by_round(b, h);
+  if (!pairs.empty()) {
+    std::vector<double> d;
+    d.reserve(pairs.size());
+    for (auto [x, y] : pairs) d.push_back(std::log(y) - std::log(x));
+    test = stats::signed_rank_test(d, options.confidence);
+    row.paired = true;
+    row.method = "wilcoxon-signed-rank";
+    row.n_used = pairs.size();
+    row.noise = stats::mad(d);
+  } else {
+    const auto lb = logs(b.values), lh = logs(h.values);
+    test = stats::mann_whitney_test(lh, lb, options.confidence);
+    row.method = "mann-whitney";
+    row.n_used = b.values.size() + h.values.size();
+    const double mb = stats::mad(lb), mh = stats::mad(lh);
+    row.noise = std::sqrt((mb * mb + mh * mh) / 2);
+  }
+  row.noise = std::expm1(row.noise);
+  row.ratio = std::exp(test.estimate);
+  row.ci_low = std::exp(test.ci_low);
+  row.ci_high = std::exp(test.ci_high);
+  row.p_value = test.p_value;
+  row.min_detectable = min_detectable(row.ci_low, row.ci_high, row.threshold, options.confidence);
+  row.verdict = verdict_for_interval(row.ci_low, row.ci_high, row.threshold, row.higher_is_better);
+  if (!std::isfinite(test.ci_low) || !std::isfinite(test.ci_high)) {
+    if (!row.note.empty()) row.note += "; ";
+    row.note += "too few samples for a " + std::to_string(int(std::lround(options.confidence * 100))) +
+                " % interval";
+  }
+  return row;
+}
+
+Comparison compare(const model::ResultSet& base, const model::ResultSet& head, const Options& options) {
+  Comparison c;
+  c.repository = head.repository.empty() ? base.repository : head.repository;
+  c.base_commit = base.commit;
+  c.head_commit = head.commit;
+  c.seed = options.seed;
+  c.confidence = options.confidence;
+
+  std::string incomparable;
+  if (!base.environment_key.empty() && !head.environment_key.empty() &&
+      base.environment_key != head.environment_key)
+    incomparable = "environment differs: base " + base.environment_key + ", head " + head.environment_key;
+  else if (!base.machine_fingerprint.empty() && !head.machine_fingerprint.empty() &&
+           base.machine_fingerprint != head.machine_fingerprint)
+    incomparable = "machine fingerprint differs";
+
+  std::map<model::BenchmarkKey, const model::Benchmark*> base_by_key, head_by_key;
+  for (const auto& bm : base.benchmarks) base_by_key.emplace(bm.key, &bm);  // first one wins
+  for (const auto& bm : head.benchmarks) head_by_key.emplace(bm.key, &bm);
+  const std::set<model::BenchmarkKey> expected(options.expected.begin(), options.expected.end());
+
+  std::set<model::BenchmarkKey> done;
+  for (const auto& hb : head.benchmarks) {
+    if (!done.insert(hb.key).second) continue;
+    auto it = base_by_key.find(hb.key);
+    const model::Benchmark* bb = it == base_by_key.end() ? nullptr : it->second;
+    BenchmarkComparison row;
+    if (hb.status == model::BenchmarkStatus::failed) {
+      row = unmeasured(hb.key, Verdict::failed, hb.reason.empty() ? "failed on head" : hb.reason);
+    } else if (hb.status == model::BenchmarkStatus::skipped) {
+      row = unmeasured(hb.key, Verdict::skipped, hb.reason);
+    } else if (!bb) {
+      row = unmeasured(hb.key, Verdict::added, "");
+      row.n_head = hb.samples.size();
+      row.head_median = stats::median(stats::finite_only(hb.samples));
+    } else if (bb->status == model::BenchmarkStatus::failed) {
+      row = unmeasured(hb.key, Verdict::failed,
+                       "failed on base" + (bb->reason.empty() ? std::string() : ": " + bb->reason));
+    } else if (bb->status == model::BenchmarkStatus::skipped) {
+      row = unmeasured(hb.key, Verdict::skipped,
+                       "skipped on base" + (bb->reason.empty() ? std::string() : ": " + bb->reason));
+    } else if (!incomparable.empty()) {
+      row = unmeasured(hb.key, Verdict::not_comparable, incomparable);
+    } else {
+      row = compare_benchmark(*bb, hb, options);
+    }
+    if (row.unit.empty()) row.unit = hb.unit;
+    c.rows.push_back(std::move(row));
+  }
+  for (const auto& bm : base.benchmarks) {
+    if (!done.insert(bm.key).second) continue;
+    Verdict v = expected.count(bm.key) ? Verdict::missing : Verdict::removed;
+    auto row = unmeasured(bm.key, v, v == Verdict::missing ? "expected but absent on head" : "");
+    row.unit = bm.unit;
+    row.n_base = bm.samples.size();
+    row.base_median = stats::median(stats::finite_only(bm.samples));
+    c.rows.push_back(std::move(row));
+  }
+  for (const auto& key : options.expected) {
+    if (!done.insert(key).second) continue;
+    c.rows.push_back(unmeasured(key, Verdict::missing, "expected but absent on both sides"));
+  }
+
+  // Benjamini-Hochberg over every benchmark that was tested.
+  std::vector<double> p;
+  std::vector<size_t> tested;
+  for (size_t i = 0; i < c.rows.size(); ++i)
+    if (has_test(c.rows[i])) {
+      tested.push_back(i);
+      p.push_back(c.rows[i].p_value);
+    }
+  const std::vector<double> adjusted = stats::benjamini_hochberg(p);
+  for (size_t k = 0; k < tested.size(); ++k) {
+    auto& row = c.rows[tested[k]];
+    row.p_adjusted = adjusted[k];
+    row.fdr_significant = adjusted[k] <= options.fdr_q;
+    if (options.fdr_gate && !row.fdr_significant &&
+        (row.verdict == Verdict::regressed || row.verdict == Verdict::improved)) {
+      row.verdict = Verdict::inconclusive;
+      if (!row.note.empty()) row.note += "; ";
+      row.note += "did not clear the false-discovery-rate control";
+    }
+  }
+  return c;
+}
+
+bool any_regression(const Comparison& c) {
+  return std::any_of(c.rows.begin(), c.rows.end(), [](const auto& r) { return r.verdict == Verdict::regressed; });
+}
+
+bool any_problem(const Comparison& c) {
+  return std::any_of(c.rows.begin(), c.rows.end(), [](const auto& r) {
+    return r.verdict == Verdict::regressed || r.verdict == Verdict::failed || r.verdict == Verdict::missing;
+  });
+}
+
+}  // namespace bb::compare

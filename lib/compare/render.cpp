@@ -1,0 +1,212 @@
+// Rendering a Comparison: the Markdown a maintainer reads in a pull-request
+// comment, and the JSON machines read. Regressions come first, because that
+// is what a reader looks for.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "compare/compare.h"
+
+namespace bb::compare {
+
+namespace {
+
+// Display order: what needs attention first.
+int severity(Verdict v) {
+  switch (v) {
+    case Verdict::regressed: return 0;
+    case Verdict::failed: return 1;
+    case Verdict::missing: return 2;
+    case Verdict::improved: return 3;
+    case Verdict::inconclusive: return 4;
+    case Verdict::not_comparable: return 5;
+    case Verdict::added: return 6;
+    case Verdict::removed: return 7;
+    case Verdict::skipped: return 8;
+    case Verdict::unchanged: return 9;
+  }
+  return 10;
+}
+
+std::string fmt(const char* format, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, x);
+  return buf;
+}
+
+std::string format_value(double v, const std::string& unit) {
+  if (!std::isfinite(v)) return "–";
+  const double a = std::fabs(v);
+  if (unit == "s") {
+    if (a >= 1) return fmt("%.4g s", v);
+    if (a >= 1e-3) return fmt("%.4g ms", v * 1e3);
+    if (a >= 1e-6) return fmt("%.4g µs", v * 1e6);
+    return fmt("%.4g ns", v * 1e9);
+  }
+  if (unit == "bytes") {
+    if (a >= 1024.0 * 1024 * 1024) return fmt("%.4g GiB", v / (1024.0 * 1024 * 1024));
+    if (a >= 1024.0 * 1024) return fmt("%.4g MiB", v / (1024.0 * 1024));
+    if (a >= 1024.0) return fmt("%.4g KiB", v / 1024.0);
+    return fmt("%.0f B", v);
+  }
+  if (unit == "count") {
+    // Counts are compared to 0.01 %: show enough digits to see that.
+    if (a >= 1e9) return fmt("%.7g G", v / 1e9);
+    if (a >= 1e6) return fmt("%.7g M", v / 1e6);
+    if (a >= 1e3) return fmt("%.7g k", v / 1e3);
+    return fmt("%.7g", v);
+  }
+  return fmt("%.4g", v) + (unit.empty() ? "" : " " + unit);
+}
+
+// Relative changes with as many decimals as the threshold needs.
+std::string format_change(double ratio, double threshold) {
+  if (!std::isfinite(ratio)) return "–";
+  const char* f = threshold < 0.002 ? "%+.3f %%" : (threshold < 0.02 ? "%+.1f %%" : "%+.0f %%");
+  return fmt(f, (ratio - 1) * 100);
+}
+
+std::string change_cell(const BenchmarkComparison& r) {
+  if (!std::isfinite(r.ratio)) return "–";
+  std::string s = format_change(r.ratio, r.threshold);
+  if (r.verdict == Verdict::regressed || r.verdict == Verdict::improved) s = "**" + s + "**";
+  if (std::isfinite(r.ci_low) && std::isfinite(r.ci_high) && r.ci_low > 0)
+    s += " (" + format_change(r.ci_low, r.threshold) + " … " + format_change(r.ci_high, r.threshold) + ")";
+  else if (r.method != "")
+    s += " (interval unbounded)";
+  return s;
+}
+
+std::string verdict_cell(Verdict v) {
+  switch (v) {
+    case Verdict::regressed: return "🔴 **regressed**";
+    case Verdict::failed: return "❌ **failed**";
+    case Verdict::missing: return "❌ **missing**";
+    case Verdict::improved: return "🟢 improved";
+    case Verdict::inconclusive: return "❔ inconclusive";
+    default: return to_string(v);
+  }
+}
+
+std::string percent_or_dash(double x, int decimals) {
+  if (!std::isfinite(x)) return "–";
+  return fmt(decimals == 1 ? "%.1f %%" : "%.3f %%", x * 100);
+}
+
+nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+std::string render_markdown(const Comparison& c) {
+  std::vector<const BenchmarkComparison*> rows;
+  for (const auto& r : c.rows) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) {
+    if (severity(a->verdict) != severity(b->verdict)) return severity(a->verdict) < severity(b->verdict);
+    return a->key.to_string() < b->key.to_string();
+  });
+
+  std::ostringstream out;
+  auto short_sha = [](const std::string& s) { return s.substr(0, 10); };
+  out << "### benchbox: `" << (c.base_commit.empty() ? "base" : short_sha(c.base_commit)) << "` → `"
+      << (c.head_commit.empty() ? "head" : short_sha(c.head_commit)) << "`\n\n";
+
+  std::map<int, std::pair<Verdict, int>> counts;
+  for (const auto& r : c.rows) {
+    auto& e = counts[severity(r.verdict)];
+    e.first = r.verdict;
+    ++e.second;
+  }
+  bool first = true;
+  for (const auto& [sev, e] : counts) {
+    out << (first ? "" : " · ");
+    const bool bad = e.first == Verdict::regressed || e.first == Verdict::failed || e.first == Verdict::missing;
+    out << (bad ? "**" : "") << e.second << " " << to_string(e.first) << (bad ? "**" : "");
+    first = false;
+  }
+  if (c.rows.empty()) out << "no benchmarks";
+  out << "\n\n";
+
+  const int level = int(std::lround(c.confidence * 100));
+  out << "| benchmark | base | head | change (" << level << " % CI) | verdict | noise | min. detectable |\n";
+  out << "|:--|--:|--:|:--|:--|--:|--:|\n";
+  for (const auto* r : rows) {
+    const bool fine = r->threshold > 0 && r->threshold < 0.002;
+    out << "| `" << r->key.to_string() << "` | " << format_value(r->base_median, r->unit) << " | "
+        << format_value(r->head_median, r->unit) << " | " << change_cell(*r) << " | " << verdict_cell(r->verdict)
+        << " | " << (r->method.empty() ? "–" : "±" + percent_or_dash(r->noise, fine ? 3 : 1)) << " | "
+        << (r->method.empty() ? "–" : percent_or_dash(r->min_detectable, fine ? 3 : 1)) << " |\n";
+  }
+
+  std::ostringstream notes;
+  for (const auto* r : rows)
+    if (!r->note.empty()) notes << "- `" << r->key.to_string() << "`: " << r->note << "\n";
+  if (!notes.str().empty()) out << "\n" << notes.str();
+
+  size_t tested = 0, cleared = 0;
+  for (const auto& r : c.rows)
+    if (!std::isnan(r.p_adjusted)) {
+      ++tested;
+      cleared += r.fdr_significant;
+    }
+  out << "\n<details><summary>How to read this</summary>\n\n"
+      << "Change is the Hodges-Lehmann estimate of head/base with its " << level
+      << " % confidence interval: Wilcoxon signed-rank on the log ratios of base and head runs that ran "
+         "adjacent (interleaved rounds), Mann-Whitney where runs were not paired, exact comparison for "
+         "deterministic counts. A benchmark regressed or improved when the whole interval lies beyond the "
+         "threshold, is unchanged when it lies inside ±threshold, and is inconclusive otherwise. Noise is the "
+         "robust spread (MAD) of one measurement; min. detectable is the change that would be caught 80 % of "
+         "the time with these samples. Benjamini-Hochberg false-discovery control: "
+      << cleared << " of " << tested << " tested benchmarks cleared it. Seed " << c.seed << ".\n\n";
+  out << "| benchmark | method | n base | n head | p | p (BH) | threshold |\n|:--|:--|--:|--:|--:|--:|--:|\n";
+  for (const auto* r : rows) {
+    if (r->method.empty()) continue;
+    out << "| `" << r->key.to_string() << "` | " << r->method << (r->paired ? " (paired)" : "") << " | "
+        << r->n_base << " | " << r->n_head << " | " << fmt("%.3g", r->p_value) << " | "
+        << fmt("%.3g", r->p_adjusted) << " | ±" << percent_or_dash(r->threshold, r->threshold < 0.002 ? 3 : 1)
+        << " |\n";
+  }
+  out << "\n</details>\n";
+  return out.str();
+}
+
+nlohmann::json to_json(const Comparison& c) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : c.rows) {
+    rows.push_back({
+        {"key", model::to_json(r.key)},
+        {"id", r.key.to_string()},
+        {"verdict", to_string(r.verdict)},
+        {"unit", r.unit},
+        {"ratio", number(r.ratio)},
+        {"ci_low", number(r.ci_low)},
+        {"ci_high", number(r.ci_high)},
+        {"p_value", number(r.p_value)},
+        {"p_adjusted", number(r.p_adjusted)},
+        {"fdr_significant", r.fdr_significant},
+        {"n_base", r.n_base},
+        {"n_head", r.n_head},
+        {"n_used", r.n_used},
+        {"paired", r.paired},
+        {"method", r.method},
+        {"noise", number(r.noise)},
+        {"min_detectable", number(r.min_detectable)},
+        {"base_median", number(r.base_median)},
+        {"head_median", number(r.head_median)},
+        {"threshold", r.threshold},
+        {"higher_is_better", r.higher_is_better},
+        {"note", r.note},
+    });
+  }
+  return {{"schema", "benchbox.comparison/1"},
+          {"repository", c.repository},
+          {"base_commit", c.base_commit},
+          {"head_commit", c.head_commit},
+          {"seed", c.seed},
+          {"confidence", c.confidence},
+          {"regressed", any_regression(c)},
+          {"rows", rows}};
+}
+
+}  // namespace bb::compare

@@ -1,0 +1,273 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "compare/compare.h"
+#include "stats/rng.h"
+
+using namespace bb;
+using compare::Verdict;
+
+namespace {
+
+model::Benchmark bench(const std::string& name, std::vector<double> samples, bool with_rounds = true,
+                       const std::string& metric = "wall_time") {
+  model::Benchmark b;
+  b.key.suite = "s";
+  b.key.name = name;
+  b.key.metric = metric;
+  b.unit = metric == "instructions" ? "count" : "s";
+  if (with_rounds)
+    for (size_t i = 0; i < samples.size(); ++i) b.rounds.push_back(int64_t(i));
+  b.samples = std::move(samples);
+  return b;
+}
+
+// n interleaved rounds: a shared per-round host state (the two-state flip
+// this machine shows, 18 % apart), per-run noise, and head slower by `effect`.
+std::pair<model::Benchmark, model::Benchmark> simulated_pair(stats::Rng& rng, size_t n, double effect,
+                                                            double noise, const std::string& name = "b") {
+  std::vector<double> base, head;
+  for (size_t i = 0; i < n; ++i) {
+    const double state = rng.uniform() < 0.3 ? 1.18 : 1.0;
+    base.push_back(0.08 * state * std::exp(noise * rng.normal()));
+    head.push_back(0.08 * (1 + effect) * state * std::exp(noise * rng.normal()));
+  }
+  return {bench(name, base), bench(name, head)};
+}
+
+model::ResultSet set_of(std::vector<model::Benchmark> b, const std::string& commit) {
+  model::ResultSet rs;
+  rs.repository = "o/r";
+  rs.commit = commit;
+  rs.benchmarks = std::move(b);
+  return rs;
+}
+
+const compare::BenchmarkComparison& row(const compare::Comparison& c, const std::string& name) {
+  for (const auto& r : c.rows)
+    if (r.key.name == name) return r;
+  FAIL("no row " << name);
+  return c.rows.front();
+}
+
+}  // namespace
+
+TEST_CASE("a 5 % regression in paired interleaved runs is found, with an interval around it") {
+  stats::Rng rng(1);
+  auto [b, h] = simulated_pair(rng, 30, 0.05, 0.01);
+  const auto c = compare::compare(set_of({b}, "aaa"), set_of({h}, "bbb"), {});
+  const auto& r = c.rows.at(0);
+  CHECK(r.verdict == Verdict::regressed);
+  CHECK(r.paired);
+  CHECK(r.method == "wilcoxon-signed-rank");
+  CHECK(r.ci_low < 1.05);
+  CHECK(r.ci_high > 1.05);
+  CHECK(r.ratio == Approx(1.05).epsilon(0.01));
+  CHECK(r.n_used == 30);
+  CHECK(r.noise > 0.005);
+  CHECK(r.noise < 0.03);
+  CHECK(r.min_detectable > 0.01);
+  CHECK(r.min_detectable < 0.05);
+  CHECK(compare::any_regression(c));
+  CHECK(compare::any_problem(c));
+  CHECK(c.base_commit == "aaa");
+}
+
+TEST_CASE("improvement and equivalence") {
+  stats::Rng rng(2);
+  auto [b1, h1] = simulated_pair(rng, 40, -0.05, 0.005, "faster");
+  auto [b2, h2] = simulated_pair(rng, 40, 0.0, 0.002, "same");
+  const auto c = compare::compare(set_of({b1, b2}, "a"), set_of({h1, h2}, "b"), {});
+  CHECK(row(c, "faster").verdict == Verdict::improved);
+  CHECK(row(c, "same").verdict == Verdict::unchanged);
+  CHECK_FALSE(compare::any_regression(c));
+}
+
+TEST_CASE("without matching rounds the unpaired test is used") {
+  stats::Rng rng(3);
+  auto [b, h] = simulated_pair(rng, 30, 0.05, 0.01);
+  SECTION("no rounds") {
+    b.rounds.clear();
+    const auto r = compare::compare_benchmark(b, h, {});
+    CHECK_FALSE(r.paired);
+    CHECK(r.method == "mann-whitney");
+  }
+  SECTION("rounds that do not match") {
+    for (auto& x : h.rounds) x += 1000;
+    CHECK_FALSE(compare::compare_benchmark(b, h, {}).paired);
+  }
+  SECTION("duplicate rounds") {
+    b.rounds[1] = b.rounds[0];
+    CHECK_FALSE(compare::compare_benchmark(b, h, {}).paired);
+  }
+}
+
+TEST_CASE("instruction counts are compared exactly") {
+  auto base = bench("i", {1000000, 1000000, 1000000}, true, "instructions");
+  auto same = bench("i", {1000000, 1000000, 1000000}, true, "instructions");
+  auto up = bench("i", {1001000, 1001000, 1001000}, true, "instructions");  // +0.1 %
+  compare::Options o;
+  CHECK(compare::compare_benchmark(base, same, o).verdict == Verdict::unchanged);
+  const auto r = compare::compare_benchmark(base, up, o);
+  CHECK(r.method == "exact");
+  CHECK(r.verdict == Verdict::regressed);
+  CHECK(r.ratio == Approx(1.001));
+  // One run a side is enough.
+  CHECK(compare::compare_benchmark(bench("i", {5e6}, false, "instructions"),
+                                   bench("i", {5.005e6}, false, "instructions"), o)
+            .verdict == Verdict::regressed);
+  // Counts that do vary are tested statistically instead.
+  auto noisy = bench("i", {1000000, 1010000, 990000}, true, "instructions");
+  CHECK(compare::compare_benchmark(base, noisy, o).method != "exact");
+}
+
+TEST_CASE("benchmarks not measured on both sides") {
+  stats::Rng rng(4);
+  auto [b, h] = simulated_pair(rng, 20, 0, 0.01, "both");
+  auto failed = bench("failed", {});
+  failed.status = model::BenchmarkStatus::failed;
+  failed.reason = "exit status 3";
+  auto skipped = bench("skipped", {});
+  skipped.status = model::BenchmarkStatus::skipped;
+  skipped.reason = "needs a GPU";
+  auto base_failed_b = bench("base-failed", {1, 1});
+  base_failed_b.status = model::BenchmarkStatus::failed;
+  compare::Options o;
+  model::BenchmarkKey expected_key = bench("expected", {}).key;
+  o.expected = {expected_key, bench("gone", {}).key};
+  const auto c = compare::compare(
+      set_of({b, bench("gone", {1, 2}), bench("old", {1, 2}), bench("skipped", {1}), base_failed_b}, "a"),
+      set_of({h, bench("new", {1, 2}), failed, skipped, bench("base-failed", {1, 2})}, "b"), o);
+  CHECK(row(c, "new").verdict == Verdict::added);
+  CHECK(row(c, "old").verdict == Verdict::removed);
+  CHECK(row(c, "gone").verdict == Verdict::missing);
+  CHECK(row(c, "expected").verdict == Verdict::missing);
+  CHECK(row(c, "failed").verdict == Verdict::failed);
+  CHECK(row(c, "failed").note == "exit status 3");
+  CHECK(row(c, "skipped").verdict == Verdict::skipped);
+  CHECK(row(c, "base-failed").verdict == Verdict::failed);
+  CHECK_FALSE(compare::any_regression(c));
+  CHECK(compare::any_problem(c));  // failed and missing are never a success
+}
+
+TEST_CASE("different environments or units are not comparable") {
+  stats::Rng rng(5);
+  auto [b, h] = simulated_pair(rng, 20, 0.2, 0.01);
+  auto bs = set_of({b}, "a"), hs = set_of({h}, "b");
+  bs.environment_key = "py3.11";
+  hs.environment_key = "py3.12";
+  CHECK(compare::compare(bs, hs, {}).rows.at(0).verdict == Verdict::not_comparable);
+  hs.environment_key = "py3.11";
+  hs.benchmarks[0].unit = "bytes";
+  CHECK(compare::compare(bs, hs, {}).rows.at(0).verdict == Verdict::not_comparable);
+}
+
+TEST_CASE("degenerate samples") {
+  const double nan = std::nan("");
+  compare::Options o;
+  SECTION("one sample a side") {
+    const auto r = compare::compare_benchmark(bench("x", {1.0}), bench("x", {2.0}), o);
+    CHECK(r.verdict == Verdict::inconclusive);
+    CHECK(r.ratio == Approx(2.0));
+    CHECK(std::isinf(r.ci_high));
+    CHECK(std::isinf(r.min_detectable));
+  }
+  SECTION("all equal") {
+    const auto r = compare::compare_benchmark(bench("x", {3, 3, 3, 3}), bench("x", {3, 3, 3, 3}), o);
+    CHECK(r.verdict == Verdict::unchanged);
+    CHECK(r.ratio == 1);
+  }
+  SECTION("NaN, zero and negative samples are ignored and noted") {
+    const auto r = compare::compare_benchmark(bench("x", {nan, 0, -1}), bench("x", {1, 2, 3}), o);
+    CHECK(r.verdict == Verdict::inconclusive);
+    CHECK(r.note.find("no valid samples on base") != std::string::npos);
+  }
+  SECTION("huge values") {
+    const auto r = compare::compare_benchmark(bench("x", {1e300, 1.1e300, 0.9e300, 1e300, 1.05e300}),
+                                              bench("x", {1e300, 1.1e300, 0.9e300, 1e300, 1.05e300}), o);
+    CHECK(std::isfinite(r.ratio));
+  }
+  SECTION("summary only") {
+    auto b = bench("x", {}), h = bench("x", {});
+    b.summary_only = h.summary_only = true;
+    b.summary["median"] = 1;
+    h.summary["median"] = 1.5;
+    const auto r = compare::compare_benchmark(b, h, o);
+    CHECK(r.verdict == Verdict::inconclusive);
+    CHECK(r.ratio == Approx(1.5));
+  }
+}
+
+TEST_CASE("false-discovery control across a suite") {
+  // 40 benchmarks; one clear regression, the rest A/A. A verdict must clear BH.
+  stats::Rng rng(6);
+  std::vector<model::Benchmark> bs, hs;
+  for (int i = 0; i < 40; ++i) {
+    auto [b, h] = simulated_pair(rng, 25, i == 0 ? 0.08 : 0.0, 0.01, "b" + std::to_string(i));
+    bs.push_back(b);
+    hs.push_back(h);
+  }
+  compare::Options o;
+  o.thresholds["wall_time"] = 0;  // most sensitive setting: every nonzero effect counts
+  const auto c = compare::compare(set_of(bs, "a"), set_of(hs, "b"), o);
+  CHECK(row(c, "b0").verdict == Verdict::regressed);
+  CHECK(row(c, "b0").fdr_significant);
+  for (const auto& r : c.rows) {
+    CHECK(r.p_adjusted >= r.p_value);
+    if (r.verdict == Verdict::regressed || r.verdict == Verdict::improved) CHECK(r.fdr_significant);
+  }
+}
+
+TEST_CASE("A/A false-positive rate stays within its bound over thousands of simulated trials") {
+  // Paired log-normal noise plus the two-state host flip; at the most
+  // sensitive threshold (0) a 99 % interval must exclude 1 upward in at most
+  // ~0.5 % of A/A trials. 3000 trials: expect 15, allow up to 30.
+  stats::Rng rng(7);
+  compare::Options o;
+  o.thresholds["wall_time"] = 0;
+  int regressed = 0, detected = 0;
+  const int trials = 3000;
+  for (int t = 0; t < trials; ++t) {
+    auto [b, h] = simulated_pair(rng, 20, 0.0, 0.02);
+    regressed += compare::compare_benchmark(b, h, o).verdict == Verdict::regressed;
+  }
+  CHECK(regressed <= 30);
+  for (int t = 0; t < 300; ++t) {
+    auto [b, h] = simulated_pair(rng, 20, 0.05, 0.02);
+    detected += compare::compare_benchmark(b, h, o).verdict == Verdict::regressed;
+  }
+  CHECK(detected >= 290);
+}
+
+TEST_CASE("Markdown and JSON renderings") {
+  stats::Rng rng(8);
+  auto [b1, h1] = simulated_pair(rng, 30, 0.05, 0.01, "slow");
+  auto [b2, h2] = simulated_pair(rng, 30, 0.0, 0.002, "same");
+  compare::Options o;
+  o.seed = 42;
+  const auto c = compare::compare(set_of({b2, b1}, "0123456789abcdef"), set_of({h2, h1}, "fedcba9876543210"), o);
+  const std::string md = compare::render_markdown(c);
+  CHECK(md.find("`0123456789` → `fedcba9876`") != std::string::npos);
+  CHECK(md.find("| benchmark | base | head | change (99 % CI) | verdict | noise | min. detectable |") !=
+        std::string::npos);
+  // The regression is listed before the unchanged benchmark, whatever the input order.
+  CHECK(md.find("`s/slow:wall_time`") < md.find("`s/same:wall_time`"));
+  CHECK(md.find("**regressed**") != std::string::npos);
+  CHECK(md.find(" ms | ") != std::string::npos);
+  CHECK(md.find("Seed 42") != std::string::npos);
+
+  const auto j = compare::to_json(c);
+  CHECK(j["schema"] == "benchbox.comparison/1");
+  CHECK(j["regressed"] == true);
+  CHECK(j["seed"] == 42);
+  CHECK(j["rows"].size() == 2);
+  CHECK(j["rows"][1]["verdict"] == "regressed");
+  CHECK(j["rows"][1]["id"] == "s/slow:wall_time");
+  CHECK(j["rows"][1]["paired"] == true);
+  // Infinite or undefined numbers become null, never invalid JSON.
+  const auto one = compare::compare(set_of({bench("x", {1.0})}, "a"), set_of({bench("x", {2.0})}, "b"), {});
+  const auto j1 = compare::to_json(one);
+  CHECK(j1["rows"][0]["ci_high"].is_null());
+  CHECK_NOTHROW(j1.dump());
+}
