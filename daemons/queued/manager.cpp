@@ -76,8 +76,11 @@ void Manager::expire_leases() {
 Error Manager::log_failure(const char* action, int64_t id, const Error& error) {
   // Refusals (wrong state, bad input) are the caller's business; failures
   // of the store itself are ours and go to the journal.
-  if (error.code == Errc::io || error.code == Errc::internal || error.code == Errc::parse)
+  if (error.code != Errc::io && error.code != Errc::internal && error.code != Errc::parse) return error;
+  if (id > 0)
     daemon::log_error(std::string(action) + " failed: " + error.message, {{"JOB_ID", id_text(id)}});
+  else
+    daemon::log_error(std::string(action) + " failed: " + error.message);
   return error;
 }
 

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <csignal>
+#include <fstream>
 
 #include "harness.h"
 #include "queued_client.h"
@@ -249,4 +251,95 @@ TEST_CASE("a corrupt queue database stops queued with a clear message", "[queued
   CHECK(q.log().find("cannot open the queue") != std::string::npos);
   CHECK(q.log().find(q.database()) != std::string::npos);
   CHECK(q.log().find("not a database") != std::string::npos);
+}
+
+TEST_CASE("a full disk answers Error.IO and loses nothing acknowledged", "[queued][errors]") {
+  // RLIMIT_FSIZE makes writes past the cap fail the way a full disk does
+  // (SQLite sees EFBIG and reports an I/O error). SIGXFSZ is ignored here so
+  // the daemon inherits that and gets the error instead of dying.
+  std::signal(SIGXFSZ, SIG_IGN);
+  QueuedFixture q;
+  q.start_and_wait({"/usr/bin/prlimit", "--fsize=196608", "--"});
+  QueueClient client(q.address());
+
+  std::vector<std::pair<int64_t, std::string>> acked;
+  CallError error;
+  std::string failed_delivery;
+  for (uint64_t n = 1; n <= 2000 && !error; ++n) {
+    std::string delivery = "disk-" + std::to_string(n);
+    int64_t id = 0;
+    bool created = false;
+    error = client.enqueue(push_spec(n, delivery), &id, &created);
+    if (!error) acked.emplace_back(id, delivery);
+    else failed_delivery = delivery;
+  }
+  INFO("queued log:\n" << q.log());
+  REQUIRE(error);
+  CHECK(error.name == "org.benchbox.Error.IO");
+  CHECK(error.message.find(q.database()) != std::string::npos);
+  CHECK(error.message.find("nothing from this request was stored") != std::string::npos);
+  REQUIRE_FALSE(acked.empty());
+  // Still serving what it has.
+  CHECK(q.process().running());
+  json job;
+  REQUIRE_FALSE(client.get(acked.back().first, &job));
+  CHECK(job["delivery_id"] == acked.back().second);
+
+  // With room again, everything acknowledged is there and the refused
+  // delivery is new.
+  REQUIRE(q.terminate() == 0);
+  q.start_and_wait();
+  QueueClient after(q.address());
+  for (const auto& [id, delivery] : acked) {
+    REQUIRE_FALSE(after.get(id, &job));
+    CHECK(job["delivery_id"] == delivery);
+  }
+  std::vector<json> all;
+  REQUIRE_FALSE(after.list("", 0, &all));
+  CHECK(all.size() == acked.size());
+  int64_t id = 0;
+  bool created = false;
+  REQUIRE_FALSE(after.enqueue(push_spec(5000, failed_delivery), &id, &created));
+  CHECK(created);
+}
+
+TEST_CASE("SIGHUP reloads the queue settings without a restart", "[queued][reload]") {
+  QueuedFixture q("  lease_seconds: 600\n");
+  q.start_and_wait();
+  QueueClient client(q.address());
+  int64_t id = 0, claimed = 0;
+  bool created = false;
+  json job;
+  REQUIRE_FALSE(client.enqueue(push_spec(1), &id, &created));
+  REQUIRE_FALSE(client.claim("runner-a", 0, &claimed, &job));
+  CHECK(job["lease_expires"].get<int64_t>() - job["started"].get<int64_t>() == 600);
+
+  {
+    std::ofstream cfg(q.config_path());
+    cfg << "state_dir: " << (q.dir() / "state") << "\nqueue:\n  lease_seconds: 45\n";
+  }
+  ::kill(q.process().pid(), SIGHUP);
+  // The reload is asynchronous: claim fresh jobs until one gets the new lease.
+  uint64_t n = 2;
+  bool reloaded = wait_until([&] {
+    if (client.enqueue(push_spec(n++), &id, &created)) return false;
+    if (client.claim("runner-a", 0, &claimed, &job) || claimed == 0) return false;
+    return job["lease_expires"].get<int64_t>() - job["started"].get<int64_t>() == 45;
+  });
+  INFO("queued log:\n" << q.log());
+  CHECK(reloaded);
+  CHECK(q.log().find("configuration reloaded") != std::string::npos);
+  CHECK(q.process().running());
+
+  // A broken config keeps the old settings and the daemon running.
+  {
+    std::ofstream cfg(q.config_path());
+    cfg << "queue:\n  lease_seconds: [not, a, number]\n";
+  }
+  ::kill(q.process().pid(), SIGHUP);
+  REQUIRE(wait_until([&] { return q.log().find("keeping the old configuration") != std::string::npos; }));
+  CHECK(q.log().find("lease_seconds") != std::string::npos);
+  REQUIRE_FALSE(client.enqueue(push_spec(1000), &id, &created));
+  REQUIRE_FALSE(client.claim("runner-a", 0, &claimed, &job));
+  CHECK(job["lease_expires"].get<int64_t>() - job["started"].get<int64_t>() == 45);
 }

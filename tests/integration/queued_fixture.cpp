@@ -13,11 +13,12 @@ QueuedFixture::QueuedFixture(const std::string& queue_yaml) {
   if (!cfg) throw std::runtime_error("cannot write the test config");
 }
 
-void QueuedFixture::start() {
+void QueuedFixture::start(const std::vector<std::string>& wrapper) {
   daemon_.reset();
-  daemon_ = std::make_unique<Process>(
-      std::vector<std::string>{build_path("daemons/queued/benchbox-queued"), "--config", config_path()},
-      daemon_env(bus_), dir_ / "queued.log");
+  std::vector<std::string> argv = wrapper;
+  for (const auto& a : {build_path("daemons/queued/benchbox-queued"), std::string("--config"), config_path()})
+    argv.push_back(a);
+  daemon_ = std::make_unique<Process>(std::move(argv), daemon_env(bus_), dir_ / "queued.log");
 }
 
 bool QueuedFixture::ready(QueueClient& client) {
@@ -25,8 +26,8 @@ bool QueuedFixture::ready(QueueClient& client) {
   return !client.version(&v);
 }
 
-void QueuedFixture::start_and_wait() {
-  start();
+void QueuedFixture::start_and_wait(const std::vector<std::string>& wrapper) {
+  start(wrapper);
   QueueClient client(address());
   if (!wait_until([&] { return ready(client) || !daemon_->running(); }) || !daemon_->running())
     throw std::runtime_error("benchbox-queued did not come up:\n" + log());

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness.h"
 #include "queued_client.h"
@@ -15,10 +16,11 @@ class QueuedFixture {
   // `queue_yaml` is the body of the config's `queue:` section ("" = defaults).
   explicit QueuedFixture(const std::string& queue_yaml = "");
 
-  // Starts the daemon (again); does not wait.
-  void start();
+  // Starts the daemon (again); does not wait. `wrapper` goes before the
+  // daemon's argv (e.g. prlimit to cap file sizes).
+  void start(const std::vector<std::string>& wrapper = {});
   // Starts and waits until the Version property answers (ready on the bus).
-  void start_and_wait();
+  void start_and_wait(const std::vector<std::string>& wrapper = {});
   bool ready(QueueClient& client);
   void kill_hard();
   int terminate();
