@@ -15,8 +15,9 @@ using daemon::log_error;
 using daemon::log_info;
 using daemon::log_warning;
 
-Manager::Manager(config::ApplianceConfig config, report::HistoryStore history, sd_bus* bus)
-    : config_(std::move(config)), history_(std::move(history)), bus_(bus) {}
+Manager::Manager(config::ApplianceConfig config, report::HistoryStore history, sd_bus* bus,
+                 std::unique_ptr<GitHubPoster> poster)
+    : config_(std::move(config)), history_(std::move(history)), bus_(bus), poster_(std::move(poster)) {}
 
 Status Manager::start() {
   sd_bus_slot* slot = nullptr;
@@ -187,6 +188,11 @@ Status Manager::process(const model::Job& job) {
     if (auto st = history_.ingest(result->head, result->kind); !st) return st;
   }
   render_site();
+  if (poster_) {
+    // An issue only for a regression on a watched branch, never for a PR.
+    bool branch_push = job.spec.kind == model::JobKind::push;
+    poster_->post({rep, report_dir(job.id), branch_push && rep.overall == report::Overall::regressed});
+  }
   ++jobs_reported_;
   sd_bus_emit_properties_changed(bus_, bus::kReporterPath, bus::kReporterInterface, "JobsReported", nullptr);
   std::string md_path = path_join(report_dir(job.id), "report.md");

@@ -10,6 +10,7 @@
 
 #include "bus/handles.h"
 #include "config/appliance.h"
+#include "github_poster.h"
 #include "model/job.h"
 #include "report/history.h"
 #include "report/job_report.h"
@@ -19,7 +20,8 @@ namespace bb::reporterd {
 
 class Manager {
  public:
-  Manager(config::ApplianceConfig config, report::HistoryStore history, sd_bus* bus);
+  Manager(config::ApplianceConfig config, report::HistoryStore history, sd_bus* bus,
+          std::unique_ptr<GitHubPoster> poster);
 
   // Subscribes to JobFinished and to the queue's arrival on the bus, then
   // catches up with jobs that finished while the reporter was not running.
@@ -48,6 +50,7 @@ class Manager {
   config::ApplianceConfig config_;
   report::HistoryStore history_;
   sd_bus* bus_;
+  std::unique_ptr<GitHubPoster> poster_;  // null when posting is off
   bus::SlotPtr finished_match_;
   bus::SlotPtr owner_match_;
   std::set<int64_t> in_flight_;

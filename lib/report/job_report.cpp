@@ -82,6 +82,7 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
                        const compare::Options& options) {
   JobReport r;
   r.job = job;
+  r.head_commit = result ? result->head.commit : job.spec.head_sha;
   std::string title = "## benchbox: " + subject(job) + "\n\n";
 
   if (job.state != model::JobState::done || !result) {
@@ -115,6 +116,7 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
 
   r.json = {{"job", model::to_json(job)},
             {"overall", to_string(r.overall)},
+            {"head_commit", r.head_commit},
             {"baseline", r.baseline},
             {"summary", r.summary},
             {"comparison", r.comparison ? compare::to_json(*r.comparison) : nlohmann::json(nullptr)}};

@@ -21,6 +21,7 @@ struct JobReport {
   model::Job job;
   Overall overall = Overall::recorded;
   std::optional<compare::Comparison> comparison;  // absent for a first run
+  std::string head_commit;  // the commit measured (check runs attach to it)
   std::string baseline;   // what head was compared against, in words
   std::string markdown;
   nlohmann::json json;
