@@ -67,6 +67,12 @@ cleanup() {
   set +e
   if [[ -n $nspawn_wrapper ]] && kill -0 "$nspawn_wrapper" 2>/dev/null; then
     if [[ -n $ct_pid ]] && kill -0 "$ct_pid" 2>/dev/null; then
+      if ((rc != 0)); then
+        timeout 20 nsenter -t "$ct_pid" -a journalctl --no-pager -o short-monotonic \
+          -u 'benchbox-*' >"$stage/journal.txt" 2>&1
+        echo "--- last lines of the benchbox journal ($stage/journal.txt)"
+        tail -n 60 "$stage/journal.txt"
+      fi
       timeout 10 nsenter -t "$ct_pid" -a systemctl poweroff --no-block >/dev/null 2>&1
       wait_for 45 bash -c "! kill -0 $nspawn_wrapper" ||
         note "container did not power off in time; terminating systemd-nspawn"
