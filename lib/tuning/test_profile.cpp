@@ -93,3 +93,17 @@ TEST_CASE("CPU roles default to the last CPU and are checked against the online 
   fails("0-3", "", {0, 1, 2, 3}, "no benchmark CPU is left");
   fails("x", "", {0, 1}, "housekeeping: bad CPU list");
 }
+
+TEST_CASE("the example profile in config/tuning.yml parses and spells out the defaults") {
+  auto p = load_profile(std::string(BB_FIXTURES) + "/../../config/tuning.yml");
+  INFO((p ? "" : p.error().message));
+  REQUIRE(p.ok());
+  Profile d = default_profile();
+  for (const auto& name : item_names()) {
+    INFO(name);
+    CHECK(p->item(name).enabled == d.item(name).enabled);
+    CHECK(p->item(name).value == d.item(name).value);
+  }
+  CHECK(p->restore_on_stop == d.restore_on_stop);
+  CHECK(p->apply_on_start == d.apply_on_start);
+}
