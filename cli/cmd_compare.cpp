@@ -1,0 +1,149 @@
+// benchboxctl compare BASE [HEAD]: the comparison engine without the
+// appliance, e.g. as a CI gate. BASE and HEAD are canonical result-set files
+// or job-result files; one job-result file with a base compares its base
+// against its head. Exit status: 0 nothing regressed, 1 a benchmark
+// regressed, failed or is missing, 2 usage or input error.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "compare/compare.h"
+#include "model/result_set.h"
+#include "util/file.h"
+
+namespace bb::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: benchboxctl compare BASE [HEAD] [--json] [--threshold [METRIC=]FRACTION]...\n"
+    "                           [--confidence LEVEL] [--fdr-q Q] [--seed N]\n"
+    "BASE, HEAD: result-set or job-result files (one job-result file: its base against its head).\n"
+    "Thresholds are fractions (0.02 or 2%); exit 1 when a benchmark regressed, failed or is missing.\n";
+
+struct Loaded {
+  model::ResultSet plain;                 // a result-set file, or a job result's only set
+  std::optional<model::ResultSet> base;   // a job result's base, when it has one
+  bool job = false;
+};
+
+Result<Loaded> load(const std::string& path) {
+  auto text = read_file(path, size_t(1) << 30);
+  if (!text) return text.error().with_context(path);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(*text);
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(Errc::parse, path + ": not JSON: " + e.what());
+  }
+  Loaded out;
+  if (j.is_object() && j.value("schema", "") == model::kJobResultSchema) {
+    auto jr = model::job_result_from_json(j);
+    if (!jr) return jr.error().with_context(path);
+    out.job = true;
+    out.plain = std::move(jr->head);
+    out.base = std::move(jr->base);
+    return out;
+  }
+  auto rs = model::result_set_from_json(j);
+  if (!rs) return rs.error().with_context(path);
+  out.plain = std::move(*rs);
+  return out;
+}
+
+Result<double> parse_fraction(const std::string& s) {
+  std::string t = s;
+  double scale = 1;
+  if (!t.empty() && t.back() == '%') {
+    t.pop_back();
+    scale = 0.01;
+  }
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (t.empty() || *end != '\0' || !(v >= 0) || v * scale >= 1)
+    return make_error(Errc::invalid_argument, "not a fraction in [0, 1): '" + s + "'");
+  return v * scale;
+}
+
+}  // namespace
+
+int cmd_compare(const Args& args) {
+  compare::Options options;
+  bool json = false;
+  std::vector<std::string> files;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::optional<std::string> {
+      if (i + 1 >= args.size()) return std::nullopt;
+      return args[++i];
+    };
+    if (a == "--json") {
+      json = true;
+    } else if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a == "--threshold" || a == "--confidence" || a == "--fdr-q" || a == "--seed") {
+      auto v = value();
+      if (!v) return fail(a + " needs a value\n" + kUsage);
+      if (a == "--seed") {
+        char* end = nullptr;
+        options.seed = std::strtoull(v->c_str(), &end, 10);
+        if (v->empty() || *end) return fail("--seed: not a number: '" + *v + "'");
+        continue;
+      }
+      std::string metric, number = *v;
+      if (a == "--threshold" && v->find('=') != std::string::npos) {
+        metric = v->substr(0, v->find('='));
+        number = v->substr(v->find('=') + 1);
+      }
+      auto f = parse_fraction(number);
+      if (!f) return fail(a + ": " + f.error().message);
+      if (a == "--confidence") {
+        if (*f <= 0.5) return fail("--confidence: must be above 0.5, e.g. 0.99");
+        options.confidence = *f;
+      } else if (a == "--fdr-q") {
+        options.fdr_q = *f;
+      } else if (metric.empty()) {
+        options.default_threshold = *f;
+        for (auto& [m, t] : options.thresholds) t = *f;
+      } else {
+        options.thresholds[metric] = *f;
+      }
+    } else if (!a.empty() && a[0] == '-') {
+      return fail("unknown option '" + a + "'\n" + kUsage);
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.empty() || files.size() > 2) return fail(std::string("expected BASE [HEAD]\n") + kUsage);
+
+  auto first = load(files[0]);
+  if (!first) return fail(first.error().message);
+  model::ResultSet base, head;
+  if (files.size() == 1) {
+    if (!first->base) return fail(files[0] + ": a single file must be a job result with a base and a head");
+    base = std::move(*first->base);
+    head = std::move(first->plain);
+  } else {
+    auto second = load(files[1]);
+    if (!second) return fail(second.error().message);
+    // A job result as BASE stands for the run it measured: its base when it
+    // has one (a PR's merge-base), else its only result set.
+    base = first->base ? std::move(*first->base) : std::move(first->plain);
+    head = std::move(second->plain);
+  }
+
+  const compare::Comparison c = compare::compare(base, head, options);
+  if (json)
+    std::cout << compare::to_json(c).dump(2) << "\n";
+  else
+    std::cout << compare::render_markdown(c);
+  return compare::any_problem(c) ? 1 : 0;
+}
+
+}  // namespace bb::cli

@@ -1,0 +1,123 @@
+// benchboxctl compare end to end: real files in a temporary directory, the
+// real binary (BENCHBOXCTL), its output and its exit status.
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "model/result_set.h"
+#include "util/file.h"
+
+using namespace bb;
+
+namespace {
+
+struct Run {
+  int status;
+  std::string out;
+};
+
+Run run(const std::string& args) {
+  const char* bin = std::getenv("BENCHBOXCTL");
+  REQUIRE(bin);
+  FILE* p = popen((std::string(bin) + " compare " + args + " 2>&1").c_str(), "r");
+  REQUIRE(p);
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+model::ResultSet result_set(const std::string& commit, double factor) {
+  model::ResultSet rs;
+  rs.repository = "o/r";
+  rs.commit = commit;
+  model::Benchmark b;
+  b.key.suite = "suite";
+  b.key.name = "parse";
+  for (int i = 0; i < 20; ++i) {
+    // Deterministic "noise" that is the same in both sets, so the pairs differ only by factor.
+    b.samples.push_back(0.08 * factor * (1 + 0.01 * std::sin(i * 2.1)) * (1 + 0.002 * std::cos(i * 7.3 * factor)));
+    b.rounds.push_back(i);
+  }
+  rs.benchmarks.push_back(b);
+  return rs;
+}
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/bb-compare-cli-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::system(("rm -rf " + path).c_str()); }
+  std::string write(const std::string& name, const std::string& content) {
+    const std::string p = path + "/" + name;
+    REQUIRE(write_file_atomic(p, content).ok());
+    return p;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("compare two result-set files") {
+  TempDir dir;
+  const auto base = dir.write("base.json", model::to_json(result_set("aaaa", 1.0)).dump());
+  const auto same = dir.write("same.json", model::to_json(result_set("bbbb", 1.0)).dump());
+  const auto slow = dir.write("slow.json", model::to_json(result_set("cccc", 1.10)).dump());
+
+  const Run ok = run(base + " " + same);
+  INFO(ok.out);
+  CHECK(ok.status == 0);
+  CHECK(ok.out.find("| `suite/parse:wall_time` |") != std::string::npos);
+
+  const Run bad = run(base + " " + slow);
+  CHECK(bad.status == 1);
+  CHECK(bad.out.find("regressed") != std::string::npos);
+
+  const Run j = run(base + " " + slow + " --json --seed 9");
+  CHECK(j.status == 1);
+  const auto parsed = nlohmann::json::parse(j.out);
+  CHECK(parsed["rows"][0]["verdict"] == "regressed");
+  CHECK(parsed["seed"] == 9);
+
+  // A threshold above the change makes it inconclusive or unchanged, not regressed.
+  CHECK(run(base + " " + slow + " --threshold wall_time=50%").status == 0);
+}
+
+TEST_CASE("compare a job result's base against its head") {
+  TempDir dir;
+  model::JobResult jr;
+  jr.job_id = 7;
+  jr.kind = "pr";
+  jr.base = result_set("aaaa", 1.0);
+  jr.head = result_set("bbbb", 1.10);
+  const auto path = dir.write("job.json", model::to_json(jr).dump());
+  const Run r = run(path);
+  CHECK(r.status == 1);
+  CHECK(r.out.find("`aaaa` → `bbbb`") != std::string::npos);
+}
+
+TEST_CASE("bad input is a clear error with exit status 2") {
+  TempDir dir;
+  const auto garbage = dir.write("garbage.json", "{not json");
+  const auto wrong = dir.write("wrong.json", R"({"schema": "benchbox.resultset/1", "benchmarks": 3})");
+  const auto good = dir.write("good.json", model::to_json(result_set("a", 1)).dump());
+  Run r = run(garbage + " " + good);
+  CHECK(r.status == 2);
+  CHECK(r.out.find("garbage.json") != std::string::npos);
+  r = run(wrong + " " + good);
+  CHECK(r.status == 2);
+  CHECK(r.out.find("wrong.json") != std::string::npos);
+  CHECK(run(dir.path + "/absent.json " + good).status == 2);
+  CHECK(run(good).status == 2);  // a single result set has nothing to compare with
+  CHECK(run(good + " " + good + " --threshold lots").status == 2);
+  CHECK(run(good + " " + good + " --frobnicate").status == 2);
+  CHECK(run("").status == 2);
+}
