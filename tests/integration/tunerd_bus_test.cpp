@@ -194,3 +194,36 @@ TEST_CASE("a bad profile or CPU list stops the daemon with a message naming the 
     CHECK_FALSE(TunerClient(bus.address()).name_owned());
   }
 }
+
+TEST_CASE("benchboxctl tune prints the checklist and exits 0/1/2") {
+  TempDir dir;
+  OpenBus bus(dir.path());
+  std::string root = fresh_tree(dir);
+  std::string ctl = "DBUS_SYSTEM_BUS_ADDRESS=" + bus.address() + " NO_COLOR=1 " + build_path("cli/benchboxctl");
+  std::string out;
+  auto sh = [&](const std::string& cmd) {
+    out.clear();
+    return run_shell(cmd, &out);
+  };
+  CHECK(sh(ctl + " tune check 2>&1") == 2);  // not running yet
+  CHECK(out.find("benchbox-tunerd is not running") != std::string::npos);
+
+  auto tunerd = start_tunerd(bus.address(), write_tunerd_config(dir.path(), root, "items:\n  shielding: false\n"
+                                                                                  "  irqbalance: false\n"
+                                                                                  "  kernel_cmdline: false\n"),
+                             dir / "tunerd.log");
+  CHECK(sh(ctl + " tune check") == 1);  // untuned: items differ
+  CHECK(out.find("ITEM") == 0);
+  CHECK(out.find("\nswappiness ") != std::string::npos);
+  CHECK(out.find(" 60 ") != std::string::npos);
+  CHECK(out.find("state:       untuned") != std::string::npos);
+  CHECK(run_as_nobody(ctl + " tune apply", &out) == 2);
+  CHECK(out.find("only root and members of group 'benchbox'") != std::string::npos);
+  CHECK(sh(ctl + " tune apply") == 0);  // every enabled item holds on the fake Intel box
+  CHECK(out.find("state:       tuned") != std::string::npos);
+  CHECK(out.find("\033[") == std::string::npos);  // no colour when not a terminal
+  CHECK(sh(ctl + " tune check --json") == 0);
+  CHECK(out.find("\"state\": \"tuned\"") != std::string::npos);
+  CHECK(run_shell(ctl + " tune restore >/dev/null") == 1);
+  CHECK(run_shell(ctl + " tune bogus 2>/dev/null") == 2);
+}

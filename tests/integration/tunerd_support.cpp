@@ -173,6 +173,7 @@ std::unique_ptr<Process> start_tunerd(const std::string& address, const std::str
 }
 
 int run_as_nobody(const std::string& command, std::string* output) {
+  if (output) output->clear();  // run_shell appends
   return run_shell("setpriv --reuid=65534 --regid=65534 --clear-groups -- sh -c '" + command + "' 2>&1", output);
 }
 

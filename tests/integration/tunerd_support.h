@@ -74,7 +74,8 @@ std::string write_tunerd_config(const std::string& dir, const std::string& sysfs
 std::unique_ptr<Process> start_tunerd(const std::string& address, const std::string& config,
                                       const std::string& log_path);
 
-// Runs a shell command as uid/gid 65534 with no supplementary groups.
+// Runs a shell command as uid/gid 65534 with no supplementary groups;
+// *output is replaced by its stdout and stderr.
 int run_as_nobody(const std::string& command, std::string* output);
 
 }  // namespace bb::test
