@@ -1,0 +1,92 @@
+// The org.benchbox.Runner1 vtable, the one place the interface is spelled
+// out (docs/ARCHITECTURE.md, "Bus interfaces"). Handlers catch every
+// exception so none crosses into sd-bus. CancelCurrent is unprivileged at
+// the sd-bus level; who may call it is the D-Bus policy's job (policy/).
+#include "bus.h"
+
+#include <cstddef>
+
+#include "bus/errors.h"
+#include "bus/names.h"
+
+namespace bb::runnerd {
+
+namespace {
+
+Manager* manager_of(void* userdata) { return static_cast<Manager*>(userdata); }
+
+template <class F>
+int guarded(sd_bus_error* error, F&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return sd_bus_error_setf(error, bus::kErrorInternal, "internal error: %s", e.what());
+  } catch (...) {
+    return sd_bus_error_set(error, bus::kErrorInternal, "internal error");
+  }
+}
+
+int get_state(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+              sd_bus_error* error) {
+  return guarded(error, [&] { return sd_bus_message_append(reply, "s", manager_of(userdata)->state()); });
+}
+
+int get_current_job(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+                    sd_bus_error* error) {
+  return guarded(error, [&] { return sd_bus_message_append(reply, "x", manager_of(userdata)->current_job()); });
+}
+
+int get_jobs_run(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+                 sd_bus_error* error) {
+  return guarded(error, [&] { return sd_bus_message_append(reply, "t", manager_of(userdata)->jobs_run()); });
+}
+
+int get_isolation(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+                  sd_bus_error* error) {
+  return guarded(error, [&] { return sd_bus_message_append(reply, "s", manager_of(userdata)->isolation().c_str()); });
+}
+
+int get_cpus(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+             sd_bus_error* error) {
+  return guarded(error,
+                 [&] { return sd_bus_message_append(reply, "s", manager_of(userdata)->benchmark_cpus().c_str()); });
+}
+
+int get_version(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void*, sd_bus_error* error) {
+  return guarded(error, [&] { return sd_bus_message_append(reply, "s", BENCHBOX_VERSION); });
+}
+
+int method_cancel_current(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    const char* reason = nullptr;
+    int r = sd_bus_message_read(m, "s", &reason);
+    if (r < 0) return r;
+    if (auto st = manager_of(userdata)->cancel_current(reason); !st) return bus::set_error(error, st.error());
+    return sd_bus_reply_method_return(m, "");
+  });
+}
+
+const sd_bus_vtable kRunnerVtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("Version", "s", get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("State", "s", get_state, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("CurrentJob", "x", get_current_job, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("JobsRun", "t", get_jobs_run, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Isolation", "s", get_isolation, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("BenchmarkCPUs", "s", get_cpus, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_METHOD_WITH_NAMES("CancelCurrent", "s", SD_BUS_PARAM(reason), "", , method_cancel_current,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_VTABLE_END,
+};
+
+}  // namespace
+
+Result<bus::SlotPtr> register_runner_object(sd_bus* bus, Manager* manager) {
+  sd_bus_slot* slot = nullptr;
+  int r = sd_bus_add_object_vtable(bus, &slot, bb::bus::kRunnerPath, bb::bus::kRunnerInterface, kRunnerVtable,
+                                   manager);
+  if (r < 0) return errno_error("register " + std::string(bb::bus::kRunnerPath), -r);
+  return bus::SlotPtr(slot);
+}
+
+}  // namespace bb::runnerd

@@ -1,0 +1,242 @@
+#include "executor.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+
+#include "config/suite.h"
+#include "daemon/log.h"
+#include "formats/formats.h"
+#include "git/repository.h"
+#include "measure.h"
+#include "util/clock.h"
+#include "util/file.h"
+#include "util/text.h"
+
+namespace bb::runnerd {
+
+namespace {
+
+namespace fs = std::filesystem;
+using model::JobKind;
+
+std::string short_sha(const std::string& sha) { return sha.substr(0, 12); }
+
+// Removes the job's work trees however execute_job leaves.
+struct WorkDirGuard {
+  std::string path;
+  ~WorkDirGuard() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+struct Failure {
+  std::string reason;
+};
+
+// The commit a job names: its head_sha when it was fetched, else its ref.
+Result<std::string> commit_of(const git::Repository& repo, const std::string& sha, const std::string& ref,
+                              const std::string& url) {
+  if (!sha.empty()) {
+    if (repo.has_commit(sha)) return sha;
+    return make_error(Errc::not_found, "commit " + sha + " not found after fetching " + url);
+  }
+  if (ref.empty()) return make_error(Errc::invalid_argument, "the job names neither a commit nor a ref");
+  auto resolved = repo.resolve(ref);
+  if (!resolved) return resolved.error().with_context("after fetching " + url);
+  return resolved;
+}
+
+std::vector<std::string> refspecs_for(const model::JobSpec& spec) {
+  auto specs = git::fetch_refspecs(spec.pr_number > 0 ? spec.pr_number : 0);
+  // A ref outside branches, tags and this PR's head (a manual job naming
+  // refs/pull/9/head, say) is fetched explicitly.
+  for (const std::string& ref : {spec.ref, spec.base_ref}) {
+    if (ref.rfind("refs/", 0) != 0 || ref.rfind("refs/heads/", 0) == 0 || ref.rfind("refs/tags/", 0) == 0)
+      continue;
+    std::string spec_text = "+" + ref + ":" + ref;
+    if (std::find(specs.begin(), specs.end(), spec_text) == specs.end()) specs.push_back(spec_text);
+  }
+  return specs;
+}
+
+// Resolves the commits to measure into targets (base first for a PR).
+Result<std::vector<Target>> pick_targets(const git::Repository& repo, const model::JobSpec& spec) {
+  std::vector<Target> targets;
+  if (spec.kind != JobKind::pull_request) {
+    auto commit = commit_of(repo, spec.head_sha, spec.ref, spec.clone_url);
+    if (!commit) return commit.error();
+    Target t;
+    t.commit = *commit;
+    t.result.ref = spec.ref;
+    targets.push_back(std::move(t));
+    return targets;
+  }
+  std::string head_ref = spec.ref.empty() ? "refs/pull/" + std::to_string(spec.pr_number) + "/head" : spec.ref;
+  auto head = commit_of(repo, spec.head_sha, head_ref, spec.clone_url);
+  if (!head) return head.error().with_context("pull request #" + std::to_string(spec.pr_number) + " head");
+  // The base tip the PR was blessed against, if we have it; otherwise the
+  // base branch as it is now (the sha may be gone after a force-push).
+  std::string base_tip;
+  if (!spec.base_sha.empty() && repo.has_commit(spec.base_sha)) {
+    base_tip = spec.base_sha;
+  } else {
+    if (spec.base_ref.empty())
+      return make_error(Errc::invalid_argument, "pull request job without a fetched base_sha or a base_ref");
+    auto tip = repo.resolve(spec.base_ref);
+    if (!tip) return tip.error().with_context("pull request base");
+    base_tip = *tip;
+  }
+  auto mb = repo.merge_base(*head, base_tip);
+  if (!mb) return mb.error();
+  Target base, head_target;
+  base.role = "base";
+  base.commit = *mb;
+  base.result.ref = spec.base_ref;
+  head_target.role = "head";
+  head_target.commit = *head;
+  head_target.result.ref = head_ref;
+  targets.push_back(std::move(base));
+  targets.push_back(std::move(head_target));
+  return targets;
+}
+
+Result<std::vector<config::Suite>> select_suites(const config::SuiteConfig& cfg, const std::string& wanted) {
+  if (wanted.empty()) return cfg.suites;
+  if (const auto* s = cfg.find(wanted)) return std::vector<config::Suite>{*s};
+  std::string names;
+  for (const auto& s : cfg.suites) names += (names.empty() ? "" : ", ") + s.name;
+  return make_error(Errc::not_found, "no suite '" + wanted + "' in .benchbox.yml (it has: " + names + ")");
+}
+
+Status check_formats(const std::vector<config::Suite>& suites) {
+  auto known = formats::format_names();
+  for (const auto& s : suites) {
+    if (s.format == config::kCommandFormat || std::find(known.begin(), known.end(), s.format) != known.end())
+      continue;
+    std::string list = config::kCommandFormat;
+    for (const auto& k : known) list += ", " + k;
+    return make_error(Errc::invalid_argument,
+                      s.format_location + ": suite '" + s.name + "': unknown format '" + s.format + "' (known: " + list + ")");
+  }
+  return {};
+}
+
+}  // namespace
+
+void clean_work_dir(const std::string& work_dir) {
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(work_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    fs::remove_all(it->path(), ec);
+}
+
+ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
+  const auto& spec = job.spec;
+  const std::string id = std::to_string(job.id);
+  auto failed = [&](const std::string& reason) {
+    daemon::log_error("job failed: " + reason, {{"JOB_ID", id}, {"REPOSITORY", spec.repository}});
+    ExecOutcome o;
+    o.state = ExecOutcome::State::failed;
+    o.reason = reason;
+    return o;
+  };
+  auto cancelled = [&] {
+    daemon::log_notice("job cancelled, its processes are stopped", {{"JOB_ID", id}});
+    ExecOutcome o;
+    o.state = ExecOutcome::State::cancelled;
+    return o;
+  };
+
+  // 1. Fetch into the bare cache.
+  auto repo = git::Repository::open_or_init_bare(git::cache_path(ctx.git_cache_dir, spec.repository));
+  if (!repo) return failed(repo.error().message);
+  if (auto st = repo->remove_stale_locks(); !st) return failed(st.error().message);
+  daemon::log_info("fetching " + spec.clone_url, {{"JOB_ID", id}, {"REPOSITORY", spec.repository}});
+  if (auto st = repo->fetch(spec.clone_url, refspecs_for(spec)); !st) return failed(st.error().message);
+  if (ctx.cancel->load()) return cancelled();
+
+  // 2. The commits, and the suites from the (head) commit's .benchbox.yml.
+  auto picked = pick_targets(*repo, spec);
+  if (!picked) return failed(picked.error().message);
+  std::vector<Target> targets = std::move(*picked);
+  const std::string config_commit = targets.back().commit;
+  auto text = repo->read_file(config_commit, config::kSuiteFileName);
+  if (!text) return failed(text.error().message);
+  auto suite_config = config::parse_suite_config(*text, config::kSuiteFileName);
+  if (!suite_config)
+    return failed("broken .benchbox.yml in commit " + short_sha(config_commit) + ": " + suite_config.error().message);
+  auto suites = select_suites(*suite_config, spec.suite);
+  if (!suites) return failed(suites.error().message);
+  if (suites->empty()) return failed("no suites to run");
+  if (auto st = check_formats(*suites); !st) return failed(st.error().message);
+
+  // 3. Work trees, result set headers, builds (once per commit and command).
+  const std::string work = path_join(ctx.work_dir, id);
+  WorkDirGuard guard{work};
+  {
+    std::error_code ec;
+    fs::remove_all(work, ec);
+  }
+  SystemClock clock;
+  const std::string env_key = environment_key(ctx.cpus, ctx.isolation, ctx.runner_id, *suites);
+  for (auto& t : targets) {
+    t.tree_dir = path_join(work, t.role.empty() ? "run" : t.role);
+    if (auto st = repo->export_tree(t.commit, t.tree_dir); !st) return failed(st.error().message);
+    auto& rs = t.result;
+    rs.repository = spec.repository;
+    rs.commit = t.commit;
+    rs.job_id = job.id;
+    rs.role = t.role;
+    rs.config_sha256 = sha256_hex(*text);
+    rs.config_text = *text;
+    rs.environment_key = env_key;
+    rs.machine_fingerprint = ctx.machine_fingerprint;
+    rs.host_drifted = ctx.host_drifted;
+    rs.isolation = ctx.isolation;
+    rs.cpus = ctx.cpus;
+    rs.created = clock.now_unix();
+  }
+  MeasureContext mctx{job.id, ctx.cpus, ctx.runner, ctx.cancel};
+  for (auto& t : targets) {
+    std::vector<std::string> built;
+    for (const auto& s : *suites) {
+      if (s.build.empty() || std::find(built.begin(), built.end(), s.build) != built.end()) continue;
+      daemon::log_info("building " + short_sha(t.commit) + " for suite '" + s.name + "'",
+                       {{"JOB_ID", id}, {"COMMIT", t.commit}});
+      bool was_cancelled = false;
+      std::string reason = build_suite(s, t, mctx, was_cancelled);
+      if (was_cancelled) return cancelled();
+      if (!reason.empty()) return failed(reason);
+      built.push_back(s.build);
+    }
+  }
+
+  // 4. Measure, interleaving base and head in a recorded random order.
+  model::JobResult result;
+  result.job_id = job.id;
+  result.kind = model::to_string(spec.kind);
+  std::random_device device;
+  result.seed = static_cast<int64_t>((uint64_t(device()) << 32 | device()) >> 1);
+  std::mt19937_64 rng(static_cast<uint64_t>(result.seed));
+  for (const auto& s : *suites) {
+    daemon::log_info("measuring suite '" + s.name + "'", {{"JOB_ID", id}});
+    if (!measure_suite(s, targets, rng, mctx)) return cancelled();
+  }
+
+  // 5. The result file, written atomically: reporterd may read it as soon
+  // as the job is done.
+  result.head = std::move(targets.back().result);
+  if (targets.size() == 2) result.base = std::move(targets.front().result);
+  const std::string dir = path_join(ctx.results_dir, id);
+  if (auto st = make_dirs(dir); !st) return failed(st.error().message);
+  const std::string path = path_join(dir, "result.json");
+  if (auto st = write_file_atomic(path, model::to_json(result).dump(2) + "\n"); !st)
+    return failed(st.error().message);
+  ExecOutcome o;
+  o.state = ExecOutcome::State::done;
+  o.result_path = path;
+  return o;
+}
+
+}  // namespace bb::runnerd

@@ -1,0 +1,43 @@
+// One job, start to finish, on the worker thread: fetch, read
+// .benchbox.yml from the commit, export and build each commit, measure the
+// suites (measure.h), write results_dir/<id>/result.json. No bus here: the
+// manager (main thread) claims, heartbeats and reports; this only returns
+// what happened.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "exec/command_runner.h"
+#include "model/job.h"
+
+namespace bb::runnerd {
+
+struct ExecContext {
+  std::string runner_id;
+  std::vector<int> cpus;             // benchmark CPUs
+  std::string isolation;             // CommandRunner::describe()
+  std::string git_cache_dir;
+  std::string work_dir;
+  std::string results_dir;
+  std::string machine_fingerprint;   // from Tuner1.Check, or "unavailable"
+  bool host_drifted = false;
+  exec::CommandRunner* runner = nullptr;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct ExecOutcome {
+  enum class State { done, failed, cancelled };
+  State state = State::failed;
+  std::string result_path;  // done
+  std::string reason;       // failed: what Queue1.Fail gets
+};
+
+ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx);
+
+// Removes work trees a killed runner left behind (work_dir/<job id>).
+void clean_work_dir(const std::string& work_dir);
+
+}  // namespace bb::runnerd

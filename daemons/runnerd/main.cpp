@@ -1,0 +1,43 @@
+// benchbox-runnerd: claims benchmark jobs and runs them on the benchmark
+// CPUs (org.benchbox.Runner1).
+#include <memory>
+
+#include "bus.h"
+#include "bus/names.h"
+#include "conf.h"
+#include "daemon/log.h"
+#include "daemon/service.h"
+#include "manager.h"
+#include "util/cpu_list.h"
+
+using namespace bb;
+
+static int fail(const std::string& what) {
+  daemon::log_error(what);
+  return 1;
+}
+
+int main(int argc, char** argv) {
+  daemon::log_init("benchbox-runnerd");
+  auto conf = runnerd::load_conf(argc, argv);
+  if (!conf) return fail(conf.error().message);
+
+  // The runner's settings (CPUs, paths, lease) shape a running job, so a
+  // SIGHUP does not swap them under it: restart the daemon to change them.
+  auto service = daemon::Service::create(
+      [] { daemon::log_notice("SIGHUP: runner settings apply at the next start; nothing to reload"); });
+  if (!service) return fail(service.error().message);
+  if (auto st = service->connect_bus(); !st) return fail(st.error().message);
+  const std::string cpus = format_cpu_list(conf->benchmark_cpus), runner_id = conf->runner_id;
+  auto manager = std::make_unique<runnerd::Manager>(std::move(*conf), service->bus(), service->event());
+  auto object = runnerd::register_runner_object(service->bus(), manager.get());
+  if (!object) return fail(object.error().message);
+  if (auto st = service->own_name(bus::kRunnerName); !st) return fail(st.error().message);
+  if (auto st = manager->start(); !st) return fail(st.error().message);
+  service->notify_ready("Runner " + runner_id + " on CPUs " + cpus + ", " + manager->isolation());
+  daemon::log_info("ready", {{"RUNNER", runner_id}, {"CPUS", cpus}});
+  auto rc = service->run();
+  manager->shutdown();
+  if (!rc) return fail(rc.error().message);
+  return 0;
+}

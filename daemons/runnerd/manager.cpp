@@ -1,0 +1,321 @@
+#include "manager.h"
+
+#include <sys/eventfd.h>
+
+#include <cerrno>
+
+#include "bus/dict.h"
+#include "bus/errors.h"
+#include "bus/names.h"
+#include "daemon/log.h"
+#include "util/cpu_list.h"
+#include "util/file.h"
+
+namespace bb::runnerd {
+
+namespace {
+
+// How often an idle runner asks for work even without a JobQueued signal
+// (a signal missed while queued restarted, a lease that expired quietly).
+constexpr uint64_t kPollUsec = 5ull * 1000 * 1000;
+// Grace between SIGTERM and SIGKILL for a job's process group.
+constexpr auto kKillGrace = std::chrono::seconds(5);
+
+std::string id_text(int64_t id) { return std::to_string(id); }
+
+bool is_error(const bus::BusError& e, const char* name) { return e.is_set() && std::string(e.name()) == name; }
+
+}  // namespace
+
+Manager::Manager(Conf conf, sd_bus* bus, sd_event* event)
+    : conf_(std::move(conf)), bus_(bus), event_(event), runner_(kKillGrace) {}
+
+Manager::~Manager() { shutdown(); }
+
+std::string Manager::benchmark_cpus() const { return format_cpu_list(conf_.benchmark_cpus); }
+
+Status Manager::start() {
+  for (const auto& dir : {conf_.git_cache_dir, conf_.work_dir, conf_.results_dir})
+    if (auto st = make_dirs(dir); !st) return st;
+  clean_work_dir(conf_.work_dir);
+
+  // The worker must not touch sd-event or sd-bus: neither is thread-safe,
+  // and sd_event_add_defer from another thread would race the loop. An
+  // eventfd is the one thing both sides may touch: the worker write()s it
+  // when the job ends, the loop sees it readable like any other fd and runs
+  // on_worker_done on the main thread, which then makes the bus calls.
+  done_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!done_fd_.valid()) return errno_error("eventfd", errno);
+  sd_event_source* raw = nullptr;
+  int r = sd_event_add_io(event_, &raw, done_fd_.get(), EPOLLIN, on_worker_done, this);
+  if (r < 0) return errno_error("watch the worker's eventfd", -r);
+  done_source_.reset(raw);
+
+  if ((r = sd_event_add_time_relative(event_, &raw, CLOCK_MONOTONIC, kPollUsec, 0, on_poll_timer, this)) < 0)
+    return errno_error("add poll timer", -r);
+  poll_timer_.reset(raw);
+  if ((r = sd_event_add_time_relative(event_, &raw, CLOCK_MONOTONIC,
+                                      uint64_t(conf_.appliance.runner.heartbeat_seconds) * 1000000, 0,
+                                      on_heartbeat_timer, this)) < 0)
+    return errno_error("add heartbeat timer", -r);
+  heartbeat_timer_.reset(raw);
+  sd_event_source_set_enabled(raw, SD_EVENT_OFF);
+
+  // No sender filter: a well-known sender in a match rule is resolved once
+  // by sd-bus, and queued may restart under a new unique name.
+  sd_bus_slot* slot = nullptr;
+  if ((r = sd_bus_match_signal(bus_, &slot, nullptr, bus::kQueuePath, bus::kQueueInterface, "JobQueued",
+                               on_job_queued, this)) < 0)
+    return errno_error("subscribe to JobQueued", -r);
+  job_queued_slot_.reset(slot);
+
+  try_claim();
+  return {};
+}
+
+void Manager::shutdown() {
+  if (!worker_.joinable()) return;
+  // A SIGTERM mid-job: stop the job's processes, but neither Fail nor
+  // Complete it. The queue still holds it as ours; without heartbeats its
+  // lease expires and queued puts it back in the queue (attempts+1), so a
+  // restarted runner (after an upgrade, say) runs it from the start.
+  cancel_ = true;
+  worker_.join();
+  daemon::log_notice("stopped with a job running; its lease will expire and it will be requeued",
+                     {{"JOB_ID", id_text(current_job())}});
+}
+
+Status Manager::cancel_current(const std::string& reason) {
+  if (!current_) return make_error(Errc::conflict, "no job is running");
+  cancel_reason_ = reason.empty() ? "cancelled on the runner" : reason;
+  cancel_ = true;
+  daemon::log_notice("cancelling the running job: " + cancel_reason_, {{"JOB_ID", id_text(current_->id)}});
+  return {};
+}
+
+int Manager::on_job_queued(sd_bus_message*, void* userdata, sd_bus_error*) {
+  try {
+    static_cast<Manager*>(userdata)->try_claim();
+  } catch (const std::exception& e) {
+    daemon::log_error(std::string("claim failed: ") + e.what());
+  }
+  return 0;
+}
+
+int Manager::on_poll_timer(sd_event_source* s, uint64_t, void* userdata) {
+  try {
+    static_cast<Manager*>(userdata)->try_claim();
+  } catch (const std::exception& e) {
+    daemon::log_error(std::string("claim failed: ") + e.what());
+  }
+  sd_event_source_set_time_relative(s, kPollUsec);
+  sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+  return 0;
+}
+
+int Manager::on_heartbeat_timer(sd_event_source* s, uint64_t, void* userdata) {
+  auto* self = static_cast<Manager*>(userdata);
+  try {
+    self->heartbeat();
+  } catch (const std::exception& e) {
+    daemon::log_error(std::string("heartbeat failed: ") + e.what());
+  }
+  if (self->current_) {
+    sd_event_source_set_time_relative(s, uint64_t(self->conf_.appliance.runner.heartbeat_seconds) * 1000000);
+    sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+  }
+  return 0;
+}
+
+int Manager::on_worker_done(sd_event_source*, int fd, uint32_t, void* userdata) {
+  uint64_t value;
+  while (::read(fd, &value, sizeof value) < 0 && errno == EINTR) {}
+  try {
+    static_cast<Manager*>(userdata)->finish_job();
+  } catch (const std::exception& e) {
+    daemon::log_error(std::string("finishing the job failed: ") + e.what());
+  }
+  return 0;
+}
+
+void Manager::try_claim() {
+  if (current_) return;
+  bus::BusError error;
+  sd_bus_message* raw = nullptr;
+  int r = sd_bus_call_method(bus_, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Claim", error.get(),
+                             &raw, "su", conf_.runner_id.c_str(), conf_.lease_seconds);
+  bus::MessagePtr reply(raw);
+  if (r < 0) {
+    if (queue_reachable_)
+      daemon::log_warning("cannot claim a job: " + bus::from_bus_error(error.get(), r, "Queue1.Claim").message);
+    queue_reachable_ = false;
+    return;
+  }
+  if (!queue_reachable_) daemon::log_info("the queue answers again");
+  queue_reachable_ = true;
+  int64_t id = 0;
+  if ((r = sd_bus_message_read(raw, "x", &id)) < 0) {
+    daemon::log_error("Queue1.Claim: malformed reply");
+    return;
+  }
+  if (id == 0) return;  // nothing queued
+  auto dict = bus::read_dict(raw);
+  if (!dict) {
+    daemon::log_error("Queue1.Claim: " + dict.error().message, {{"JOB_ID", id_text(id)}});
+    return;
+  }
+  auto job = model::job_from_json(*dict);
+  if (!job) {
+    // We hold its lease but cannot read it: fail it so it does not bounce
+    // between runners.
+    current_ = model::Job{};
+    current_->id = id;
+    report("Fail", "runnerd could not read the claimed job: " + job.error().message);
+    current_.reset();
+    return;
+  }
+  job->id = id;
+  begin(std::move(*job));
+}
+
+void Manager::begin(model::Job job) {
+  const std::string id = id_text(job.id);
+  daemon::log_info("claimed job (" + std::string(model::to_string(job.spec.kind)) + ")",
+                   {{"JOB_ID", id}, {"REPOSITORY", job.spec.repository}, {"COMMIT", job.spec.head_sha}});
+  current_ = std::move(job);
+  cancel_ = false;
+  abandon_ = false;
+  cancel_reason_.clear();
+  properties_changed();
+
+  ExecContext ctx;
+  ctx.runner_id = conf_.runner_id;
+  ctx.cpus = conf_.benchmark_cpus;
+  ctx.isolation = runner_.describe();
+  ctx.git_cache_dir = conf_.git_cache_dir;
+  ctx.work_dir = conf_.work_dir;
+  ctx.results_dir = conf_.results_dir;
+  ctx.runner = &runner_;
+  ctx.cancel = &cancel_;
+  std::string why;
+  check_tuner(ctx.machine_fingerprint, ctx.host_drifted, why);
+  if (ctx.host_drifted && conf_.appliance.runner.refuse_on_drift) {
+    report("Fail", "the host's tuning drifted (" + why + ") and runner.refuse_on_drift is set");
+    current_.reset();
+    ++jobs_run_;
+    properties_changed();
+    return;
+  }
+
+  sd_event_source_set_time_relative(heartbeat_timer_.get(),
+                                    uint64_t(conf_.appliance.runner.heartbeat_seconds) * 1000000);
+  sd_event_source_set_enabled(heartbeat_timer_.get(), SD_EVENT_ONESHOT);
+  worker_ = std::thread([this, job = *current_, ctx] {
+    ExecOutcome outcome;
+    try {
+      outcome = execute_job(job, ctx);
+    } catch (const std::exception& e) {
+      outcome.state = ExecOutcome::State::failed;
+      outcome.reason = std::string("runnerd internal error: ") + e.what();
+    }
+    outcome_ = std::move(outcome);
+    uint64_t one = 1;
+    while (::write(done_fd_.get(), &one, sizeof one) < 0 && errno == EINTR) {}
+  });
+}
+
+void Manager::finish_job() {
+  if (!worker_.joinable()) return;
+  worker_.join();
+  sd_event_source_set_enabled(heartbeat_timer_.get(), SD_EVENT_OFF);
+  const std::string id = id_text(current_->id);
+  if (abandon_) {
+    daemon::log_notice("job taken away by the queue; not reporting it", {{"JOB_ID", id}});
+  } else if (outcome_.state == ExecOutcome::State::done) {
+    daemon::log_info("job done: " + outcome_.result_path, {{"JOB_ID", id}});
+    report("Complete", outcome_.result_path);
+    ++jobs_run_;
+  } else if (outcome_.state == ExecOutcome::State::failed) {
+    report("Fail", outcome_.reason);
+    ++jobs_run_;
+  } else if (!cancel_reason_.empty()) {
+    bus::BusError error;
+    int r = sd_bus_call_method(bus_, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Cancel", error.get(),
+                               nullptr, "xs", current_->id, cancel_reason_.c_str());
+    if (r < 0)
+      daemon::log_warning(bus::from_bus_error(error.get(), r, "Queue1.Cancel").message, {{"JOB_ID", id}});
+  }
+  current_.reset();
+  properties_changed();
+  try_claim();
+}
+
+void Manager::heartbeat() {
+  if (!current_ || abandon_) return;
+  const std::string id = id_text(current_->id);
+  bus::BusError error;
+  sd_bus_message* raw = nullptr;
+  int r = sd_bus_call_method(bus_, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Heartbeat",
+                             error.get(), &raw, "xs", current_->id, conf_.runner_id.c_str());
+  bus::MessagePtr reply(raw);
+  if (r >= 0) return;
+  if (is_error(error, bus::kErrorCancelled) || is_error(error, bus::kErrorConflict) ||
+      is_error(error, bus::kErrorNotFound)) {
+    // Cancelled in the queue, or the lease went to someone else: stop the
+    // processes and report nothing, the job is no longer ours.
+    daemon::log_notice("the queue answered the heartbeat with '" + std::string(error.message()) +
+                           "': stopping the job",
+                       {{"JOB_ID", id}});
+    abandon_ = true;
+    cancel_ = true;
+    return;
+  }
+  daemon::log_warning(bus::from_bus_error(error.get(), r, "Queue1.Heartbeat").message, {{"JOB_ID", id}});
+}
+
+void Manager::report(const char* method, const std::string& text) {
+  bus::BusError error;
+  int r = sd_bus_call_method(bus_, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, method, error.get(),
+                             nullptr, "xss", current_->id, conf_.runner_id.c_str(), text.c_str());
+  if (r < 0)
+    daemon::log_error(bus::from_bus_error(error.get(), r, (std::string("Queue1.") + method).c_str()).message,
+                      {{"JOB_ID", id_text(current_->id)}});
+}
+
+void Manager::check_tuner(std::string& fingerprint, bool& drifted, std::string& why) {
+  fingerprint = "unavailable";
+  drifted = false;
+  bus::BusError error;
+  sd_bus_message* raw = nullptr;
+  int r = sd_bus_call_method(bus_, bus::kTunerName, bus::kTunerPath, bus::kTunerInterface, "Check", error.get(),
+                             &raw, "");
+  bus::MessagePtr reply(raw);
+  if (r < 0) {
+    daemon::log_warning("no tuning fingerprint: " + bus::from_bus_error(error.get(), r, "Tuner1.Check").message,
+                        {{"JOB_ID", id_text(current_job())}});
+    return;
+  }
+  if ((r = sd_bus_message_enter_container(raw, 'a', "(sssbs)")) < 0) return;
+  const char *name, *wanted, *actual, *reason;
+  int ok = 0;
+  while ((r = sd_bus_message_read(raw, "(sssbs)", &name, &wanted, &actual, &ok, &reason)) > 0)
+    if (!ok) why += (why.empty() ? "" : ", ") + std::string(name) + ": wanted " + wanted + ", is " + actual;
+  sd_bus_message_exit_container(raw);
+  const char* fp = nullptr;
+  if (sd_bus_message_read(raw, "s", &fp) >= 0 && fp) fingerprint = fp;
+
+  char* state = nullptr;
+  bus::BusError perror;
+  if (sd_bus_get_property_string(bus_, bus::kTunerName, bus::kTunerPath, bus::kTunerInterface, "State",
+                                 perror.get(), &state) >= 0) {
+    drifted = std::string(state) == "drifted";
+    std::free(state);
+  }
+}
+
+void Manager::properties_changed() {
+  sd_bus_emit_properties_changed(bus_, bus::kRunnerPath, bus::kRunnerInterface, "State", "CurrentJob", "JobsRun",
+                                 nullptr);
+}
+
+}  // namespace bb::runnerd

@@ -1,0 +1,82 @@
+// runnerd's state: at most one job at a time. The main thread owns the bus
+// and the sd-event loop and makes every bus call (Claim, Tuner1.Check,
+// Heartbeat, Complete, Fail, Cancel); the job itself runs on a worker
+// thread (executor.h) that never touches the bus and reports back through
+// an eventfd (see Manager::start for why).
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "bus/handles.h"
+#include "conf.h"
+#include "exec/pinned_runner.h"
+#include "executor.h"
+#include "model/job.h"
+#include "util/fd.h"
+
+namespace bb::runnerd {
+
+class Manager {
+ public:
+  Manager(Conf conf, sd_bus* bus, sd_event* event);
+  ~Manager();
+  Manager(const Manager&) = delete;
+  Manager& operator=(const Manager&) = delete;
+
+  // Subscribes to JobQueued, arms the poll timer, removes work trees a
+  // killed runner left, and tries a first claim.
+  Status start();
+  // Stops the running job's processes and waits for the worker. Reports
+  // nothing to the queue (see the comment in the implementation).
+  void shutdown();
+
+  // Runner1 properties.
+  const char* state() const { return current_ ? "running" : "idle"; }
+  int64_t current_job() const { return current_ ? current_->id : 0; }
+  uint64_t jobs_run() const { return jobs_run_; }
+  std::string isolation() const { return runner_.describe(); }
+  std::string benchmark_cpus() const;
+
+  // Runner1.CancelCurrent: stops the job's processes; the job is then
+  // cancelled in the queue with `reason`.
+  Status cancel_current(const std::string& reason);
+
+ private:
+  static int on_job_queued(sd_bus_message* m, void* userdata, sd_bus_error* error);
+  static int on_poll_timer(sd_event_source* s, uint64_t usec, void* userdata);
+  static int on_heartbeat_timer(sd_event_source* s, uint64_t usec, void* userdata);
+  static int on_worker_done(sd_event_source* s, int fd, uint32_t revents, void* userdata);
+
+  void try_claim();
+  void begin(model::Job job);
+  void finish_job();
+  void heartbeat();
+  void report(const char* method, const std::string& text);
+  void properties_changed();
+  // Tuner1.Check(): the fingerprint, whether the host drifted, and the
+  // names of failing items; "unavailable" when tunerd is not on the bus.
+  void check_tuner(std::string& fingerprint, bool& drifted, std::string& why);
+
+  Conf conf_;
+  sd_bus* bus_;
+  sd_event* event_;
+  exec::PinnedChildRunner runner_;
+
+  std::optional<model::Job> current_;
+  std::thread worker_;
+  ExecOutcome outcome_;              // written by the worker before it signals
+  std::atomic<bool> cancel_{false};  // read by the worker and its commands
+  bool abandon_ = false;             // the queue took the job away: report nothing
+  std::string cancel_reason_;        // CancelCurrent's reason, to Cancel the job with
+  uint64_t jobs_run_ = 0;
+  bool queue_reachable_ = true;      // to log losing/regaining the queue once
+
+  UniqueFd done_fd_;
+  bus::SourcePtr done_source_, poll_timer_, heartbeat_timer_;
+  bus::SlotPtr job_queued_slot_;
+};
+
+}  // namespace bb::runnerd

@@ -1,0 +1,256 @@
+#include "measure.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <deque>
+#include <map>
+#include <numeric>
+
+#include "daemon/log.h"
+#include "formats/formats.h"
+#include "util/cpu_list.h"
+#include "util/file.h"
+#include "util/text.h"
+
+namespace bb::runnerd {
+
+namespace {
+
+// Harness output read from stdout is parsed from memory; beyond this the
+// result would be truncated, so the round fails instead.
+constexpr size_t kMaxHarnessStdout = size_t(64) << 20;
+constexpr size_t kTailLines = 10;
+
+struct SuiteProgress {
+  std::map<model::BenchmarkKey, model::Benchmark> benchmarks;
+  std::vector<model::BenchmarkKey> order;  // first-seen order, for stable output
+  bool failed = false;
+  std::string reason;
+  int64_t failed_round = -1;
+  std::string stderr_tail;
+
+  model::Benchmark& get(const model::Benchmark& like) {
+    auto it = benchmarks.find(like.key);
+    if (it != benchmarks.end()) return it->second;
+    order.push_back(like.key);
+    model::Benchmark fresh = like;
+    fresh.samples.clear();
+    fresh.rounds.clear();
+    fresh.iterations.clear();
+    return benchmarks.emplace(like.key, std::move(fresh)).first->second;
+  }
+};
+
+std::string short_sha(const std::string& sha) { return sha.substr(0, 12); }
+
+// The last lines of a command's output, kept as they stream past (the
+// capture is capped at the front, the interesting part is the end).
+struct Tail {
+  std::deque<std::string> lines;
+  void add(std::string_view line) {
+    lines.emplace_back(line);
+    if (lines.size() > kTailLines) lines.pop_front();
+  }
+  std::string text() const {
+    std::string out;
+    for (const auto& l : lines) out += (out.empty() ? "" : "\n") + l;
+    return out;
+  }
+};
+
+exec::Command make_command(const config::Suite& suite, const Target& t, const MeasureContext& ctx,
+                           const std::string& shell, Tail& tail, const std::string& round) {
+  exec::Command c;
+  c.shell = shell;
+  c.cwd = t.tree_dir;
+  c.env = suite.env;
+  c.env["BENCHBOX_JOB_ID"] = std::to_string(ctx.job_id);
+  c.env["BENCHBOX_SUITE"] = suite.name;
+  c.env["BENCHBOX_COMMIT"] = t.commit;
+  c.env["BENCHBOX_ROLE"] = t.role.empty() ? "run" : t.role;
+  c.env["BENCHBOX_WORK_TREE"] = t.tree_dir;
+  if (!round.empty()) c.env["BENCHBOX_ROUND"] = round;
+  if (!suite.output.empty()) c.env["BENCHBOX_OUTPUT"] = path_join(t.tree_dir, suite.output);
+  c.timeout = std::chrono::seconds(suite.timeout_seconds);
+  c.unit_name = "benchbox-job-" + std::to_string(ctx.job_id) + "-" + std::to_string(::getpid()) + ".scope";
+  c.log_fields = {{"JOB_ID", std::to_string(ctx.job_id)}};
+  const std::string job_id = std::to_string(ctx.job_id), role = c.env["BENCHBOX_ROLE"];
+  const std::string suite_name = suite.name, commit = t.commit;
+  // Every line goes to the journal with JOB_ID=, so `journalctl JOB_ID=N`
+  // shows the whole run.
+  c.on_line = [&tail, job_id, role, suite_name, commit, round](std::string_view line, bool is_stderr) {
+    tail.add(line);
+    std::initializer_list<daemon::Field> fields = {{"JOB_ID", job_id},   {"SUITE", suite_name},
+                                                   {"ROLE", role},       {"COMMIT", commit},
+                                                   {"ROUND", round},     {"STREAM", is_stderr ? "stderr" : "stdout"}};
+    daemon::log_info(std::string(line), fields);
+  };
+  return c;
+}
+
+void mark_failed(SuiteProgress& p, const std::string& reason, int64_t round, const std::string& tail) {
+  p.failed = true;
+  p.reason = reason;
+  p.failed_round = round;
+  p.stderr_tail = tail;
+}
+
+// One round of one target. Returns false when the job was cancelled.
+bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t r,
+               const MeasureContext& ctx) {
+  const bool measured = r >= suite.warmup;
+  const int64_t round = static_cast<int64_t>(r) - static_cast<int64_t>(suite.warmup);
+  const bool is_command = suite.format == config::kCommandFormat;
+  std::string output_path = suite.output.empty() ? "" : path_join(t.tree_dir, suite.output);
+  // A file left by the previous round must not be parsed as this round's.
+  if (!output_path.empty() && ::unlink(output_path.c_str()) < 0 && errno != ENOENT) {
+    mark_failed(p, errno_error("remove old " + suite.output, errno).message, round, "");
+    return true;
+  }
+
+  Tail tail;
+  exec::Command c = make_command(suite, t, ctx, suite.run, tail, std::to_string(round));
+  c.cpus = ctx.cpus;
+  if (!is_command && output_path.empty()) c.max_output_bytes = kMaxHarnessStdout;
+  auto outcome = ctx.runner->run(c, ctx.cancel);
+  if (!outcome) {
+    mark_failed(p, "could not start: " + outcome.error().message, round, "");
+    return true;
+  }
+  if (outcome->cancelled) return false;
+  if (!outcome->success()) {
+    mark_failed(p, outcome->describe(), round, tail.text());
+    return true;
+  }
+
+  if (is_command) {
+    if (!measured) return true;
+    model::Benchmark proto;
+    proto.key = {suite.name, suite.name, {}, "wall_time"};
+    auto& wall = p.get(proto);
+    wall.samples.push_back(outcome->wall_seconds);
+    wall.rounds.push_back(round);
+    proto.key.metric = "cpu_time";
+    auto& cpu = p.get(proto);
+    cpu.samples.push_back(outcome->user_seconds + outcome->system_seconds);
+    cpu.rounds.push_back(round);
+    return true;
+  }
+
+  formats::ParseOptions opts;
+  opts.suite = suite.name;
+  opts.allow_empty = suite.allow_empty;
+  Result<std::vector<model::Benchmark>> parsed = make_error(Errc::internal, "not parsed");
+  if (output_path.empty()) {
+    if (outcome->dropped_bytes > 0) {
+      mark_failed(p, "harness output on stdout is larger than " + std::to_string(kMaxHarnessStdout) + " bytes",
+                  round, "");
+      return true;
+    }
+    parsed = formats::parse_text(suite.format, outcome->stdout_text, suite.name + " stdout", opts);
+  } else {
+    parsed = formats::parse_path(suite.format, output_path, opts);
+  }
+  if (!parsed) {
+    mark_failed(p, parsed.error().message, round, tail.text());
+    return true;
+  }
+  if (!measured) return true;
+  for (const auto& b : *parsed) {
+    auto& acc = p.get(b);
+    acc.samples.insert(acc.samples.end(), b.samples.begin(), b.samples.end());
+    acc.rounds.insert(acc.rounds.end(), b.samples.size(), round);
+    if (!b.iterations.empty()) acc.iterations.insert(acc.iterations.end(), b.iterations.begin(), b.iterations.end());
+    if (b.summary_only) {
+      acc.summary_only = true;
+      acc.summary = b.summary;
+    }
+    if (b.status != model::BenchmarkStatus::ok) {
+      acc.status = b.status;
+      acc.reason = b.reason;
+    }
+  }
+  return true;
+}
+
+void finish(const config::Suite& suite, Target& t, SuiteProgress& p) {
+  if (p.failed && p.order.empty()) {
+    // Nothing was measured; the suite still shows up, failed, so it can
+    // never be mistaken for a suite that has no benchmarks.
+    model::Benchmark placeholder;
+    placeholder.key = {suite.name, suite.name, {}, "wall_time"};
+    p.get(placeholder);
+  }
+  for (const auto& key : p.order) {
+    model::Benchmark b = std::move(p.benchmarks.at(key));
+    // Interrupted runs leave ragged iterations; keep them only if complete.
+    if (b.iterations.size() != b.samples.size()) b.iterations.clear();
+    if (p.failed) {
+      b.status = model::BenchmarkStatus::failed;
+      b.reason = p.reason;
+      b.extra["failed_round"] = p.failed_round;
+      if (!p.stderr_tail.empty()) b.extra["output_tail"] = p.stderr_tail;
+    }
+    if (auto it = suite.thresholds.find(b.key.metric); it != suite.thresholds.end())
+      b.extra["threshold"] = it->second;
+    t.result.benchmarks.push_back(std::move(b));
+  }
+}
+
+}  // namespace
+
+bool measure_suite(const config::Suite& suite, std::vector<Target>& targets, std::mt19937_64& rng,
+                   const MeasureContext& ctx) {
+  std::vector<SuiteProgress> progress(targets.size());
+  const uint64_t rounds = suite.warmup + suite.repetitions;
+  for (uint64_t r = 0; r < rounds; ++r) {
+    std::vector<size_t> order(targets.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::shuffle(order.begin(), order.end(), rng);
+    for (size_t i : order) {
+      if (progress[i].failed) continue;
+      if (ctx.cancel && ctx.cancel->load()) return false;
+      if (!run_round(suite, targets[i], progress[i], r, ctx)) return false;
+      if (progress[i].failed)
+        daemon::log_warning("suite '" + suite.name + "' failed on " + short_sha(targets[i].commit) + ": " +
+                                progress[i].reason,
+                            {{"JOB_ID", std::to_string(ctx.job_id)}, {"COMMIT", targets[i].commit}});
+    }
+  }
+  for (size_t i = 0; i < targets.size(); ++i) finish(suite, targets[i], progress[i]);
+  return true;
+}
+
+std::string build_suite(const config::Suite& suite, const Target& target, const MeasureContext& ctx,
+                        bool& cancelled) {
+  cancelled = false;
+  Tail tail;
+  exec::Command c = make_command(suite, target, ctx, suite.build, tail, "");
+  auto outcome = ctx.runner->run(c, ctx.cancel);
+  std::string where = "build of suite '" + suite.name + "' failed at " + short_sha(target.commit) +
+                      (target.role.empty() ? "" : " (" + target.role + ")");
+  if (!outcome) return where + ": " + outcome.error().message;
+  if (outcome->cancelled) {
+    cancelled = true;
+    return "cancelled";
+  }
+  if (outcome->success()) return "";
+  std::string text = tail.text();
+  return where + ": " + outcome->describe() + (text.empty() ? "" : ":\n" + text);
+}
+
+std::string environment_key(const std::vector<int>& cpus, const std::string& isolation,
+                            const std::string& runner_id, const std::vector<config::Suite>& suites) {
+  nlohmann::json j;
+  j["cpus"] = format_cpu_list(cpus);
+  j["isolation"] = isolation;
+  j["runner"] = runner_id;
+  j["suites"] = nlohmann::json::array();
+  for (const auto& s : suites)
+    j["suites"].push_back({{"name", s.name}, {"build", s.build}, {"run", s.run}, {"format", s.format}, {"env", s.env}});
+  return sha256_hex(j.dump());
+}
+
+}  // namespace bb::runnerd

@@ -1,0 +1,53 @@
+// Measuring one suite on one or two commits (base and head of a PR):
+// warmup + repetitions rounds, each round running every target once in a
+// seeded random order, so base and head samples with the same round ran
+// next to each other on the same CPUs and can be paired.
+#pragma once
+
+#include <atomic>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "config/suite.h"
+#include "exec/command_runner.h"
+#include "model/result_set.h"
+
+namespace bb::runnerd {
+
+// A commit being measured: its exported work tree and the result set its
+// samples go into.
+struct Target {
+  std::string role;      // "" (a plain run), "base", "head"
+  std::string commit;
+  std::string tree_dir;  // the exported work tree
+  model::ResultSet result;
+};
+
+struct MeasureContext {
+  int64_t job_id = 0;
+  std::vector<int> cpus;
+  exec::CommandRunner* runner = nullptr;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// Runs `suite` for every target. A command that fails (exit status, signal,
+// timeout) or output that does not parse marks that target's benchmarks of
+// this suite failed with the reason and stops measuring it; the other
+// target goes on. Returns false only when the job was cancelled.
+bool measure_suite(const config::Suite& suite, std::vector<Target>& targets, std::mt19937_64& rng,
+                   const MeasureContext& ctx);
+
+// Runs the suite's build command in the target's tree (unpinned). Returns a
+// reason ("build of suite 'x' failed at abc123: exit status 2: <last lines>")
+// or "" on success; `cancelled` is set when the job was cancelled.
+std::string build_suite(const config::Suite& suite, const Target& target, const MeasureContext& ctx,
+                        bool& cancelled);
+
+// The environment key of the result sets: sha256 over a canonical JSON of
+// the benchmark CPUs, the isolation kind, the runner id and, per suite, its
+// name, build, run, format and env. Documented in docs/benchbox-yml.md.
+std::string environment_key(const std::vector<int>& cpus, const std::string& isolation,
+                            const std::string& runner_id, const std::vector<config::Suite>& suites);
+
+}  // namespace bb::runnerd

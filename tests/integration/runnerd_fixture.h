@@ -1,0 +1,51 @@
+// A real benchbox-queued and a real benchbox-runnerd on a private bus, and
+// a real git "upstream" (a work repo pushing to a bare origin the runner
+// fetches from). Shared by the runnerd_* integration tests.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness.h"
+#include "queued_client.h"
+#include "queued_fixture.h"
+
+namespace bb::test {
+
+class RunnerdFixture {
+ public:
+  // A short lease and heartbeat so the kill -9 test runs in seconds.
+  RunnerdFixture();
+
+  void start_runner();
+  void kill_runner() { runner_->kill_hard(); }
+  Process& runner() { return *runner_; }
+  std::string runner_log() const { return runner_ ? runner_->log() : ""; }
+  QueueClient& client() { return *client_; }
+  TempDir& dir() { return queued_.dir(); }
+  const std::string& address() const { return queued_.address(); }
+
+  // The upstream repository. commit() writes files and commits them on the
+  // current branch of the work repo and pushes; returns the sha.
+  std::string git(const std::string& args);
+  std::string commit(const std::string& path, const std::string& content, const std::string& message);
+  std::string origin() { return dir() / "origin.git"; }
+  // Makes refs/pull/<n>/head in origin point at `sha` (as GitHub does).
+  void make_pr_ref(int n, const std::string& sha);
+
+  int64_t enqueue(const nlohmann::json& spec);
+  // Waits for the job to reach a terminal state; returns the job.
+  nlohmann::json wait_finished(int64_t id, int seconds = 60);
+  nlohmann::json result_of(const nlohmann::json& job);
+  // A Runner1 property read with busctl-like sd-bus calls.
+  std::string runner_property(const char* name, const char* type);
+
+ private:
+  QueuedFixture queued_;
+  std::unique_ptr<QueueClient> client_;
+  std::unique_ptr<Process> runner_;
+};
+
+}  // namespace bb::test

@@ -1,0 +1,267 @@
+// benchbox-runnerd end to end with a real benchbox-queued on a private bus
+// and a real git repository: push and PR jobs to done, a broken
+// .benchbox.yml, a failing fetch, a hanging benchmark, CancelCurrent.
+#include <catch2/catch.hpp>
+
+#include "runnerd_fixture.h"
+#include "util/file.h"
+#include "util/text.h"
+
+using namespace bb;
+using namespace bb::test;
+using nlohmann::json;
+
+namespace {
+
+json push_spec(RunnerdFixture& f, const std::string& sha) {
+  return {{"kind", "push"},
+          {"repository", "acme/widget"},
+          {"clone_url", f.origin()},
+          {"ref", "refs/heads/main"},
+          {"head_sha", sha}};
+}
+
+const json* find_bench(const json& rs, const std::string& name, const std::string& metric) {
+  for (const auto& b : rs.at("benchmarks"))
+    if (b.at("name") == name && b.at("metric") == metric) return &b;
+  return nullptr;
+}
+
+size_t count_lines(const std::string& path) {
+  auto text = read_file(path);
+  return text ? split(trim(*text), '\n').size() : 0;
+}
+
+}  // namespace
+
+TEST_CASE("a push job runs to done with a result file holding samples") {
+  RunnerdFixture f;
+  const std::string builds = f.dir() / "builds.log";
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\n"
+                             "suites:\n"
+                             "  - name: micro\n"
+                             "    build: \"echo built >> " + builds + "\"\n"
+                             "    run: \"grep Cpus_allowed_list /proc/$$/status; test -f README\"\n"
+                             "    repetitions: 3\n"
+                             "    warmup: 1\n"
+                             "    env: {MODE: fast}\n",
+                             "add benchbox config");
+  f.start_runner();
+  CHECK(f.runner_property("State", "s") == "idle");
+  CHECK(f.runner_property("Isolation", "s") == "affinity");
+  const std::string cpus = f.runner_property("BenchmarkCPUs", "s");
+  CHECK_FALSE(cpus.empty());
+
+  int64_t id = f.enqueue(push_spec(f, sha));
+  json job = f.wait_finished(id);
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  CHECK(job["result_path"] == f.dir() / ("state/results/" + std::to_string(id) + "/result.json"));
+
+  json r = f.result_of(job);
+  CHECK(r["job_id"] == id);
+  CHECK(r["kind"] == "push");
+  CHECK((!r.contains("base") || r["base"].is_null()));
+  const json& head = r["head"];
+  CHECK(head["repository"] == "acme/widget");
+  CHECK(head["commit"] == sha);
+  CHECK(head["ref"] == "refs/heads/main");
+  CHECK(head["role"] == "");
+  CHECK(head["machine_fingerprint"] == "unavailable");  // no tunerd on this bus
+  CHECK(head["isolation"] == "affinity");
+  CHECK(head["cpus"] == json::array({std::stoi(cpus)}));
+  CHECK(head["config_sha256"] == sha256_hex(head["config_text"].get<std::string>()));
+  CHECK(head["environment_key"].get<std::string>().size() == 64);
+  const json* wall = find_bench(head, "micro", "wall_time");
+  const json* cpu = find_bench(head, "micro", "cpu_time");
+  REQUIRE(wall);
+  REQUIRE(cpu);
+  CHECK((*wall)["status"] == "ok");
+  CHECK((*wall)["samples"].size() == 3);
+  CHECK((*wall)["rounds"] == json::array({0, 1, 2}));
+  CHECK((*cpu)["samples"].size() == 3);
+  for (double s : (*wall)["samples"]) CHECK(s > 0);
+
+  // Built once; the benchmark's output reached the log with its job id,
+  // and showed the pinning.
+  CHECK(count_lines(builds) == 1);
+  CHECK(f.runner_log().find("Cpus_allowed_list:\t" + cpus + " JOB_ID=" + std::to_string(id)) != std::string::npos);
+  CHECK(wait_until([&] { return f.runner_property("JobsRun", "t") == "1"; }));
+  CHECK(f.runner_property("State", "s") == "idle");
+  CHECK(f.runner_property("CurrentJob", "x") == "0");
+  CHECK_FALSE(path_exists(f.dir() / ("cache/work/" + std::to_string(id))));
+}
+
+TEST_CASE("a pull request job measures the merge-base and the head, interleaved in rounds") {
+  RunnerdFixture f;
+  const std::string builds = f.dir() / "builds.log";
+  std::string base = f.commit(".benchbox.yml",
+                              "version: 1\n"
+                              "suites:\n"
+                              "  - name: startup\n"
+                              "    build: \"echo $BENCHBOX_ROLE >> " + builds + "\"\n"
+                              "    run: ./bench.sh\n"
+                              "    repetitions: 4\n"
+                              "    warmup: 1\n",
+                              "config");
+  f.commit("bench.sh", "#!/bin/sh\ntrue\n", "fast bench");
+  std::string fork_point = f.git("-C " + (f.dir() / "work") + " rev-parse HEAD");
+  f.commit("main-only.txt", "x\n", "main moves on");
+  std::string main_tip = f.git("-C " + (f.dir() / "work") + " rev-parse HEAD");
+  f.git("-C " + (f.dir() / "work") + " checkout -q -b feature " + fork_point);
+  f.git("-C " + (f.dir() / "work") + " config push.default current");
+  std::string pr_head = f.commit("bench.sh", "#!/bin/sh\nsleep 0.05\n", "slower bench");
+  f.make_pr_ref(7, pr_head);
+  (void)base;
+
+  f.start_runner();
+  int64_t id = f.enqueue({{"kind", "pull_request"},
+                          {"repository", "acme/widget"},
+                          {"clone_url", "file://" + f.origin()},
+                          {"ref", "refs/pull/7/head"},
+                          {"head_sha", pr_head},
+                          {"base_ref", "refs/heads/main"},
+                          {"base_sha", main_tip},
+                          {"pr_number", 7}});
+  json job = f.wait_finished(id);
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  json r = f.result_of(job);
+  CHECK(r["kind"] == "pull_request");
+  CHECK(r["seed"].is_number_integer());
+  REQUIRE(r["base"].is_object());
+  CHECK(r["base"]["role"] == "base");
+  CHECK(r["base"]["commit"] == fork_point);  // the merge-base, not the base tip
+  CHECK(r["base"]["ref"] == "refs/heads/main");
+  CHECK(r["head"]["role"] == "head");
+  CHECK(r["head"]["commit"] == pr_head);
+  CHECK(r["head"]["ref"] == "refs/pull/7/head");
+  CHECK(r["base"]["environment_key"] == r["head"]["environment_key"]);
+  for (const char* role : {"base", "head"}) {
+    const json* wall = find_bench(r[role], "startup", "wall_time");
+    REQUIRE(wall);
+    CHECK((*wall)["status"] == "ok");
+    CHECK((*wall)["rounds"] == json::array({0, 1, 2, 3}));
+  }
+  // The head sleeps 50 ms per run, the base does not.
+  double base_min = 1e9, head_min = 1e9;
+  for (double s : (*find_bench(r["base"], "startup", "wall_time"))["samples"]) base_min = std::min(base_min, s);
+  for (double s : (*find_bench(r["head"], "startup", "wall_time"))["samples"]) head_min = std::min(head_min, s);
+  CHECK(head_min > base_min);
+  CHECK(head_min >= 0.05);
+  // Each commit was built exactly once.
+  auto log = read_file(builds);
+  REQUIRE(log);
+  auto lines = split(trim(*log), '\n');
+  std::sort(lines.begin(), lines.end());
+  CHECK(lines == std::vector<std::string>{"base", "head"});
+}
+
+TEST_CASE("a broken .benchbox.yml fails the job naming the line, and nothing runs") {
+  RunnerdFixture f;
+  const std::string marker = f.dir() / "ran";
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\n"
+                             "suites:\n"
+                             "  - name: micro\n"
+                             "    build: \"touch " + marker + "\"\n"
+                             "    run: \"touch " + marker + "\"\n"
+                             "    repetitons: 3\n",
+                             "typo");
+  f.start_runner();
+  int64_t id = f.enqueue(push_spec(f, sha));
+  json job = f.wait_finished(id);
+  REQUIRE(job["state"] == "failed");
+  std::string error = job["error"];
+  INFO(error);
+  CHECK(error.find("broken .benchbox.yml in commit " + sha.substr(0, 12)) != std::string::npos);
+  CHECK(error.find(".benchbox.yml:6:5: suites[0]: unknown key 'repetitons'") != std::string::npos);
+  CHECK_FALSE(path_exists(marker));
+}
+
+TEST_CASE("a fetch that fails and a failing build fail the job with the reason") {
+  RunnerdFixture f;
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\nsuites:\n  - name: s\n    build: \"echo compiling; echo 'error: no' >&2; exit 2\"\n"
+                             "    run: \"true\"\n",
+                             "bad build");
+  f.start_runner();
+  json spec = push_spec(f, sha);
+  spec["clone_url"] = f.dir() / "missing.git";
+  json job = f.wait_finished(f.enqueue(spec));
+  REQUIRE(job["state"] == "failed");
+  INFO(job.dump());
+  CHECK(job["error"].get<std::string>().rfind("fetch " + (f.dir() / "missing.git") + ": ", 0) == 0);
+
+  job = f.wait_finished(f.enqueue(push_spec(f, sha)));
+  REQUIRE(job["state"] == "failed");
+  CHECK(job["error"] == "build of suite 's' failed at " + sha.substr(0, 12) + ": exit status 2:\ncompiling\nerror: no");
+
+  // A commit without the file.
+  std::string first = f.git("-C " + (f.dir() / "work") + " rev-list --max-parents=0 HEAD");
+  job = f.wait_finished(f.enqueue(push_spec(f, first)));
+  REQUIRE(job["state"] == "failed");
+  CHECK(job["error"] == "no .benchbox.yml in commit " + first);
+}
+
+TEST_CASE("a hanging or crashing benchmark is marked failed; the rest of the job completes") {
+  RunnerdFixture f;
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\n"
+                             "suites:\n"
+                             "  - name: hangs\n"
+                             "    run: \"sleep 1000\"\n"
+                             "    timeout: 1\n"
+                             "    repetitions: 3\n"
+                             "  - name: crashes\n"
+                             "    run: \"kill -SEGV $$\"\n"
+                             "  - name: fine\n"
+                             "    run: \"true\"\n"
+                             "    repetitions: 2\n",
+                             "mixed");
+  f.start_runner();
+  json job = f.wait_finished(f.enqueue(push_spec(f, sha)));
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  json head = f.result_of(job)["head"];
+  const json* hang = find_bench(head, "hangs", "wall_time");
+  REQUIRE(hang);
+  CHECK((*hang)["status"] == "failed");
+  CHECK((*hang)["reason"] == "timed out after 1 s");
+  CHECK((*hang)["samples"].empty());
+  const json* crash = find_bench(head, "crashes", "wall_time");
+  REQUIRE(crash);
+  CHECK((*crash)["status"] == "failed");
+  CHECK((*crash)["reason"] == "killed by SIGSEGV");
+  const json* fine = find_bench(head, "fine", "wall_time");
+  REQUIRE(fine);
+  CHECK((*fine)["status"] == "ok");
+  CHECK((*fine)["samples"].size() == 2);
+}
+
+TEST_CASE("CancelCurrent stops the job's processes and cancels it in the queue") {
+  RunnerdFixture f;
+  const std::string started = f.dir() / "started";
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\nsuites:\n  - name: long\n    run: \"touch " + started +
+                                 "; sleep 1000\"\n    timeout: 2000\n",
+                             "long");
+  f.start_runner();
+  int64_t id = f.enqueue(push_spec(f, sha));
+  REQUIRE(wait_until([&] { return path_exists(started); }));
+  CHECK(f.runner_property("State", "s") == "running");
+  CHECK(f.runner_property("CurrentJob", "x") == std::to_string(id));
+  std::string out;
+  int rc = run_shell("DBUS_SYSTEM_BUS_ADDRESS=" + f.address() +
+                         " busctl --system call org.benchbox.Runner1 /org/benchbox/Runner1 "
+                         "org.benchbox.Runner1 CancelCurrent s 'operator asked' 2>&1",
+                     &out);
+  INFO(out);
+  CHECK(rc == 0);
+  json job = f.wait_finished(id, 30);
+  CHECK(job["state"] == "cancelled");
+  CHECK(job["error"].get<std::string>().find("operator asked") != std::string::npos);
+  CHECK(wait_until([&] { return f.runner_property("State", "s") == "idle"; }));
+  CHECK(f.runner_property("JobsRun", "t") == "0");
+}
