@@ -1,0 +1,132 @@
+#include "conf.h"
+
+#include <netdb.h>
+#include <sys/socket.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "util/file.h"
+
+namespace bb::webhookd {
+
+namespace {
+
+constexpr const char* kUsage = "usage: benchbox-webhookd [--config PATH] [--listen ADDR:PORT]";
+
+// "127.0.0.1:8080", "[::1]:8080", ":8080" (all addresses).
+Result<int> bind_listen(const std::string& spec) {
+  size_t colon = spec.rfind(':');
+  if (colon == std::string::npos || colon + 1 == spec.size())
+    return make_error(Errc::invalid_argument, "--listen '" + spec + "': expected ADDR:PORT");
+  std::string host = spec.substr(0, colon), port = spec.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* res = nullptr;
+  int rc = ::getaddrinfo(host.empty() ? nullptr : host.c_str(), port.c_str(), &hints, &res);
+  if (rc != 0) return make_error(Errc::invalid_argument, "--listen '" + spec + "': " + gai_strerror(rc));
+  Error last = make_error(Errc::io, "--listen '" + spec + "': no address");
+  for (addrinfo* ai = res; ai; ai = ai->ai_next) {
+    int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      last = errno_error("socket", errno);
+      continue;
+    }
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && ::listen(fd, SOMAXCONN) == 0) {
+      ::freeaddrinfo(res);
+      return fd;
+    }
+    last = errno_error("listen on " + spec, errno);
+    ::close(fd);
+  }
+  ::freeaddrinfo(res);
+  return last;
+}
+
+}  // namespace
+
+Result<config::ApplianceConfig> reload_appliance(const Conf& conf) {
+  if (!conf.config_path_given && !path_exists(conf.config_path)) return config::ApplianceConfig{};
+  return config::load_appliance_config(conf.config_path);
+}
+
+Result<Conf> load_conf(int argc, char** argv) {
+  Conf conf;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--config" && i + 1 < argc) {
+      conf.config_path = argv[++i];
+      conf.config_path_given = true;
+    } else if (arg == "--listen" && i + 1 < argc) {
+      conf.listen = argv[++i];
+    } else {
+      return make_error(Errc::invalid_argument, "unknown argument '" + arg + "' (" + kUsage + ")");
+    }
+  }
+  auto appliance = reload_appliance(conf);
+  if (!appliance) return appliance.error();
+  conf.appliance = std::move(*appliance);
+  return conf;
+}
+
+Result<std::string> read_secret() {
+  const std::string how =
+      "; provide it as a systemd credential, e.g. `benchbox-credentials generate webhook-secret` "
+      "or `systemd-creds encrypt --name=webhook-secret secret.txt "
+      "/etc/credstore.encrypted/webhook-secret` and LoadCredentialEncrypted=webhook-secret "
+      "in benchbox-webhookd.service";
+  const char* dir = std::getenv("CREDENTIALS_DIRECTORY");
+  if (!dir || !*dir)
+    return make_error(Errc::not_found, std::string("no credential '") + kSecretCredential +
+                                           "': $CREDENTIALS_DIRECTORY is not set" + how);
+  std::string path = path_join(dir, kSecretCredential);
+  auto text = read_file(path, 64 * 1024);
+  if (!text)
+    return make_error(Errc::not_found, std::string("cannot read credential '") + kSecretCredential +
+                                           "' (" + text.error().message + ")" + how);
+  std::string secret = std::move(*text);
+  if (!secret.empty() && secret.back() == '\n') secret.pop_back();
+  if (!secret.empty() && secret.back() == '\r') secret.pop_back();
+  if (secret.empty())
+    return make_error(Errc::invalid_argument, std::string("credential '") + kSecretCredential +
+                                                  "' at " + path + " is empty" + how);
+  return secret;
+}
+
+Result<int> listening_socket(const Conf& conf) {
+  char** names = nullptr;
+  int n = sd_listen_fds_with_names(1, &names);
+  if (n < 0) return errno_error("sd_listen_fds", -n);
+  int chosen = -1;
+  for (int i = 0; i < n; ++i) {
+    int fd = SD_LISTEN_FDS_START + i;
+    bool named = names && names[i] && std::strcmp(names[i], kListenFdName) == 0;
+    if (chosen < 0 || named) chosen = fd;
+    if (named) break;
+  }
+  if (names) {
+    for (int i = 0; i < n; ++i) std::free(names[i]);
+    std::free(names);
+  }
+  // Fds we do not serve stay open harmlessly; systemd owns them.
+  if (chosen >= 0) {
+    if (sd_is_socket(chosen, AF_UNSPEC, SOCK_STREAM, 1) <= 0)
+      return make_error(Errc::invalid_argument,
+                        "the socket systemd passed (fd " + std::to_string(chosen) +
+                            ") is not a listening stream socket");
+    return chosen;
+  }
+  if (!conf.listen.empty()) return bind_listen(conf.listen);
+  return make_error(Errc::invalid_argument,
+                    "no listening socket: start under benchbox-webhookd.socket (socket activation) "
+                    "or pass --listen ADDR:PORT for development");
+}
+
+}  // namespace bb::webhookd

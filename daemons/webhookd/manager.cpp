@@ -1,0 +1,347 @@
+#include "manager.h"
+
+#include <systemd/sd-daemon.h>
+
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/log.h"
+#include "github/payload.h"
+#include "github/signature.h"
+
+namespace bb::webhookd {
+
+namespace {
+
+using Action = github::Decision::Action;
+using Kind = Outcome::Kind;
+using nlohmann::json;
+
+// How often the spool is retried while it holds deliveries (also on the
+// queue's NameOwnerChanged, which is usually sooner).
+constexpr uint64_t kReplayIntervalUsec = 5'000'000;
+
+int64_t now_usec() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Outcome outcome(Kind kind, std::string message) {
+  Outcome o;
+  o.kind = kind;
+  o.message = std::move(message);
+  return o;
+}
+
+// A queue error as an outcome: the queue being slow, absent or unable to
+// write is worth retrying from the spool; a refused argument is not.
+Outcome from_error(const Error& e) {
+  switch (e.code) {
+    case Errc::timeout:
+    case Errc::unavailable:
+    case Errc::io:
+      return outcome(Kind::unavailable, e.message);
+    case Errc::invalid_argument:
+    case Errc::parse:
+      return outcome(Kind::rejected, e.message);
+    default:
+      return outcome(Kind::failed, e.message);
+  }
+}
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::pong: return "pong";
+    case Kind::queued: return "queued";
+    case Kind::recorded: return "recorded";
+    case Kind::ignored: return "ignored";
+    case Kind::unavailable: return "unavailable";
+    case Kind::rejected: return "rejected";
+    case Kind::failed: return "failed";
+  }
+  return "failed";
+}
+
+HttpAnswer error_answer(unsigned status, const std::string& message) {
+  return {status, json{{"error", message}}.dump()};
+}
+
+}  // namespace
+
+Manager::Manager(sd_event* event, sd_bus* bus, Conf conf, std::string secret)
+    : event_(event),
+      bus_(bus),
+      conf_(std::move(conf)),
+      secret_(std::move(secret)),
+      spool_(conf_.appliance.spool_dir()),
+      queue_(bus, conf_.appliance.webhook.queue_timeout_ms) {}
+
+Manager::~Manager() { *alive_ = false; }
+
+Status Manager::start(int listen_fd) {
+  HttpLimits limits{conf_.appliance.webhook.max_body_bytes, conf_.appliance.webhook.request_timeout_seconds};
+  auto http = HttpServer::start(event_, listen_fd, limits,
+                                [this](HttpRequest&& r, Responder respond) { on_request(std::move(r), std::move(respond)); });
+  if (!http) return http.error();
+  http_ = std::move(*http);
+
+  sd_event_source* src = nullptr;
+  int r = sd_event_add_time(event_, &src, CLOCK_MONOTONIC, UINT64_MAX, 0, on_replay_timer, this);
+  if (r < 0) return errno_error("add the replay timer", -r);
+  replay_timer_.reset(src);
+  if (auto st = queue_.watch_queue([this] {
+        daemon::log_info("the queue appeared on the bus; replaying the spool");
+        schedule_replay(0);
+      });
+      !st)
+    return st;
+  schedule_replay(0);  // what an earlier run could not deliver
+  return {};
+}
+
+void Manager::on_request(HttpRequest&& request, Responder respond) {
+  auto req = std::make_shared<HttpRequest>(std::move(request));
+  auto refuse = [&](unsigned status, const std::string& message) {
+    ++refused_;
+    daemon::log_warning("refused delivery: " + message,
+                        {{"DELIVERY_ID", req->delivery_id}, {"EVENT", req->event}});
+    respond(error_answer(status, message));
+  };
+  // The signature first: nothing about an unauthenticated request is looked at.
+  if (auto st = github::verify_signature(secret_, req->body, req->signature); !st)
+    return refuse(401, st.error().message);
+  if (req->event.empty()) return refuse(400, "missing X-GitHub-Event header");
+  if (req->delivery_id.empty()) return refuse(400, "missing X-GitHub-Delivery header");
+
+  int64_t received = now_usec();
+  std::weak_ptr<bool> alive = alive_;
+  process(req->event, req->delivery_id, req->body, [this, alive, req, respond, received](Outcome o) {
+    if (alive.expired()) return;
+    if (o.kind == Kind::unavailable) {
+      auto spooled = spool_.put(req->event, req->delivery_id, req->body, received);
+      if (spooled) {
+        ++spooled_;
+        daemon::log_warning("queue unavailable (" + o.message + "); delivery spooled for replay",
+                            {{"DELIVERY_ID", req->delivery_id}, {"EVENT", req->event}, {"SPOOL_FILE", *spooled}});
+        o.message = "queue unavailable; delivery spooled for replay: " + o.message;
+        schedule_replay(kReplayIntervalUsec);
+      } else {
+        daemon::log_error("queue unavailable and the delivery could not be spooled: " +
+                              spooled.error().message,
+                          {{"DELIVERY_ID", req->delivery_id}, {"EVENT", req->event}});
+        o.message = "queue unavailable; delivery NOT spooled: " + o.message;
+      }
+    }
+    respond(answer_for(o, *req));
+    sd_notifyf(0, "STATUS=%s", status_line().c_str());
+  });
+}
+
+HttpAnswer Manager::answer_for(const Outcome& o, const HttpRequest&) {
+  switch (o.kind) {
+    case Kind::pong: return {200, json{{"pong", true}}.dump()};
+    case Kind::queued: return {o.created ? 202u : 200u, json{{"job_id", o.job_id}}.dump()};
+    case Kind::recorded: return {202, json{{"recorded", o.message}}.dump()};
+    case Kind::ignored: return {202, json{{"ignored", o.message}}.dump()};
+    case Kind::unavailable: return error_answer(503, o.message);
+    case Kind::rejected: return error_answer(400, o.message);
+    case Kind::failed: return error_answer(500, o.message);
+  }
+  return error_answer(500, "unknown outcome");
+}
+
+void Manager::process(const std::string& event, const std::string& delivery_id, const std::string& body,
+                      std::function<void(Outcome)> done) {
+  auto parsed = github::parse_event(event, body);
+  std::string repository = parsed ? github::repository_of(*parsed) : "";
+  // Every delivery ends in exactly one log line with its fields.
+  auto finish = [this, event, delivery_id, repository, done = std::move(done)](Outcome o) {
+    std::string line = std::string("delivery ") + kind_name(o.kind) + ": " + o.message;
+    switch (o.kind) {
+      case Kind::queued:
+        ++accepted_;
+        daemon::log_info(line, {{"DELIVERY_ID", delivery_id}, {"REPOSITORY", repository}, {"EVENT", event},
+                                {"JOB_ID", std::to_string(o.job_id)}});
+        break;
+      case Kind::recorded:
+      case Kind::pong:
+        ++accepted_;
+        daemon::log_info(line, {{"DELIVERY_ID", delivery_id}, {"REPOSITORY", repository}, {"EVENT", event}});
+        break;
+      case Kind::ignored:
+        ++ignored_;
+        daemon::log_info(line, {{"DELIVERY_ID", delivery_id}, {"REPOSITORY", repository}, {"EVENT", event}});
+        break;
+      case Kind::rejected:
+        ++refused_;
+        daemon::log_warning(line, {{"DELIVERY_ID", delivery_id}, {"REPOSITORY", repository}, {"EVENT", event}});
+        break;
+      case Kind::unavailable:
+      case Kind::failed:
+        daemon::log_error(line, {{"DELIVERY_ID", delivery_id}, {"REPOSITORY", repository}, {"EVENT", event}});
+        break;
+    }
+    done(std::move(o));
+  };
+  if (!parsed) return finish(outcome(Kind::rejected, parsed.error().message));
+  auto decision = github::decide(conf_.appliance, *parsed, delivery_id);
+  if (!decision) return finish(outcome(Kind::rejected, decision.error().message));
+  execute(*decision, std::move(finish));
+}
+
+void Manager::execute(const github::Decision& d, std::function<void(Outcome)> done) {
+  std::weak_ptr<bool> alive = alive_;
+  switch (d.action) {
+    case Action::pong:
+      return done(outcome(Kind::pong, "pong"));
+    case Action::ignore:
+      return done(outcome(Kind::ignored, d.reason));
+    case Action::record:
+      return queue_.record_pull_request(*d.record, [done, summary = d.reason](Status st) {
+        done(st ? outcome(Kind::recorded, summary) : from_error(st.error()));
+      });
+    case Action::enqueue:
+      if (!d.record) return enqueue(d.job, d.reason, std::move(done));
+      // Labeled: keep the record fresh, then run it.
+      return queue_.record_pull_request(*d.record, [this, alive, d, done](Status st) {
+        if (alive.expired()) return;
+        if (!st) return done(from_error(st.error()));
+        enqueue(d.job, d.reason, done);
+      });
+    case Action::bless:
+      return queue_.get_pull_request(
+          d.bless.repository, d.bless.number,
+          [this, alive, bless = d.bless, done](Result<std::optional<github::PullRequestRecord>> pr) {
+            if (alive.expired()) return;
+            if (!pr) return done(from_error(pr.error()));
+            execute(github::bless_job(conf_.appliance, bless, *pr), done);
+          });
+  }
+}
+
+void Manager::enqueue(const model::JobSpec& job, const std::string& summary, std::function<void(Outcome)> done) {
+  queue_.enqueue(job, [done, summary](Result<Enqueued> r) {
+    if (!r) return done(from_error(r.error()));
+    Outcome o = outcome(Kind::queued, summary + (r->created ? "" : " (already queued)"));
+    o.job_id = r->id;
+    o.created = r->created;
+    done(std::move(o));
+  });
+}
+
+void Manager::schedule_replay(uint64_t delay_usec) {
+  if (!replay_timer_) return;
+  uint64_t now = 0;
+  sd_event_now(event_, CLOCK_MONOTONIC, &now);
+  uint64_t when = now + delay_usec;
+  // Never postpone a replay that is already due sooner.
+  int enabled = SD_EVENT_OFF;
+  uint64_t current = 0;
+  sd_event_source_get_enabled(replay_timer_.get(), &enabled);
+  sd_event_source_get_time(replay_timer_.get(), &current);
+  if (enabled != SD_EVENT_OFF && current <= when) return;
+  sd_event_source_set_time(replay_timer_.get(), when);
+  sd_event_source_set_enabled(replay_timer_.get(), SD_EVENT_ONESHOT);
+}
+
+int Manager::on_replay_timer(sd_event_source*, uint64_t, void* userdata) {
+  try {
+    static_cast<Manager*>(userdata)->replay();
+  } catch (const std::exception& e) {
+    daemon::log_error(std::string("spool replay failed: ") + e.what());
+  }
+  return 0;
+}
+
+void Manager::replay() {
+  if (replaying_) return;
+  auto files = spool_.list();
+  if (!files) {
+    daemon::log_error("cannot read the spool: " + files.error().message);
+    return schedule_replay(kReplayIntervalUsec);
+  }
+  if (files->empty()) return;
+  daemon::log_info("replaying " + std::to_string(files->size()) + " spooled deliveries",
+                   {{"SPOOL_DIR", spool_.dir()}});
+  replaying_ = true;
+  replay_next(std::make_shared<std::vector<std::string>>(std::move(*files)), 0);
+}
+
+void Manager::replay_next(std::shared_ptr<std::vector<std::string>> files, size_t index) {
+  if (index == files->size()) {
+    replaying_ = false;
+    auto left = spool_.list();  // deliveries spooled while this round ran
+    if (left && !left->empty()) schedule_replay(kReplayIntervalUsec);
+    sd_notifyf(0, "STATUS=%s", status_line().c_str());
+    return;
+  }
+  const std::string path = (*files)[index];
+  auto d = spool_.load(path);
+  if (!d) {
+    daemon::log_error("unreadable spool file set aside: " + d.error().message, {{"SPOOL_FILE", path}});
+    (void)spool_.reject(path);
+    return replay_next(files, index + 1);
+  }
+  std::weak_ptr<bool> alive = alive_;
+  process(d->event, d->delivery_id, d->body, [this, alive, files, index, path, id = d->delivery_id](Outcome o) {
+    if (alive.expired()) return;
+    if (o.kind == Kind::unavailable) {
+      replaying_ = false;
+      schedule_replay(kReplayIntervalUsec);
+      return;
+    }
+    if (o.kind == Kind::rejected || o.kind == Kind::failed) {
+      daemon::log_error("spooled delivery refused by the queue, set aside: " + o.message,
+                        {{"DELIVERY_ID", id}, {"SPOOL_FILE", path}});
+      if (auto st = spool_.reject(path); !st) daemon::log_error(st.error().message, {{"SPOOL_FILE", path}});
+    } else {
+      ++replayed_;
+      if (auto st = spool_.remove(path); !st) daemon::log_error(st.error().message, {{"SPOOL_FILE", path}});
+    }
+    replay_next(files, index + 1);
+  });
+}
+
+void Manager::reload() {
+  auto appliance = reload_appliance(conf_);
+  if (!appliance) {
+    daemon::log_error("config not reloaded, keeping the old one: " + appliance.error().message);
+  } else {
+    conf_.appliance = std::move(*appliance);
+    spool_ = Spool(conf_.appliance.spool_dir());
+    queue_.set_timeout_ms(conf_.appliance.webhook.queue_timeout_ms);
+    if (http_)
+      http_->set_limits({conf_.appliance.webhook.max_body_bytes, conf_.appliance.webhook.request_timeout_seconds});
+    daemon::log_info("config reloaded from " + conf_.config_path);
+  }
+  auto secret = read_secret();
+  if (!secret) daemon::log_error("secret not reloaded, keeping the old one: " + secret.error().message);
+  else secret_ = std::move(*secret);
+  schedule_replay(0);
+}
+
+void Manager::drain() {
+  if (!http_) return;
+  http_->stop_accepting();
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(conf_.appliance.webhook.queue_timeout_ms) * 2 + std::chrono::seconds(1);
+  while (http_->open_requests() > 0 && std::chrono::steady_clock::now() < deadline) {
+    while (sd_bus_process(bus_, nullptr) > 0) {
+    }
+    http_->run_once();
+    sd_bus_wait(bus_, 10'000);
+  }
+  if (http_->open_requests() > 0)
+    daemon::log_warning(std::to_string(http_->open_requests()) + " requests still open at shutdown");
+  http_.reset();
+}
+
+std::string Manager::status_line() const {
+  return "Serving webhooks: " + std::to_string(accepted_) + " accepted, " + std::to_string(ignored_) +
+         " ignored, " + std::to_string(refused_) + " refused, " + std::to_string(spooled_) + " spooled, " +
+         std::to_string(replayed_) + " replayed";
+}
+
+}  // namespace bb::webhookd
