@@ -24,6 +24,8 @@ bool has(const std::vector<std::string>& v, const char* s) {
 
 Result<std::string> detect_json(std::string_view text, const std::string& path) {
   auto shape = detail::json_shape(text, path);
+  // Python writes NaN/Infinity (asv, pytest-benchmark): look again allowing them.
+  if (!shape) shape = detail::json_shape(text, path, /*python_nan=*/true);
   if (!shape) return shape.error();
   const auto& s = *shape;
   auto member = [&](const char* k, Kind kind) {

@@ -79,8 +79,16 @@ struct Format {
 };
 
 const Format kFormats[] = {
+    {"asv", detail::parse_asv},
     {"benchbox", detail::parse_benchbox},
+    {"bmf", detail::parse_bmf},
+    {"cargo-bench", detail::parse_cargo_bench},
+    {"catch2-xml", detail::parse_catch2_xml},
+    {"criterion", nullptr},
+    {"go-test", detail::parse_go_test},
+    {"google-benchmark", detail::parse_google_benchmark},
     {"hyperfine", detail::parse_hyperfine},
+    {"pytest-benchmark", detail::parse_pytest_benchmark},
 };
 
 const Format* find_format(const std::string& name) {
@@ -96,7 +104,7 @@ Error unknown_format(const std::string& name) {
                     "unknown result format '" + name + "'; expected one of: " + list);
 }
 
-[[maybe_unused]] std::string parent_dir(const std::string& path) {
+std::string parent_dir(const std::string& path) {
   auto slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
   if (slash == 0) return "/";
@@ -134,10 +142,31 @@ Result<std::vector<model::Benchmark>> parse_path(const std::string& format, cons
   if (!f) return unknown_format(format);
   struct stat st {};
   if (::stat(path.c_str(), &st) < 0) return errno_error(path, errno);
+  if (!f->parse) {
+    if (!S_ISDIR(st.st_mode))
+      return detail::error_at(path, "",
+                              "is not a directory; expected criterion's output directory "
+                              "(target/criterion or one benchmark's directory in it)");
+    auto parsed = detail::parse_criterion_dir(path, options);
+    if (!parsed) return parsed.error();
+    return detail::finish(std::move(*parsed), path, options);
+  }
   if (S_ISDIR(st.st_mode))
     return detail::error_at(path, "", "is a directory; expected a " + format + " result file");
   auto text = read_file(path, options.max_bytes);
   if (!text) return make_error(Errc::parse, text.error().message);
+  if (format == "asv") {
+    // results/<machine>/<commit>-<env>.json; benchmarks.json sits in results/.
+    std::string listing = path_join(parent_dir(parent_dir(path)), "benchmarks.json");
+    if (path_exists(listing)) {
+      auto list_text = read_file(listing, options.max_bytes);
+      if (!list_text) return make_error(Errc::parse, list_text.error().message);
+      auto parsed = detail::parse_asv_with_benchmarks(detail::Input{*text, path, options},
+                                                      *list_text, listing);
+      if (!parsed) return parsed.error();
+      return detail::finish(std::move(*parsed), path, options);
+    }
+  }
   return parse_text(format, *text, path, options);
 }
 

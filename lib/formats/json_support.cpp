@@ -441,7 +441,12 @@ class ShapeSax : public nlohmann::json_sax<json> {
 };
 }  // namespace
 
-Result<Shape> json_shape(std::string_view text, const std::string& source) {
+Result<Shape> json_shape(std::string_view text, const std::string& source, bool python_nan) {
+  std::string replaced;
+  if (python_nan) {
+    replaced = replace_python_nan(text);
+    text = replaced;
+  }
   ShapeSax sax(text, source);
   run_sax(text, sax);
   if (sax.error) return *sax.error;

@@ -93,6 +93,7 @@ struct Shape {
   std::map<std::string, std::vector<std::string>> first_child_members;
   std::string schema;  // the root "schema" string, if any
 };
-Result<Shape> json_shape(std::string_view text, const std::string& source);
+// python_nan as for parse_json.
+Result<Shape> json_shape(std::string_view text, const std::string& source, bool python_nan = false);
 
 }  // namespace bb::formats::detail

@@ -1,0 +1,258 @@
+// asv (airspeed velocity) results, api version 2:
+// results/<machine>/<commit>-<env>.json holds
+//   "result_columns": ["result", "params", "version", "started_at", "duration",
+//                      "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75",
+//                      "stats_number", "stats_repeat", "samples", "profile"],
+//   "results": {"<benchmark>": [<one value per column; trailing nulls dropped>]}
+// "result" has one entry per parameter combination (the cartesian product of
+// "params", last parameter fastest): a number (asv's median), null (the
+// benchmark failed) or NaN (skipped for that combination). "samples" has the
+// raw samples per combination when asv ran with --record-samples, each the
+// time of one iteration averaged over stats_number iterations.
+// results/benchmarks.json, when present, gives the type, unit and parameter
+// names, and lists the benchmarks that should have produced a result.
+#include <cmath>
+#include <map>
+
+#include "formats/json_support.h"
+#include "formats/parsers.h"
+#include "formats/units.h"
+
+namespace bb::formats::detail {
+
+namespace {
+
+struct Declared {  // from benchmarks.json
+  std::string type, unit, version;
+  std::vector<std::string> param_names;
+  bool has_result = false;
+};
+using DeclaredMap = std::map<std::string, Declared>;
+
+std::string type_from_name(const std::string& name) {
+  std::string last = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+  for (const char* t : {"timeraw", "time", "peakmem", "mem", "track"})
+    if (last.rfind(std::string(t) + "_", 0) == 0) return t;
+  return "";
+}
+
+struct MetricUnit {
+  std::string metric, unit;
+  double scale = 1;
+};
+
+Result<MetricUnit> metric_for(const std::string& type, const std::string& declared_unit, const Loc& at) {
+  if (type == "time" || type == "timeraw") {
+    std::string u = declared_unit.empty() ? "seconds" : declared_unit;
+    auto s = seconds_per(u);
+    if (!s) return at.bad("unknown unit \"" + u + "\" for a time benchmark, expected " + kTimeUnitsExpected);
+    return MetricUnit{"wall_time", "s", *s};
+  }
+  // benchmarks.json says "memory"/"peakmemory"; name prefixes say mem_/peakmem_.
+  if (type == "mem" || type == "memory") return MetricUnit{"memory", "bytes", 1};
+  if (type == "peakmem" || type == "peakmemory") return MetricUnit{"peak_memory", "bytes", 1};
+  if (type == "track") return MetricUnit{"track", declared_unit.empty() ? "unit" : declared_unit, 1};
+  return at.bad("cannot tell the benchmark type (time_, timeraw_, mem_, peakmem_ or track_ prefix, "
+                "or benchmarks.json) of this benchmark");
+}
+
+// The column `name` of a result row, or nullptr (absent or null).
+const json* column(const json& row, const std::map<std::string, size_t>& columns, const char* name) {
+  auto it = columns.find(name);
+  if (it == columns.end() || it->second >= row.size() || row[it->second].is_null()) return nullptr;
+  return &row[it->second];
+}
+
+Status one_benchmark(const std::string& name, const json& row, const Loc& at,
+                     const std::map<std::string, size_t>& columns, DeclaredMap* declared, ParsedList& out) {
+  if (auto st = expect(row, at, Kind::array); !st) return st;
+  Declared* decl = nullptr;
+  if (declared) {
+    auto it = declared->find(name);
+    if (it != declared->end()) {
+      decl = &it->second;
+      decl->has_result = true;
+    }
+  }
+  std::string type = decl && !decl->type.empty() ? decl->type : type_from_name(name);
+  auto how = metric_for(type, decl ? decl->unit : "", at);
+  if (!how) return how.error();
+
+  auto col_loc = [&](const char* c) { return at.child(columns.at(c)); };
+  // The parameter combinations, in asv's order.
+  std::vector<std::vector<std::string>> values;
+  if (const json* params = column(row, columns, "params")) {
+    if (auto st = expect(*params, col_loc("params"), Kind::array); !st) return st;
+    for (size_t i = 0; i < params->size(); ++i) {
+      if (auto st = expect((*params)[i], col_loc("params").child(i), Kind::array); !st) return st;
+      std::vector<std::string> v;
+      for (const auto& p : (*params)[i]) v.push_back(param_string(p));
+      values.push_back(std::move(v));
+    }
+  }
+  std::vector<std::map<std::string, std::string>> combos(1);
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::string pname = decl && i < decl->param_names.size() ? decl->param_names[i] : "param" + std::to_string(i + 1);
+    std::vector<std::map<std::string, std::string>> next;
+    for (const auto& c : combos)
+      for (const auto& v : values[i]) {
+        auto n = c;
+        n[pname] = v;
+        next.push_back(std::move(n));
+      }
+    combos = std::move(next);
+  }
+
+  const json* result = column(row, columns, "result");
+  if (result && !result->is_array()) return col_loc("result").bad("expected an array (one value per parameter combination)");
+  if (result && result->size() != combos.size())
+    return col_loc("result").bad("has " + std::to_string(result->size()) + " values for " +
+                                 std::to_string(combos.size()) + " parameter combinations");
+  const json* samples = column(row, columns, "samples");
+  const json* numbers = column(row, columns, "stats_number");
+  std::string version;
+  if (const json* v = column(row, columns, "version"); v && v->is_string()) version = v->get<std::string>();
+
+  for (size_t j = 0; j < combos.size(); ++j) {
+    Parsed p;
+    p.place = at.ptr;
+    auto& b = p.bench;
+    b.key.name = name;
+    b.key.params = combos[j];
+    b.key.metric = how->metric;
+    b.unit = how->unit;
+    if (!version.empty()) b.extra["benchmark_version"] = version;
+    if (decl && !decl->version.empty() && !version.empty() && decl->version != version) {
+      b.status = model::BenchmarkStatus::skipped;
+      b.reason = "result is for benchmark version " + version + ", benchmarks.json has " + decl->version;
+      out.push_back(std::move(p));
+      continue;
+    }
+    const json* value = result ? &(*result)[j] : nullptr;
+    if (!value || value->is_null()) {
+      b.status = model::BenchmarkStatus::failed;
+      b.reason = "asv recorded no result (the benchmark failed)";
+      out.push_back(std::move(p));
+      continue;
+    }
+    auto n = number(*value);
+    if (!n) return col_loc("result").child(j).bad("expected a number, null (failed) or NaN (skipped)");
+    if (std::isnan(*n)) {
+      b.status = model::BenchmarkStatus::skipped;
+      b.reason = "asv skipped this parameter combination (NaN)";
+      out.push_back(std::move(p));
+      continue;
+    }
+    if (!std::isfinite(*n)) return col_loc("result").child(j).bad("expected a finite number, got infinity");
+    b.summary["median"] = *n * how->scale;
+    for (const char* stat : {"stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75"}) {
+      const json* s = column(row, columns, stat);
+      if (!s || !s->is_array() || j >= s->size()) continue;
+      if (auto v = number((*s)[j]); v && std::isfinite(*v)) b.summary[stat + 6] = *v * how->scale;
+    }
+    double iters = 0;
+    if (numbers && numbers->is_array() && j < numbers->size())
+      if (auto v = number((*numbers)[j]); v && std::isfinite(*v)) iters = *v;
+    const json* mine = samples && samples->is_array() && j < samples->size() ? &(*samples)[j] : nullptr;
+    if (mine && !mine->is_null()) {
+      Loc sl = col_loc("samples").child(j);
+      if (auto st = expect(*mine, sl, Kind::array); !st) return st;
+      for (size_t k = 0; k < mine->size(); ++k) {
+        auto s = finite_number((*mine)[k], sl.child(k));
+        if (!s) return s.error();
+        b.samples.push_back(*s * how->scale);
+        if (iters > 0) b.iterations.push_back(iters);
+      }
+    }
+    if (b.samples.empty()) {
+      b.summary_only = true;
+      b.samples = {*n * how->scale};
+      b.iterations.clear();
+    }
+    out.push_back(std::move(p));
+  }
+  return {};
+}
+
+Result<DeclaredMap> read_benchmarks_json(std::string_view text, const std::string& source) {
+  auto doc = parse_json(text, source, true);
+  if (!doc) return doc.error();
+  Loc root{&source, ""};
+  if (auto st = expect(*doc, root, Kind::object); !st) return st.error();
+  DeclaredMap out;
+  for (const auto& [name, b] : doc->items()) {
+    if (name == "version") continue;
+    Loc at = root.child(name);
+    if (auto st = expect(b, at, Kind::object); !st) return st.error();
+    Declared d;
+    auto type = need_string(b, at, "type");
+    if (!type) return type.error();
+    d.type = *type;
+    if (auto u = maybe(b, at, "unit", Kind::string); !u) return u.error();
+    else if (*u) d.unit = (*u)->get<std::string>();
+    if (auto v = maybe(b, at, "version", Kind::string); !v) return v.error();
+    else if (*v) d.version = (*v)->get<std::string>();
+    auto names = maybe(b, at, "param_names", Kind::array);
+    if (!names) return names.error();
+    if (*names)
+      for (size_t i = 0; i < (*names)->size(); ++i) {
+        if (auto st = expect((**names)[i], at.child("param_names").child(i), Kind::string); !st) return st.error();
+        d.param_names.push_back((**names)[i].get<std::string>());
+      }
+    out[name] = std::move(d);
+  }
+  return out;
+}
+
+Result<ParsedList> parse_results(const Input& in, DeclaredMap* declared) {
+  auto doc = parse_json(in.text, in.source, /*python_nan=*/true);
+  if (!doc) return doc.error();
+  Loc root{&in.source, ""};
+  if (auto st = expect(*doc, root, Kind::object); !st) return st.error();
+  if (auto v = doc->find("version"); v != doc->end() && (!v->is_number_integer() || v->get<int64_t>() != 2))
+    return root.child("version").bad("expected asv results api version 2, got " + v->dump());
+  auto cols = need(*doc, root, "result_columns", Kind::array);
+  if (!cols) return cols.error();
+  std::map<std::string, size_t> columns;
+  for (size_t i = 0; i < (*cols)->size(); ++i) {
+    if (auto st = expect((**cols)[i], root.child("result_columns").child(i), Kind::string); !st) return st.error();
+    columns[(**cols)[i].get<std::string>()] = i;
+  }
+  if (!columns.count("result"))
+    return root.child("result_columns").bad("expected a \"result\" column");
+  for (const char* c : {"params", "samples", "stats_number", "version"})
+    if (!columns.count(c)) columns[c] = size_t(-1);  // absent: column() returns nullptr
+  auto results = need(*doc, root, "results", Kind::object);
+  if (!results) return results.error();
+  ParsedList out;
+  for (const auto& [name, row] : (*results)->items())
+    if (auto st = one_benchmark(name, row, root.child("results").child(name), columns, declared, out); !st)
+      return st.error();
+  if (declared)
+    for (const auto& [name, d] : *declared) {
+      if (d.has_result) continue;
+      Parsed p;
+      p.place = "/results";
+      p.bench.key.name = name;
+      auto how = metric_for(d.type, d.unit, root);
+      p.bench.key.metric = how ? how->metric : "wall_time";
+      p.bench.unit = how ? how->unit : "s";
+      p.bench.status = model::BenchmarkStatus::skipped;
+      p.bench.reason = "listed in benchmarks.json but absent from this results file";
+      out.push_back(std::move(p));
+    }
+  return out;
+}
+
+}  // namespace
+
+Result<ParsedList> parse_asv(const Input& in) { return parse_results(in, nullptr); }
+
+Result<ParsedList> parse_asv_with_benchmarks(const Input& results, std::string_view benchmarks_json,
+                                             const std::string& benchmarks_source) {
+  auto declared = read_benchmarks_json(benchmarks_json, benchmarks_source);
+  if (!declared) return declared.error();
+  return parse_results(results, &*declared);
+}
+
+}  // namespace bb::formats::detail

@@ -1,0 +1,182 @@
+// `go test -bench` text. A result line is
+//   BenchmarkName/sub=1-8   <N>   <value> ns/op   [<value> <unit>]...
+// where "-8" is GOMAXPROCS (absent when 1) and N the iterations behind the
+// per-op values. -count N repeats the line: one sample per line. Units
+// other than ns/op (B/op, allocs/op, MB/s, b.ReportMetric's) become their
+// own metrics. "pkg:" lines name the package of the lines that follow;
+// "--- FAIL:" / "--- SKIP:" mark benchmarks that did not finish. Other lines
+// (test logs, PASS, ok) are not benchmark output and are passed over.
+#include <map>
+
+#include "formats/parsers.h"
+#include "formats/text_lines.h"
+
+namespace bb::formats::detail {
+
+namespace {
+
+bool benchmark_name(std::string_view s) {
+  // go's rule: "Benchmark" then nothing or a non-lower-case character.
+  if (s.substr(0, 9) != "Benchmark") return false;
+  return s.size() == 9 || !(s[9] >= 'a' && s[9] <= 'z');
+}
+
+struct Metric {
+  const char* metric;
+  const char* unit;
+  double scale;
+};
+
+Metric metric_for(std::string_view unit) {
+  if (unit == "ns/op") return {"wall_time", "s", 1e-9};
+  if (unit == "B/op") return {"alloc_bytes", "bytes", 1};
+  if (unit == "allocs/op") return {"allocs", "count", 1};
+  if (unit == "MB/s") return {"throughput", "MB/s", 1};
+  return {nullptr, nullptr, 1};  // a b.ReportMetric unit: metric and unit are its name
+}
+
+class Reader {
+ public:
+  explicit Reader(const Input& in) : in_(in) {}
+
+  bool line(size_t n, std::string_view text) {
+    auto f = fields(text);
+    if (f.empty()) return true;
+    if (f[0].text == "pkg:" && f.size() >= 2) {
+      pkg_ = std::string(f[1].text);
+      return true;
+    }
+    if (f[0].text == "---" && f.size() >= 3 && (f[1].text == "FAIL:" || f[1].text == "SKIP:")) {
+      if (!benchmark_name(f[2].text)) return true;  // a failing test, not ours
+      pending_status_ = f[1].text == "FAIL:" ? model::BenchmarkStatus::failed : model::BenchmarkStatus::skipped;
+      pending_name_ = std::string(f[2].text);
+      pending_place_ = place(n, f[0].column);
+      pending_reason_.clear();
+      mark(pending_name_, pending_status_, pending_place_);
+      return true;
+    }
+    // Indented lines after "--- FAIL" are its log: the reason.
+    if (!pending_name_.empty() && (text.substr(0, 4) == "    " || text.substr(0, 1) == "\t")) {
+      if (pending_reason_.empty()) set_reason(pending_name_, std::string(text.substr(text.find_first_not_of(" \t"))));
+      pending_reason_ = "x";
+      return true;
+    }
+    pending_name_.clear();
+    if (!benchmark_name(f[0].text) || f.size() == 1) return true;  // -v prints the bare name first
+    return result(n, f);
+  }
+
+  const Error* error() const { return error_ ? &*error_ : nullptr; }
+
+  ParsedList finish() {
+    ParsedList out;
+    for (auto& [key, entry] : entries_) out.push_back(std::move(entry));
+    ParsedList ordered(out.size());
+    for (size_t i = 0; i < out.size(); ++i) ordered[order_.at(out[i].bench.key)] = std::move(out[i]);
+    return ordered;
+  }
+
+ private:
+  bool fail(size_t line, size_t col, const std::string& what) {
+    error_ = error_at(in_.source, place(line, col), what);
+    return false;
+  }
+
+  bool result(size_t n, const std::vector<Field>& f) {
+    std::string name(f[0].text);
+    std::string procs = "1";
+    if (auto dash = name.rfind('-'); dash != std::string::npos && dash + 1 < name.size() &&
+                                     name.find_first_not_of("0123456789", dash + 1) == std::string::npos) {
+      procs = name.substr(dash + 1);
+      name.resize(dash);
+    }
+    last_procs_ = procs;
+    auto iters = parse_decimal(f[1].text);
+    if (!iters || f[1].text.find_first_not_of("0123456789") != std::string_view::npos)
+      return fail(n, f[1].column, "expected the iteration count after '" + std::string(f[0].text) +
+                                      "', got '" + std::string(f[1].text) + "'");
+    if (f.size() < 4 || (f.size() - 2) % 2 != 0)
+      return fail(n, f.back().column, "expected pairs of <value> <unit> after the iteration count");
+    bool saw_ns = false;
+    for (size_t i = 2; i + 1 < f.size(); i += 2) {
+      auto v = parse_decimal(f[i].text);
+      if (!v) return fail(n, f[i].column, "expected a finite number, got '" + std::string(f[i].text) + "'");
+      std::string unit(f[i + 1].text);
+      if (unit.find('/') == std::string::npos)
+        return fail(n, f[i + 1].column, "expected a unit such as ns/op, B/op, allocs/op or MB/s, got '" + unit + "'");
+      Metric m = metric_for(unit);
+      if (m.metric && std::string(m.metric) == "wall_time") saw_ns = true;
+      model::Benchmark& b = entry(name, procs, m.metric ? m.metric : unit, m.unit ? m.unit : unit, n);
+      b.samples.push_back(*v * m.scale);
+      b.iterations.push_back(*iters);
+    }
+    if (!saw_ns) return fail(n, f[2].column, "expected a <value> ns/op measurement on the line");
+    return true;
+  }
+
+  model::Benchmark& entry(const std::string& name, const std::string& procs, const std::string& metric,
+                          const std::string& unit, size_t line) {
+    model::BenchmarkKey key;
+    key.name = name;
+    if (!pkg_.empty()) key.params["pkg"] = pkg_;
+    key.params["procs"] = procs;
+    key.metric = metric;
+    auto it = entries_.find(key);
+    if (it == entries_.end()) {
+      Parsed p;
+      p.bench.key = key;
+      p.bench.unit = unit;
+      p.place = place(line, 1);
+      order_[key] = order_.size();
+      it = entries_.emplace(key, std::move(p)).first;
+    }
+    return it->second.bench;
+  }
+
+  void mark(const std::string& name, model::BenchmarkStatus status, const std::string& where) {
+    bool found = false;
+    for (auto& [key, p] : entries_)
+      if (key.name == name && (pkg_.empty() || (key.params.count("pkg") && key.params.at("pkg") == pkg_))) {
+        p.bench.status = status;
+        found = true;
+      }
+    if (found) return;
+    // A benchmark that failed or was skipped before producing a line.
+    model::BenchmarkKey key;
+    key.name = name;
+    if (!pkg_.empty()) key.params["pkg"] = pkg_;
+    key.params["procs"] = last_procs_;
+    key.metric = "wall_time";
+    Parsed p;
+    p.bench.key = key;
+    p.bench.status = status;
+    p.bench.reason = status == model::BenchmarkStatus::failed ? "failed" : "skipped";
+    p.place = where;
+    order_[key] = order_.size();
+    entries_.emplace(key, std::move(p));
+  }
+
+  void set_reason(const std::string& name, const std::string& reason) {
+    for (auto& [key, p] : entries_)
+      if (key.name == name && p.bench.status != model::BenchmarkStatus::ok) p.bench.reason = reason;
+  }
+
+  const Input& in_;
+  std::string pkg_, last_procs_ = "1";
+  std::map<model::BenchmarkKey, Parsed> entries_;
+  std::map<model::BenchmarkKey, size_t> order_;
+  std::string pending_name_, pending_place_, pending_reason_;
+  model::BenchmarkStatus pending_status_ = model::BenchmarkStatus::ok;
+  std::optional<Error> error_;
+};
+
+}  // namespace
+
+Result<ParsedList> parse_go_test(const Input& in) {
+  Reader r(in);
+  if (!for_each_line(in.text, [&](size_t n, std::string_view line) { return r.line(n, line); }))
+    return *r.error();
+  return r.finish();
+}
+
+}  // namespace bb::formats::detail

@@ -1,0 +1,215 @@
+// Google Benchmark --benchmark_format=json / --benchmark_out. Each row of
+// "benchmarks" is one run: run_type "iteration" rows are samples (a mean
+// over `iterations` iterations), "aggregate" rows (mean, median, stddev,
+// cv, user-defined) are summaries of the iteration rows with the same
+// run_name, kept apart. Every other numeric member of a row is a user
+// counter and becomes its own metric. Rows are streamed, so a file of
+// hundreds of MB is never a DOM.
+#include <unordered_map>
+
+#include "formats/json_support.h"
+#include "formats/parsers.h"
+#include "formats/units.h"
+
+namespace bb::formats::detail {
+
+namespace {
+
+// Members Google Benchmark writes itself; any other number is a counter.
+bool is_builtin(const std::string& k) {
+  static const char* const kBuiltin[] = {
+      "name", "family_index", "per_family_instance_index", "run_name", "run_type",
+      "repetitions", "repetition_index", "threads", "iterations", "real_time", "cpu_time",
+      "time_unit", "aggregate_name", "aggregate_unit", "error_occurred", "error_message",
+      "skipped", "skip_message", "label", "big_o", "cpu_coefficient", "real_coefficient", "rms",
+  };
+  for (const char* b : kBuiltin)
+    if (k == b) return true;
+  return false;
+}
+
+std::string counter_unit(const std::string& name) {
+  if (name == "bytes_per_second") return "bytes/s";
+  if (name == "items_per_second") return "items/s";
+  return "count";
+}
+
+struct Group {
+  std::string run_name, place;
+  model::Benchmark wall, cpu;
+  std::map<std::string, model::Benchmark> counters;
+  json extra = json::object();
+  model::BenchmarkStatus status = model::BenchmarkStatus::ok;
+  std::string reason;
+};
+
+class Reader {
+ public:
+  Status row(const json& r, const Loc& at) {
+    auto name = need_string(r, at, "name");
+    if (!name) return name.error();
+    auto run_name_v = maybe(r, at, "run_name", Kind::string);
+    if (!run_name_v) return run_name_v.error();
+    std::string run_name = *run_name_v ? (*run_name_v)->get<std::string>() : *name;
+    std::string run_type = "iteration";
+    if (auto v = maybe(r, at, "run_type", Kind::string); !v) return v.error();
+    else if (*v) run_type = (*v)->get<std::string>();
+    if (run_type != "iteration" && run_type != "aggregate")
+      return at.child("run_type").bad("expected \"iteration\" or \"aggregate\", got \"" + run_type + "\"");
+    std::string aggregate;
+    if (run_type == "aggregate") {
+      auto a = need_string(r, at, "aggregate_name");
+      if (!a) return a.error();
+      aggregate = *a;
+      // Complexity fits (BigO, RMS) describe a whole family, not a run.
+      if (aggregate == "BigO" || aggregate == "RMS") {
+        complexity_[run_name][aggregate] = r;
+        return {};
+      }
+    }
+
+    Group& g = group(run_name, at);
+    if (auto st = status_of(r, at, g); !st) return st.error();
+    if (g.status != model::BenchmarkStatus::ok && run_type == "iteration") return {};
+
+    auto unit = need_string(r, at, "time_unit");
+    if (!unit) return unit.error();
+    auto scale = seconds_per(*unit);
+    if (!scale)
+      return at.child("time_unit").bad("unknown unit \"" + *unit + "\", expected " + kTimeUnitsExpected);
+    auto real = need_number(r, at, "real_time");
+    if (!real) return real.error();
+    auto cpu = need_number(r, at, "cpu_time");
+    if (!cpu) return cpu.error();
+
+    if (run_type == "aggregate") {
+      std::string agg_unit = "time";
+      if (auto v = maybe(r, at, "aggregate_unit", Kind::string); !v) return v.error();
+      else if (*v) agg_unit = (*v)->get<std::string>();
+      // "percentage" (cv) is a plain ratio; "time" is in time_unit.
+      double s = agg_unit == "percentage" ? 1.0 : *scale;
+      g.wall.summary[aggregate] = *real * s;
+      g.cpu.summary[aggregate] = *cpu * s;
+      return for_counters(r, at, [&](const std::string& k, double v) {
+        counter(g, k).summary[aggregate] = v;
+      });
+    }
+
+    auto iters = need_number(r, at, "iterations");
+    if (!iters) return iters.error();
+    g.wall.samples.push_back(*real * *scale);
+    g.wall.iterations.push_back(*iters);
+    g.cpu.samples.push_back(*cpu * *scale);
+    g.cpu.iterations.push_back(*iters);
+    if (auto t = r.find("threads"); t != r.end() && t->is_number()) g.extra["threads"] = *t;
+    if (auto l = r.find("label"); l != r.end() && l->is_string()) g.extra["label"] = *l;
+    return for_counters(r, at, [&](const std::string& k, double v) { counter(g, k).samples.push_back(v); });
+  }
+
+  ParsedList finish() {
+    ParsedList out;
+    for (auto& g : groups_) {
+      for (auto* b : {&g.wall, &g.cpu}) emit(out, g, std::move(*b));
+      for (auto& [name, b] : g.counters) emit(out, g, std::move(b));
+    }
+    return out;
+  }
+
+ private:
+  Group& group(const std::string& run_name, const Loc& at) {
+    auto [it, fresh] = index_.emplace(run_name, groups_.size());
+    if (fresh) {
+      groups_.emplace_back();
+      Group& g = groups_.back();
+      g.run_name = run_name;
+      g.place = at.ptr;
+      g.wall.key.name = g.cpu.key.name = run_name;
+      g.wall.key.metric = "wall_time";
+      g.cpu.key.metric = "cpu_time";
+    }
+    return groups_[it->second];
+  }
+
+  model::Benchmark& counter(Group& g, const std::string& name) {
+    auto [it, fresh] = g.counters.try_emplace(name);
+    if (fresh) {
+      it->second.key.name = g.run_name;
+      it->second.key.metric = name;
+      it->second.unit = counter_unit(name);
+    }
+    return it->second;
+  }
+
+  template <class Fn>
+  Status for_counters(const json& r, const Loc& at, Fn fn) {
+    for (const auto& [k, v] : r.items()) {
+      if (is_builtin(k)) continue;
+      if (!v.is_number()) continue;  // e.g. a string a newer version added
+      auto n = finite_number(v, at.child(k));
+      if (!n) return n.error();
+      fn(k, *n);
+    }
+    return {};
+  }
+
+  Status status_of(const json& r, const Loc& at, Group& g) {
+    auto err = maybe(r, at, "error_occurred", Kind::boolean);
+    if (!err) return err.error();
+    if (*err && (*err)->get<bool>()) {
+      g.status = model::BenchmarkStatus::failed;
+      g.reason = r.value("error_message", std::string("error_occurred"));
+      return {};
+    }
+    auto skipped = maybe(r, at, "skipped", Kind::any);
+    if (!skipped) return skipped.error();
+    if (*skipped && (((*skipped)->is_boolean() && (*skipped)->get<bool>()) ||
+                     ((*skipped)->is_number() && (*skipped)->get<double>() != 0))) {
+      g.status = model::BenchmarkStatus::skipped;
+      g.reason = r.value("skip_message", r.value("error_message", std::string("skipped")));
+    }
+    return {};
+  }
+
+  void emit(ParsedList& out, const Group& g, model::Benchmark b) {
+    b.status = g.status;
+    b.reason = g.reason;
+    b.extra = g.extra;
+    if (b.status != model::BenchmarkStatus::ok) {
+      b.samples.clear();
+      b.iterations.clear();
+    } else if (b.samples.empty()) {
+      // --benchmark_report_aggregates_only: the summaries are all there is.
+      if (b.summary.empty()) return;
+      b.summary_only = true;
+      auto mean = b.summary.find("mean");
+      b.samples.push_back(mean != b.summary.end() ? mean->second : b.summary.begin()->second);
+    }
+    if (b.iterations.size() != b.samples.size()) b.iterations.clear();
+    for (const auto& [family, fits] : complexity_)
+      if (g.run_name.rfind(family + "/", 0) == 0 || g.run_name == family) b.extra["complexity"] = fits;
+    out.push_back(Parsed{std::move(b), g.place});
+  }
+
+  std::vector<Group> groups_;
+  std::unordered_map<std::string, size_t> index_;
+  std::map<std::string, json> complexity_;
+};
+
+}  // namespace
+
+Result<ParsedList> parse_google_benchmark(const Input& in) {
+  Reader reader;
+  auto streamed = stream_children(in.text, in.source, "benchmarks",
+                                  [&](const std::string&, json&& r, const Loc& at) -> Status {
+                                    if (auto st = expect(r, at, Kind::object); !st) return st;
+                                    return reader.row(r, at);
+                                  });
+  if (!streamed) return streamed.error();
+  if (auto st = expect_streamed(*streamed, in.source, "benchmarks", Kind::array,
+                                "an object with a \"benchmarks\" array (Google Benchmark JSON)");
+      !st)
+    return st.error();
+  return reader.finish();
+}
+
+}  // namespace bb::formats::detail

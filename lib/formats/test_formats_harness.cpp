@@ -1,0 +1,358 @@
+// Every harness format against its fixture (real tool output where the
+// machine has the tool, the documented schema otherwise), its bad input,
+// and --format auto.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "formats/formats.h"
+#include "formats/parsers.h"
+#include "util/file.h"
+
+using namespace bb;
+using namespace bb::formats;
+using model::BenchmarkStatus;
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(BB_FORMATS_FIXTURES) + "/" + name; }
+
+ParseOptions opts() {
+  ParseOptions o;
+  o.suite = "s";
+  return o;
+}
+
+std::vector<model::Benchmark> ok(const std::string& format, const std::string& path) {
+  auto r = parse_path(format, fixture(path), opts());
+  if (!r) FAIL(r.error().message);
+  return *r;
+}
+
+const model::Benchmark& find(const std::vector<model::Benchmark>& v, const std::string& name,
+                             const std::string& metric = "wall_time",
+                             const std::map<std::string, std::string>& params = {}) {
+  for (const auto& b : v)
+    if (b.key.name == name && b.key.metric == metric && (params.empty() || b.key.params == params)) return b;
+  FAIL("no benchmark " << name << ":" << metric);
+  return v.front();
+}
+
+std::string err(const std::string& format, const std::string& text) {
+  auto r = parse_text(format, text, "in", opts());
+  REQUIRE_FALSE(r.ok());
+  return r.error().message;
+}
+
+std::string truncated(const std::string& path) {
+  auto t = read_file(fixture(path));
+  REQUIRE(t.ok());
+  return t->substr(0, t->size() * 2 / 3);
+}
+
+}  // namespace
+
+TEST_CASE("google-benchmark: real output") {
+  auto v = ok("google-benchmark", "google-benchmark-real-basic.json");
+  const auto& memcpy = find(v, "BM_memcpy/64");
+  CHECK(memcpy.unit == "s");
+  REQUIRE(memcpy.samples.size() == 1);
+  CHECK(memcpy.samples[0] > 1e-10);
+  CHECK(memcpy.samples[0] < 1e-6);
+  CHECK(memcpy.iterations.at(0) > 1000);
+  CHECK(find(v, "BM_memcpy/64", "cpu_time").samples.size() == 1);
+  CHECK(find(v, "BM_memcpy/64", "bytes_per_second").unit == "bytes/s");
+  // time_unit "us" is converted to seconds
+  const auto& map = find(v, "BM_map_insert/size:256/stride:3");
+  CHECK(map.samples[0] > 1e-6);
+  CHECK(map.samples[0] < 1e-3);
+  CHECK(find(v, "BM_map_insert/size:16/stride:1", "nodes").samples.at(0) == 16);
+  CHECK(find(v, "BM_string_append/threads:2").extra["threads"] == 2);
+  const auto& fails = find(v, "BM_fails");
+  CHECK(fails.status == BenchmarkStatus::failed);
+  CHECK(fails.reason == "input file missing");
+  CHECK(fails.samples.empty());
+  find(v, "BM_template<8>");
+}
+
+TEST_CASE("google-benchmark: repetitions are samples, aggregates are summaries") {
+  auto v = ok("google-benchmark", "google-benchmark-real-repetitions.json");
+  const auto& b = find(v, "BM_memcpy/64");
+  CHECK(b.samples.size() == 3);
+  CHECK(b.iterations.size() == 3);
+  CHECK_FALSE(b.summary_only);
+  REQUIRE(b.summary.count("mean"));
+  REQUIRE(b.summary.count("cv"));
+  double mean = (b.samples[0] + b.samples[1] + b.samples[2]) / 3;
+  CHECK(std::abs(b.summary.at("mean") - mean) < mean * 1e-6);
+  CHECK(b.summary.at("cv") < 1.0);  // a ratio, not scaled as a time
+
+  auto agg = ok("google-benchmark", "google-benchmark-real-aggregates-only.json");
+  const auto& a = find(agg, "BM_map_insert/size:16/stride:1");
+  CHECK(a.summary_only);
+  CHECK(a.samples.size() == 1);
+  CHECK(a.samples[0] == a.summary.at("mean"));
+}
+
+TEST_CASE("google-benchmark: bad input") {
+  CHECK(err("google-benchmark", truncated("google-benchmark-real-basic.json")).find("in:") == 0);
+  CHECK(err("google-benchmark",
+            R"({"benchmarks": [{"name": "a", "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "fortnights"}]})") ==
+        "in:/benchmarks/0/time_unit: unknown unit \"fortnights\", expected a time unit (ns, us, µs, ms, s, seconds)");
+  CHECK(err("google-benchmark", R"({"benchmarks": [{"name": "a", "iterations": 1, "cpu_time": 1, "time_unit": "ns"}]})") ==
+        "in:/benchmarks/0/real_time: is missing, expected a number");
+  CHECK(err("google-benchmark",
+            R"({"benchmarks": [{"name": "a", "iterations": 1, "real_time": "1", "cpu_time": 1, "time_unit": "ns"}]})") ==
+        "in:/benchmarks/0/real_time: expected a number, got the string \"1\"");
+  CHECK(err("google-benchmark", R"({"benchmarks": [{"name": 5}]})") == "in:/benchmarks/0/name: expected a string, got a number");
+  CHECK(err("google-benchmark", R"({"context": {}})") == "in:/benchmarks: is missing, expected an array");
+  CHECK(err("google-benchmark", R"({"benchmarks": [3]})") == "in:/benchmarks/0: expected an object, got a number");
+  CHECK(err("google-benchmark", R"({"benchmarks": [{"name": "a", "iterations": 1, "real_time": Infinity}]})")
+            .find("Infinity is not a JSON number") != std::string::npos);
+  CHECK(err("google-benchmark", R"({"benchmarks": []})").find("in: holds no benchmarks") == 0);
+}
+
+TEST_CASE("go-test: real -benchmem -count 3 output") {
+  auto v = ok("go-test", "go-test-real-benchmem-count3.txt");
+  std::map<std::string, std::string> p5{{"pkg", "example.com/fib"}, {"procs", "2"}};
+  const auto& fib = find(v, "BenchmarkFib/n=5", "wall_time", p5);
+  CHECK(fib.samples.size() == 3);
+  CHECK(fib.iterations == std::vector<double>{2000, 2000, 2000});
+  CHECK(std::abs(fib.samples[0] - 19.35e-9) < 1e-15);
+  CHECK(find(v, "BenchmarkFib/n=5", "alloc_bytes").samples.size() == 3);
+  CHECK(find(v, "BenchmarkJoin", "allocs").samples.at(0) == 1);
+  CHECK(find(v, "BenchmarkJoin", "throughput").unit == "MB/s");
+  CHECK(find(v, "BenchmarkJoin", "commas/op").samples.at(0) == 3);
+  const auto& fails = find(v, "BenchmarkFails");
+  CHECK(fails.status == BenchmarkStatus::failed);
+  CHECK(fails.reason == "fib_test.go:40: backend unreachable");
+}
+
+TEST_CASE("go-test: -cpu list and -v output") {
+  auto v = ok("go-test", "go-test-real-cpu-list.txt");
+  CHECK(find(v, "BenchmarkFib/n=5", "wall_time", {{"pkg", "example.com/fib"}, {"procs", "1"}}).samples.size() == 1);
+  CHECK(find(v, "BenchmarkFib/n=5", "wall_time", {{"pkg", "example.com/fib"}, {"procs", "2"}}).samples.size() == 1);
+  auto verbose = ok("go-test", "go-test-real-verbose.txt");
+  CHECK(find(verbose, "BenchmarkSkipped").status == BenchmarkStatus::skipped);
+  CHECK(find(verbose, "BenchmarkFails").status == BenchmarkStatus::failed);
+  CHECK(find(verbose, "BenchmarkJoin").samples.size() == 1);
+}
+
+TEST_CASE("go-test: bad input") {
+  CHECK(err("go-test", "BenchmarkX-2   \t  abc\t 12 ns/op\n") ==
+        "in:1:19: expected the iteration count after 'BenchmarkX-2', got 'abc'");
+  CHECK(err("go-test", "pkg: x\nBenchmarkX-2  100  1e999 ns/op\n") == "in:2:20: expected a finite number, got '1e999'");
+  CHECK(err("go-test", "BenchmarkX-2  100  NaN ns/op\n") == "in:1:20: expected a finite number, got 'NaN'");
+  CHECK(err("go-test", "BenchmarkX-2  100  12 ns/op  7\n") == "in:1:30: expected pairs of <value> <unit> after the iteration count");
+  CHECK(err("go-test", "BenchmarkX-2  100  12 bogus 3 B/op\n").find("in:1:23: expected a unit") == 0);
+  CHECK(err("go-test", "BenchmarkX-2  100  12 B/op\n") == "in:1:20: expected a <value> ns/op measurement on the line");
+  CHECK(err("go-test", "PASS\nok  x 0.1s\n").find("in: holds no benchmarks") == 0);
+}
+
+TEST_CASE("cargo-bench: libtest lines") {
+  auto v = ok("cargo-bench", "cargo-bench-documented-format.txt");
+  const auto& add = find(v, "bench_add");
+  CHECK(add.summary_only);
+  CHECK(add.samples.at(0) == Approx(12e-9));
+  CHECK(add.summary.at("range") == Approx(1e-9));
+  CHECK(find(v, "bench_parse_large").samples.at(0) == Approx(20839388e-9));
+  CHECK(find(v, "bench_copy", "throughput").samples.at(0) == 3319);
+  CHECK(find(v, "bench_hash").samples.at(0) == Approx(42.17e-9));
+  CHECK(find(v, "bench_panics").status == BenchmarkStatus::failed);
+  CHECK(v.size() == 6);
+
+  CHECK(err("cargo-bench", "test x ... bench: lots ns/iter (+/- 1)\n") ==
+        "in:1:19: expected \"bench: N ns/iter (+/- M)\" after the benchmark name");
+  CHECK(err("cargo-bench", "test x ... bench:  1 ns/iter (+/- 1)\ntest x ... bench:  2 ns/iter (+/- 1)\n")
+            .find("in:2:1: duplicate benchmark 's/x:wall_time' (first at 1:1)") == 0);
+  CHECK(err("cargo-bench", "test result: ok. 0 passed\n").find("holds no benchmarks") != std::string::npos);
+}
+
+TEST_CASE("pytest-benchmark: documented schema") {
+  auto v = ok("pytest-benchmark", "pytest-benchmark-documented-schema.json");
+  const auto& parse = find(v, "tests/test_perf.py::test_parse");
+  CHECK(parse.key.params == std::map<std::string, std::string>{{"mode", "strict"}, {"size", "small"}});
+  CHECK(parse.samples.size() == 5);
+  CHECK(parse.iterations == std::vector<double>(5, 10));
+  CHECK(parse.summary.at("median") == 1.2e-05);
+  const auto& write = find(v, "tests/test_perf.py::test_write");
+  CHECK(write.summary_only);  // no stats.data
+  CHECK(write.samples == std::vector<double>{0.002});
+  CHECK_FALSE(write.summary.count("stddev"));  // NaN for one round: dropped
+  CHECK(write.extra["group"] == "io");
+
+  CHECK(err("pytest-benchmark", R"({"benchmarks": [{"name": "t", "stats": {"mean": NaN}}]})") ==
+        "in:/benchmarks/0/stats/mean: expected a finite number, got NaN");
+  CHECK(err("pytest-benchmark", R"({"benchmarks": [{"name": "t", "stats": {"mean": 1, "data": [1, "x"]}}]})") ==
+        "in:/benchmarks/0/stats/data/1: expected a number, got the string \"x\"");
+  CHECK(err("pytest-benchmark", R"({"benchmarks": [{"name": "t"}]})") == "in:/benchmarks/0/stats: is missing, expected an object");
+  CHECK(err("pytest-benchmark", truncated("pytest-benchmark-documented-schema.json")).find("in:") == 0);
+}
+
+TEST_CASE("bmf: documented schema") {
+  auto v = ok("bmf", "bmf-documented-schema.json");
+  CHECK(v.size() == 4);
+  const auto& lat = find(v, "parser::json_small");
+  CHECK(lat.samples.at(0) == Approx(8814e-9));
+  CHECK(lat.summary.at("lower_value") == Approx(8712.5e-9));
+  CHECK(lat.summary_only);
+  CHECK(find(v, "parser::json_small", "throughput").unit == "ops/s");
+  CHECK(find(v, "binary", "file-size").unit == "bytes");
+  CHECK(find(v, "queue::depth", "queue-depth").unit == "unspecified");
+
+  CHECK(err("bmf", R"({"b": {"latency": {"lower_value": 1}}})") == "in:/b/latency/value: is missing, expected a number");
+  CHECK(err("bmf", R"({"b": {"latency": 3}})") == "in:/b/latency: expected an object, got a number");
+  CHECK(err("bmf", R"({"b": {}})") == "in:/b: expected at least one measure (e.g. \"latency\")");
+  CHECK(err("bmf", R"([1, 2])") == "in:(document root): expected an object of benchmarks (Bencher Metric Format)");
+}
+
+TEST_CASE("catch2-xml: real v2 output and documented v3 layout") {
+  auto v = ok("catch2-xml", "catch2-v2-real-benchmarks.xml");
+  CHECK(v.size() == 5);
+  const auto& fib = find(v, "Fibonacci/fib 10");
+  CHECK(fib.summary_only);
+  CHECK(fib.samples.at(0) == Approx(242.593e-9));
+  CHECK(fib.summary.at("stddev") == Approx(0.949611e-9));
+  CHECK(fib.extra["iterations"] == 121);
+  find(v, "Containers/vector/push_back 100");
+  const auto& thrown = find(v, "Throws/throws");
+  CHECK(thrown.status == BenchmarkStatus::failed);
+  CHECK(thrown.reason == "backend unreachable");
+
+  auto v3 = ok("catch2-xml", "catch2-v3-documented-schema.xml");
+  CHECK(v3.size() == 2);
+  CHECK(find(v3, "Parsing/json/small document").samples.at(0) == Approx(987.25e-9));
+
+  CHECK(err("catch2-xml", truncated("catch2-v2-real-benchmarks.xml")).find("XML error") != std::string::npos);
+  CHECK(err("catch2-xml", "<Catch>\n<TestCase name=\"t\">\n<BenchmarkResults name=\"b\">\n<mean value=\"x\"/>\n</BenchmarkResults></TestCase></Catch>") ==
+        "in:4:1: <mean> value=\"x\" is not a finite number");
+  CHECK(err("catch2-xml", "<Catch><TestCase name=\"t\"><BenchmarkResults name=\"b\"></BenchmarkResults></TestCase></Catch>") ==
+        "in:1:1: <BenchmarkResults name=\"b\"> has no <mean> or <failed> element");
+  CHECK(err("catch2-xml", "<testsuites/>") ==
+        "in:1:1: expected a Catch2 XML report (root element <Catch> or <Catch2TestRun>)");
+  CHECK(err("catch2-xml", "<Catch>\n  <oops></Catch>").rfind("in:2:", 0) == 0);
+}
+
+TEST_CASE("asv: results with benchmarks.json beside them") {
+  auto v = ok("asv", "asv-documented-schema/results/ci-box/4f1c2b3a-virtualenv-py3.11.json");
+  const auto& keys = find(v, "benchmarks.TimeSuite.time_keys");
+  CHECK(keys.samples.size() == 10);
+  CHECK(keys.iterations == std::vector<double>(10, 4096));
+  CHECK(keys.summary.at("median") == 2.3e-06);
+  CHECK(keys.summary.at("ci_99_a") == 2.1e-06);
+  CHECK(keys.extra["benchmark_version"].get<std::string>().substr(0, 6) == "a1b2c3");
+
+  const auto& q10 = find(v, "benchmarks.TimeSuite.time_sort", "wall_time", {{"n", "10"}, {"kind", "'quick'"}});
+  CHECK(q10.summary_only);
+  CHECK(q10.samples == std::vector<double>{1.1e-07});
+  CHECK(find(v, "benchmarks.TimeSuite.time_sort", "wall_time", {{"n", "1000"}, {"kind", "'quick'"}}).status ==
+        BenchmarkStatus::skipped);  // NaN
+  CHECK(find(v, "benchmarks.TimeSuite.time_sort", "wall_time", {{"n", "1000"}, {"kind", "'merge'"}}).status ==
+        BenchmarkStatus::failed);  // null
+  CHECK(find(v, "benchmarks.MemSuite.mem_list", "memory").unit == "bytes");
+  CHECK(find(v, "benchmarks.track_queue_depth", "track").unit == "jobs");
+  const auto& missing = find(v, "benchmarks.TimeSuite.time_not_run");
+  CHECK(missing.status == BenchmarkStatus::skipped);
+  CHECK(missing.reason == "listed in benchmarks.json but absent from this results file");
+}
+
+TEST_CASE("asv: results alone, and bad input") {
+  auto text = read_file(fixture("asv-documented-schema/results/ci-box/4f1c2b3a-virtualenv-py3.11.json"));
+  REQUIRE(text.ok());
+  auto r = parse_text("asv", *text, "r.json", opts());
+  REQUIRE(r.ok());
+  // Without benchmarks.json parameters are named param1, param2 and the
+  // type comes from the name's prefix.
+  CHECK(find(*r, "benchmarks.TimeSuite.time_sort", "wall_time", {{"param1", "10"}, {"param2", "'merge'"}}).samples.size() == 1);
+  CHECK(r->size() == 7);
+
+  std::string head = R"({"version": 2, "result_columns": ["result", "params"], "results": )";
+  CHECK(err("asv", head + R"({"b.time_x": [[1, 2], []]}})") ==
+        "in:/results/b.time_x/0: has 2 values for 1 parameter combinations");
+  CHECK(err("asv", head + R"({"b.time_x": [["1"], []]}})") ==
+        "in:/results/b.time_x/0/0: expected a number, null (failed) or NaN (skipped)");
+  CHECK(err("asv", head + R"({"b.time_x": [[Infinity], []]}})") ==
+        "in:/results/b.time_x/0/0: expected a finite number, got infinity");
+  CHECK(err("asv", head + R"({"b.x": [[1], []]}})").find("in:/results/b.x: cannot tell the benchmark type") == 0);
+  CHECK(err("asv", R"({"version": 1, "results": {}})") == "in:/version: expected asv results api version 2, got 1");
+  CHECK(err("asv", R"({"version": 2, "results": {}})") == "in:/result_columns: is missing, expected an array");
+  CHECK(err("asv", truncated("asv-documented-schema/results/ci-box/4f1c2b3a-virtualenv-py3.11.json")).find("in:3:") == 0);
+}
+
+TEST_CASE("criterion: directory output") {
+  auto v = ok("criterion", "criterion-documented-schema/criterion");
+  REQUIRE(v.size() == 2);  // base/ and report/ are not read
+  const auto& fib = find(v, "fib/iterative");
+  CHECK(fib.key.params.at("value") == "20");
+  CHECK(fib.samples.size() == 5);
+  CHECK(fib.samples[0] == Approx(40610.0 / 1310.0 * 1e-9));
+  CHECK(fib.iterations[4] == 6550);
+  CHECK(fib.summary.at("mean") == Approx(30.76e-9));
+  CHECK(fib.summary.at("slope") == Approx(30.74e-9));
+  const auto& parse = find(v, "parse");
+  CHECK(parse.summary.empty());  // no estimates.json
+  CHECK(parse.extra["throughput"]["Bytes"] == 4096);
+
+  auto file = parse_path("criterion", fixture("criterion-documented-schema/criterion/parse/new/sample.json"), opts());
+  REQUIRE_FALSE(file.ok());
+  CHECK(file.error().message.find("is not a directory; expected criterion's output directory") != std::string::npos);
+  auto empty = parse_path("criterion", fixture("criterion-documented-schema/criterion/report"), opts());
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.error().message.find("holds no benchmarks") != std::string::npos);
+}
+
+TEST_CASE("criterion: bad files") {
+  using detail::CriterionFiles;
+  CriterionFiles f;
+  f.benchmark_source = "b.json";
+  f.sample_source = "s.json";
+  f.estimates_source = "e.json";
+  f.benchmark_json = R"({"group_id": "g"})";
+  f.sample_json = R"({"iters": [1, 2], "times": [1]})";
+  auto r = detail::parse_criterion_files(f);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message == "s.json:/times: has 1 entries for 2 iters; expected one time per entry of iters");
+  f.sample_json = R"({"iters": [0], "times": [1]})";
+  CHECK(detail::parse_criterion_files(f).error().message == "s.json:/iters/0: expected a positive iteration count");
+  f.sample_json = R"({"iters": [1], "times": [1]})";
+  f.benchmark_json = R"({"group": "g"})";
+  CHECK(detail::parse_criterion_files(f).error().message == "b.json:/group_id: is missing, expected a string");
+  f.benchmark_json = R"({"group_id": "g"})";
+  f.estimates_json = R"({"mean": {"point_estimate": "x"}})";
+  CHECK(detail::parse_criterion_files(f).error().message ==
+        "e.json:/mean/point_estimate: expected a number, got the string \"x\"");
+}
+
+TEST_CASE("detect_format recognises each fixture") {
+  const std::pair<const char*, const char*> kCases[] = {
+      {"hyperfine-real-basic.json", "hyperfine"},
+      {"benchbox-canonical.json", "benchbox"},
+      {"google-benchmark-real-basic.json", "google-benchmark"},
+      {"pytest-benchmark-documented-schema.json", "pytest-benchmark"},
+      {"bmf-documented-schema.json", "bmf"},
+      {"asv-documented-schema/results/ci-box/4f1c2b3a-virtualenv-py3.11.json", "asv"},
+      {"catch2-v2-real-benchmarks.xml", "catch2-xml"},
+      {"catch2-v3-documented-schema.xml", "catch2-xml"},
+      {"go-test-real-benchmem-count3.txt", "go-test"},
+      {"cargo-bench-documented-format.txt", "cargo-bench"},
+      {"criterion-documented-schema/criterion", "criterion"},
+  };
+  for (const auto& [file, format] : kCases) {
+    INFO(file);
+    auto r = detect_format(fixture(file));
+    REQUIRE(r.ok());
+    CHECK(*r == format);
+    auto parsed = parse_path(*r, fixture(file), opts());
+    CHECK(parsed.ok());
+  }
+  auto list = detect_format(fixture("asv-documented-schema/results/benchmarks.json"));
+  REQUIRE_FALSE(list.ok());
+  CHECK(list.error().message.find("is asv's benchmarks.json") != std::string::npos);
+  auto one = detect_format(fixture("criterion-documented-schema/criterion/parse/new/benchmark.json"));
+  REQUIRE_FALSE(one.ok());
+  CHECK(one.error().message.find("give the criterion directory") != std::string::npos);
+  auto src = detect_format(fixture("sources/gbench_fixture.cpp"));
+  REQUIRE_FALSE(src.ok());
+  CHECK(src.error().message.find("name the format with --format") != std::string::npos);
+}
