@@ -25,7 +25,7 @@ struct Options {
   double confidence = 0.99;                 // interval level
   // Relative threshold per metric: a change inside ±threshold is "unchanged".
   std::map<std::string, double> thresholds = {
-      {"wall_time", 0.01}, {"cpu_time", 0.01}, {"instructions", 0.0005}, {"memory", 0.01}};
+      {"wall_time", 0.01}, {"cpu_time", 0.005}, {"instructions", 0.0005}, {"memory", 0.01}};
   double default_threshold = 0.01;
   double fdr_q = 0.05;                      // Benjamini-Hochberg level over a run
   // A regressed/improved verdict whose p-value does not clear Benjamini-

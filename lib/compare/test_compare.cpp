@@ -271,3 +271,48 @@ TEST_CASE("Markdown and JSON renderings") {
   CHECK(j1["rows"][0]["ci_high"].is_null());
   CHECK_NOTHROW(j1.dump());
 }
+
+#include "compare/sequential.h"
+
+TEST_CASE("sequential sampling: stops early when decided, keeps the A/A rate within alpha") {
+  compare::SequentialOptions so;
+  so.min_rounds = 10;
+  so.max_rounds = 200;
+  compare::Options o;
+  o.thresholds["wall_time"] = 0;  // most sensitive: only "is it different at all"
+  stats::Rng rng(9);
+  auto run = [&](double effect, size_t* rounds_used) {
+    compare::SequentialSampler s(o, so);
+    auto [b, h] = simulated_pair(rng, so.max_rounds, effect, 0.02);
+    for (size_t n = 1; n <= so.max_rounds; ++n) {
+      model::Benchmark bp = b, hp = h;
+      bp.samples.resize(n);
+      bp.rounds.resize(n);
+      hp.samples.resize(n);
+      hp.rounds.resize(n);
+      const auto step = s.update(bp, hp);
+      if (step.stop) {
+        *rounds_used = n;
+        return step.result.verdict;
+      }
+      if (step.look < 0 && step.stop) FAIL("stopped between looks");
+    }
+    FAIL("the sampler never stopped");
+    return Verdict::inconclusive;
+  };
+  int false_positive = 0;
+  size_t rounds = 0;
+  for (int t = 0; t < 1000; ++t) false_positive += run(0.0, &rounds) == Verdict::regressed;
+  // alpha = 0.01 over all looks, one-sided half of it: expect <= 5 in 1000, allow 12.
+  CHECK(false_positive <= 12);
+  // A large effect is decided at one of the first looks.
+  CHECK(run(0.10, &rounds) == Verdict::regressed);
+  CHECK(rounds <= 15);  // the first look (10) spends too little alpha for an exact rank interval
+  // Out of time: the final look spends the rest of the budget and stops.
+  compare::SequentialSampler s(o, so);
+  auto [b, h] = simulated_pair(rng, 12, 0.0, 0.02);
+  const auto step = s.update(b, h, true);
+  CHECK(step.stop);
+  CHECK(step.budget_exhausted);
+  CHECK(step.look_confidence == Approx(0.99));
+}

@@ -1,0 +1,80 @@
+#include "methods.h"
+
+#include <algorithm>
+
+#include "stats/describe.h"
+#include "stats/rank_tests.h"
+#include "stats/sequential.h"
+#include "stats/welch.h"
+
+namespace bb::detection {
+
+namespace {
+
+model::Benchmark as_benchmark(const std::vector<double>& v, size_t n, const std::string& metric) {
+  model::Benchmark b;
+  b.key.suite = "detection";
+  b.key.name = "workload";
+  b.key.metric = metric;
+  b.unit = metric == "instructions" ? "count" : "s";
+  b.samples.assign(v.begin(), v.begin() + std::ptrdiff_t(n));
+  for (size_t i = 0; i < n; ++i) b.rounds.push_back(int64_t(i));
+  return b;
+}
+
+double seconds(const Rounds& r, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) s += r.base_wall[i] + r.head_wall[i];
+  return s;
+}
+
+std::vector<double> prefix(const std::vector<double>& v, size_t n) {
+  return {v.begin(), v.begin() + std::ptrdiff_t(std::min(n, v.size()))};
+}
+
+}  // namespace
+
+Decision benchbox_sequential(const Rounds& r, const EngineConfig& c) {
+  compare::SequentialSampler sampler({}, c.sequential);
+  const auto& design = sampler.design();
+  const size_t available = r.base.size();
+  Decision d;
+  double elapsed = 0;
+  for (size_t n = 1; n <= available; ++n) {
+    elapsed += r.base_wall[n - 1] + r.head_wall[n - 1];
+    // The runner's clock: out of time, or out of recorded rounds, ends the run.
+    const bool out_of_time = elapsed >= c.budget_seconds || n == available;
+    if (!out_of_time && stats::look_index(design, n) < 0 && n < design.looks.back()) continue;
+    auto step = sampler.update(as_benchmark(r.base, n, c.metric), as_benchmark(r.head, n, c.metric), out_of_time);
+    if (step.stop) {
+      d.regressed = step.result.verdict == compare::Verdict::regressed;
+      d.unchanged = step.result.verdict == compare::Verdict::unchanged;
+      d.rounds = n;
+      d.seconds = seconds(r, n);
+      return d;
+    }
+  }
+  return d;
+}
+
+Decision benchbox_fixed(const Rounds& r, const EngineConfig& c) {
+  const size_t n = std::min(c.fixed_n, r.base.size());
+  const auto row = compare::compare_benchmark(as_benchmark(r.base, n, c.metric), as_benchmark(r.head, n, c.metric), {});
+  return {row.verdict == compare::Verdict::regressed, row.verdict == compare::Verdict::unchanged, n, seconds(r, n)};
+}
+
+Decision asv_rule(const Rounds& r, const EngineConfig& c) {
+  const size_t n = std::min(c.fixed_n, r.base.size());
+  const auto b = prefix(r.base, n), h = prefix(r.head, n);
+  const double ratio = stats::median(h) / stats::median(b);
+  const double p = stats::mann_whitney_test(h, b, 0.99).p_value;
+  return {ratio >= 1.1 && p < 0.002, false, n, seconds(r, n)};
+}
+
+Decision welch99(const Rounds& r, const EngineConfig& c) {
+  const size_t n = std::min(c.fixed_n, r.base.size());
+  const auto w = stats::welch_t_test(prefix(r.head, n), prefix(r.base, n));
+  return {w.t > 0 && w.p_value < 0.01, false, n, seconds(r, n)};
+}
+
+}  // namespace bb::detection

@@ -1,0 +1,43 @@
+// The decision rules the detection benchmark compares, each applied to the
+// same interleaved rounds: benchbox's engine (sequential and at a fixed n),
+// asv's rule and a Welch t-test at 99 %.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compare/sequential.h"
+
+namespace bb::detection {
+
+// One trial's measurements, one entry per round (base and head ran adjacent).
+struct Rounds {
+  std::vector<double> base, head;            // the decision metric
+  std::vector<double> base_wall, head_wall;  // wall seconds, to account time spent
+};
+
+struct Decision {
+  bool regressed = false;
+  bool unchanged = false;
+  size_t rounds = 0;   // runs per side used
+  double seconds = 0;  // wall time of the runs used
+};
+
+struct EngineConfig {
+  std::string metric = "cpu_time";
+  compare::SequentialOptions sequential;
+  size_t fixed_n = 30;  // runs a side for the fixed-sample methods
+  double budget_seconds = 60;  // the sequential method stops when its runs took this long
+};
+
+// benchbox: asks the sequential sampler after every round. `rounds` may hold
+// more rounds than it needs; fewer than max_rounds ends at the last one.
+Decision benchbox_sequential(const Rounds& r, const EngineConfig& c);
+// benchbox's engine on the first fixed_n rounds, at 99 %.
+Decision benchbox_fixed(const Rounds& r, const EngineConfig& c);
+// asv: ratio of medians >= 1.1 and Mann-Whitney p < 0.002.
+Decision asv_rule(const Rounds& r, const EngineConfig& c);
+// Welch's t-test at 99 %: head mean above base mean with p < 0.01.
+Decision welch99(const Rounds& r, const EngineConfig& c);
+
+}  // namespace bb::detection
