@@ -16,6 +16,7 @@ int fail(const std::string& message);
 bool use_color();
 
 int cmd_version(const Args& args);
+int cmd_convert(const Args& args);
 int cmd_compare(const Args& args);
 int cmd_status(const Args& args);
 int cmd_jobs(const Args& args);

@@ -35,6 +35,7 @@ struct Command {
 const Command kCommands[] = {
     {"cancel", "cancel ID [REASON]           cancel a queued or running job", cmd_cancel},
     {"compare", "compare BASE [HEAD] [--json] [--threshold [METRIC=]F]  compare result files (exit 1: regressed)", cmd_compare},
+    {"convert", "convert --format NAME|auto [--suite S] PATH...  harness output as canonical JSON", cmd_convert},
     {"enqueue", "enqueue --repository R --clone-url U (--commit SHA | --ref REF) [--suite S]", cmd_enqueue},
     {"jobs", "jobs [list [--state S] [--limit N] [--json] | show ID]", cmd_jobs},
     {"report", "report JOB_ID [--json]       the report of a finished job", cmd_report},
