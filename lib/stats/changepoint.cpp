@@ -1,0 +1,122 @@
+#include "stats/changepoint.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "stats/rng.h"
+
+namespace bb::stats {
+
+namespace {
+
+// q(tau) for every split of v (energy distance with exponent 1, scaled by
+// m n / (m + n)), in O(n^2) using running sums of the distance matrix.
+ChangePoint best_split_of(const std::vector<double>& v, size_t min_segment) {
+  const size_t n = v.size();
+  ChangePoint best;
+  if (n < 2 * min_segment || min_segment == 0) return best;
+  // col_left[t] = sum_{i<t} |v_i - v_t|; col_right[t] = sum_{j>t} |v_j - v_t|
+  std::vector<double> col_left(n, 0), col_right(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j) {
+      const double d = std::fabs(v[i] - v[j]);
+      col_left[j] += d;
+      col_right[i] += d;
+    }
+  const double total = std::accumulate(col_left.begin(), col_left.end(), 0.0);  // each pair once
+  // within_left(tau) = sum of pairs inside [0, tau); within_right(tau) inside [tau, n)
+  std::vector<double> within_left(n + 1, 0), within_right(n + 1, 0);
+  for (size_t t = 1; t <= n; ++t) within_left[t] = within_left[t - 1] + col_left[t - 1];
+  for (size_t t = n; t-- > 0;) within_right[t] = within_right[t + 1] + col_right[t];
+  for (size_t tau = min_segment; tau + min_segment <= n; ++tau) {
+    const double m = double(tau), k = double(n - tau);
+    const double between = total - within_left[tau] - within_right[tau];
+    const double e = 2 * between / (m * k) - (m > 1 ? within_left[tau] / (m * (m - 1) / 2) : 0) -
+                     (k > 1 ? within_right[tau] / (k * (k - 1) / 2) : 0);
+    const double q = m * k / (m + k) * e;
+    if (q > best.statistic || best.index == 0) {
+      best.statistic = q;
+      best.index = tau;
+    }
+  }
+  return best;
+}
+
+// Permutation p-value of the best split's statistic within v.
+double permutation_p(const std::vector<double>& v, double observed, const ChangePointOptions& o, Rng& rng) {
+  std::vector<double> p = v;
+  int as_large = 0;
+  for (int i = 0; i < o.permutations; ++i) {
+    for (size_t k = p.size(); k > 1; --k) std::swap(p[k - 1], p[rng.below(k)]);
+    if (best_split_of(p, o.min_segment).statistic >= observed) ++as_large;
+  }
+  return double(as_large + 1) / double(o.permutations + 1);
+}
+
+// Hierarchical E-divisive on series[begin, end): adds accepted change points.
+void divide(const std::vector<double>& series, size_t begin, size_t end, const ChangePointOptions& o,
+            std::vector<ChangePoint>* out) {
+  // Segments to examine; each round accepts the most significant split of
+  // any segment (as the original algorithm does), until none is significant.
+  std::vector<std::pair<size_t, size_t>> segments = {{begin, end}};
+  for (;;) {
+    ChangePoint best;
+    size_t best_seg = 0;
+    double best_q = -1;
+    for (size_t s = 0; s < segments.size(); ++s) {
+      const ChangePoint cp = best_split(series, segments[s].first, segments[s].second, o.min_segment);
+      if (cp.index != 0 && cp.statistic > best_q) {
+        best_q = cp.statistic;
+        best = cp;
+        best_seg = s;
+      }
+    }
+    if (best.index == 0) return;
+    const auto [b, e] = segments[best_seg];
+    // The seed depends on the segment, so the answer for a segment does not
+    // depend on the order segments were examined in (or on earlier appends).
+    Rng rng(o.seed ^ (uint64_t(b) * 0x9e3779b97f4a7c15ull) ^ (uint64_t(e) << 32));
+    const std::vector<double> seg(series.begin() + std::ptrdiff_t(b), series.begin() + std::ptrdiff_t(e));
+    best.p_value = permutation_p(seg, best.statistic, o, rng);
+    if (best.p_value >= o.significance) return;
+    out->push_back(best);
+    segments.erase(segments.begin() + std::ptrdiff_t(best_seg));
+    segments.push_back({b, best.index});
+    segments.push_back({best.index, e});
+  }
+}
+
+}  // namespace
+
+ChangePoint best_split(const std::vector<double>& series, size_t begin, size_t end, size_t min_segment) {
+  if (end > series.size() || begin >= end) return {};
+  const std::vector<double> seg(series.begin() + std::ptrdiff_t(begin), series.begin() + std::ptrdiff_t(end));
+  ChangePoint cp = best_split_of(seg, min_segment);
+  if (cp.index != 0) cp.index += begin;
+  return cp;
+}
+
+std::vector<ChangePoint> e_divisive(const std::vector<double>& series, const ChangePointOptions& options) {
+  std::vector<ChangePoint> out;
+  if (std::any_of(series.begin(), series.end(), [](double x) { return !std::isfinite(x); })) {
+    // Non-finite points have no distance to anything: refuse to guess.
+    return out;
+  }
+  divide(series, 0, series.size(), options, &out);
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.index < b.index; });
+  return out;
+}
+
+const std::vector<ChangePoint>& IncrementalChangePoints::append(const std::vector<double>& points) {
+  series_.insert(series_.end(), points.begin(), points.end());
+  const size_t begin = accepted_.empty() ? 0 : accepted_.back().index;
+  last_examined_ = series_.size() - begin;
+  std::vector<ChangePoint> found;
+  divide(series_, begin, series_.size(), options_, &found);
+  std::sort(found.begin(), found.end(), [](auto& a, auto& b) { return a.index < b.index; });
+  accepted_.insert(accepted_.end(), found.begin(), found.end());
+  return accepted_;
+}
+
+}  // namespace bb::stats
