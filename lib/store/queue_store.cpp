@@ -109,9 +109,18 @@ Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
 Result<std::vector<Job>> QueueStore::expire_leases() {
   int64_t now = clock_->now_unix();
   std::vector<Job> changed;
+  // The daemon asks every second: look before taking the write lock, so
+  // the common case (nothing stale) writes nothing.
+  auto any = db_.prepare("SELECT 1 FROM jobs WHERE state = 'running' AND lease_expires < ? LIMIT 1");
+  if (!any) return any.error();
+  any->bind(1, now);
+  auto found = any->step();
+  if (!found) return found.error();
+  if (!*found) return changed;
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
-  // A lease is valid through its lease_expires second.
+  // A lease is valid through its lease_expires second. Re-read inside the
+  // transaction: the answer above may be stale by now.
   auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns +
                         " FROM jobs WHERE state = 'running' AND lease_expires < ? ORDER BY id");
   if (!st) return st.error();
