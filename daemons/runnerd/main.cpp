@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   if (auto st = service->own_name(bus::kRunnerName); !st) return fail(st.error().message);
   if (auto st = manager->start(); !st) return fail(st.error().message);
   service->notify_ready("Runner " + runner_id + " on CPUs " + cpus + ", " + manager->isolation());
-  daemon::log_info("ready", {{"RUNNER", runner_id}, {"CPUS", cpus}});
+  daemon::log_info("ready; commands run as " + manager->runner_choice(), {{"RUNNER", runner_id}, {"CPUS", cpus}});
   auto rc = service->run();
   manager->shutdown();
   if (!rc) return fail(rc.error().message);

@@ -8,6 +8,7 @@
 #include "bus/errors.h"
 #include "bus/names.h"
 #include "daemon/log.h"
+#include "exec/scope_runner.h"
 #include "util/cpu_list.h"
 #include "util/file.h"
 
@@ -18,8 +19,6 @@ namespace {
 // How often an idle runner asks for work even without a JobQueued signal
 // (a signal missed while queued restarted, a lease that expired quietly).
 constexpr uint64_t kPollUsec = 5ull * 1000 * 1000;
-// Grace between SIGTERM and SIGKILL for a job's process group.
-constexpr auto kKillGrace = std::chrono::seconds(5);
 
 std::string id_text(int64_t id) { return std::to_string(id); }
 
@@ -28,7 +27,14 @@ bool is_error(const bus::BusError& e, const char* name) { return e.is_set() && s
 }  // namespace
 
 Manager::Manager(Conf conf, sd_bus* bus, sd_event* event)
-    : conf_(std::move(conf)), bus_(bus), event_(event), runner_(kKillGrace) {}
+    : conf_(std::move(conf)), bus_(bus), event_(event) {
+  // Transient scopes in benchbox-bench.slice when systemd is PID 1, else
+  // a child pinned with sched_setaffinity; both kill the whole command
+  // (SIGTERM, then SIGKILL after 5 s) on timeout or cancel.
+  auto choice = exec::make_benchmark_runner();
+  runner_ = std::move(choice.runner);
+  runner_why_ = choice.why;
+}
 
 Manager::~Manager() { shutdown(); }
 
@@ -191,11 +197,11 @@ void Manager::begin(model::Job job) {
   ExecContext ctx;
   ctx.runner_id = conf_.runner_id;
   ctx.cpus = conf_.benchmark_cpus;
-  ctx.isolation = runner_.describe();
+  ctx.isolation = runner_->describe();
   ctx.git_cache_dir = conf_.git_cache_dir;
   ctx.work_dir = conf_.work_dir;
   ctx.results_dir = conf_.results_dir;
-  ctx.runner = &runner_;
+  ctx.runner = runner_.get();
   ctx.cancel = &cancel_;
   std::string why;
   check_tuner(ctx.machine_fingerprint, ctx.host_drifted, why);

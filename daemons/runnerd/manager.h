@@ -6,13 +6,14 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "bus/handles.h"
 #include "conf.h"
-#include "exec/pinned_runner.h"
+#include "exec/command_runner.h"
 #include "executor.h"
 #include "model/job.h"
 #include "util/fd.h"
@@ -37,7 +38,9 @@ class Manager {
   const char* state() const { return current_ ? "running" : "idle"; }
   int64_t current_job() const { return current_ ? current_->id : 0; }
   uint64_t jobs_run() const { return jobs_run_; }
-  std::string isolation() const { return runner_.describe(); }
+  std::string isolation() const { return runner_->describe(); }
+  // Which runner was chosen and why (scopes under systemd, else affinity).
+  const std::string& runner_choice() const { return runner_why_; }
   std::string benchmark_cpus() const;
 
   // Runner1.CancelCurrent: stops the job's processes; the job is then
@@ -63,7 +66,8 @@ class Manager {
   Conf conf_;
   sd_bus* bus_;
   sd_event* event_;
-  exec::PinnedChildRunner runner_;
+  std::unique_ptr<exec::CommandRunner> runner_;
+  std::string runner_why_;
 
   std::optional<model::Job> current_;
   std::thread worker_;

@@ -39,6 +39,9 @@ struct SuiteProgress {
     fresh.samples.clear();
     fresh.rounds.clear();
     fresh.iterations.clear();
+    // A harness's summary describes one round; with samples kept the
+    // engine computes its own over all rounds.
+    if (!fresh.summary_only) fresh.summary.clear();
     return benchmarks.emplace(like.key, std::move(fresh)).first->second;
   }
 };
@@ -74,7 +77,10 @@ exec::Command make_command(const config::Suite& suite, const Target& t, const Me
   if (!round.empty()) c.env["BENCHBOX_ROUND"] = round;
   if (!suite.output.empty()) c.env["BENCHBOX_OUTPUT"] = path_join(t.tree_dir, suite.output);
   c.timeout = std::chrono::seconds(suite.timeout_seconds);
-  c.unit_name = "benchbox-job-" + std::to_string(ctx.job_id) + "-" + std::to_string(::getpid()) + ".scope";
+  // Scope names must be unique while a scope lingers: job id plus a
+  // process-wide command counter.
+  static std::atomic<uint64_t> commands{0};
+  c.unit_name = "benchbox-job-" + std::to_string(ctx.job_id) + "-" + std::to_string(++commands) + ".scope";
   c.log_fields = {{"JOB_ID", std::to_string(ctx.job_id)}};
   const std::string job_id = std::to_string(ctx.job_id), role = c.env["BENCHBOX_ROLE"];
   const std::string suite_name = suite.name, commit = t.commit;
@@ -109,9 +115,18 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
     mark_failed(p, errno_error("remove old " + suite.output, errno).message, round, "");
     return true;
   }
+  // The harness only has to write the file, not make its directory.
+  if (!output_path.empty())
+    if (auto st = make_dirs(output_path.substr(0, output_path.rfind('/'))); !st) {
+      mark_failed(p, st.error().message, round, "");
+      return true;
+    }
 
   Tail tail;
-  exec::Command c = make_command(suite, t, ctx, suite.run, tail, std::to_string(round));
+  // BENCHBOX_ROUND counts every round from 0, warmup included; the rounds
+  // recorded with the samples count measured rounds only.
+  exec::Command c = make_command(suite, t, ctx, suite.run, tail, std::to_string(r));
+  c.env["BENCHBOX_WARMUP"] = measured ? "0" : "1";
   c.cpus = ctx.cpus;
   if (!is_command && output_path.empty()) c.max_output_bytes = kMaxHarnessStdout;
   auto outcome = ctx.runner->run(c, ctx.cancel);

@@ -22,14 +22,16 @@ int last_online_cpu() {
 
 }  // namespace
 
-RunnerdFixture::RunnerdFixture() : queued_("  lease_seconds: 3\n  max_attempts: 5\n") {
+RunnerdFixture::RunnerdFixture(const std::string& runner_yaml)
+    : queued_("  lease_seconds: 3\n  max_attempts: 5\n") {
   {
     std::ofstream cfg(queued_.config_path(), std::ios::app);
     cfg << "cache_dir: " << (dir() / "cache") << "\n"
         << "runner:\n"
         << "  runner_id: test-runner\n"
         << "  heartbeat_seconds: 1\n"
-        << "  benchmark_cpus: \"" << last_online_cpu() << "\"\n";
+        << "  benchmark_cpus: \"" << last_online_cpu() << "\"\n"
+        << runner_yaml;
     if (!cfg) throw std::runtime_error("cannot write the test config");
   }
   git("init -q -b main " + (dir() / "work"));

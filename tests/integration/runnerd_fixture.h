@@ -17,7 +17,8 @@ namespace bb::test {
 class RunnerdFixture {
  public:
   // A short lease and heartbeat so the kill -9 test runs in seconds.
-  RunnerdFixture();
+  // `runner_yaml` is added to the config's runner section.
+  explicit RunnerdFixture(const std::string& runner_yaml = "");
 
   void start_runner();
   void kill_runner() { runner_->kill_hard(); }
@@ -26,6 +27,7 @@ class RunnerdFixture {
   QueueClient& client() { return *client_; }
   TempDir& dir() { return queued_.dir(); }
   const std::string& address() const { return queued_.address(); }
+  std::string config_path() const { return queued_.config_path(); }
 
   // The upstream repository. commit() writes files and commits them on the
   // current branch of the work repo and pushes; returns the sha.

@@ -265,3 +265,52 @@ TEST_CASE("CancelCurrent stops the job's processes and cancels it in the queue")
   CHECK(wait_until([&] { return f.runner_property("State", "s") == "idle"; }));
   CHECK(f.runner_property("JobsRun", "t") == "0");
 }
+
+TEST_CASE("harness formats: hyperfine JSON from $BENCHBOX_OUTPUT, bad output, an unknown format") {
+  RunnerdFixture f;
+  // A stand-in for `hyperfine --export-json "$BENCHBOX_OUTPUT"`: three runs
+  // per round, the round number in the times so the test can check them.
+  f.commit("fake-hyperfine.sh",
+           "#!/bin/sh\n"
+           "r=$BENCHBOX_ROUND\n"
+           "printf '{\"results\":[{\"command\":\"sort\",\"mean\":0.1,\"times\":[0.1%s,0.2%s,0.3%s],"
+           "\"exit_codes\":[0,0,0]}]}' $r $r $r > \"$BENCHBOX_OUTPUT\"\n",
+           "fake hyperfine");
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\n"
+                             "suites:\n"
+                             "  - name: hf\n"
+                             "    run: ./fake-hyperfine.sh\n"
+                             "    format: hyperfine\n"
+                             "    output: out/hf.json\n"
+                             "    repetitions: 2\n"
+                             "    warmup: 1\n"
+                             "    thresholds: {wall_time: 0.05}\n"
+                             "  - name: garbage\n"
+                             "    run: echo not json\n"
+                             "    format: hyperfine\n",
+                             "formats");
+  f.start_runner();
+  json job = f.wait_finished(f.enqueue(push_spec(f, sha)));
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  json head = f.result_of(job)["head"];
+  const json* hf = find_bench(head, "sort", "wall_time");
+  REQUIRE(hf);
+  CHECK((*hf)["suite"] == "hf");
+  CHECK((*hf)["status"] == "ok");
+  CHECK((*hf)["rounds"] == json::array({0, 0, 0, 1, 1, 1}));
+  CHECK((*hf)["samples"] == json::array({0.11, 0.21, 0.31, 0.12, 0.22, 0.32}));
+  CHECK((*hf)["extra"]["threshold"] == 0.05);
+  const json* bad = find_bench(head, "garbage", "wall_time");
+  REQUIRE(bad);
+  CHECK((*bad)["status"] == "failed");
+  CHECK((*bad)["reason"].get<std::string>().rfind("garbage stdout", 0) == 0);
+
+  std::string unknown = f.commit(".benchbox.yml",
+                                 "version: 1\nsuites:\n  - name: x\n    run: \"true\"\n    format: hyperfin\n",
+                                 "typo in format");
+  job = f.wait_finished(f.enqueue(push_spec(f, unknown)));
+  REQUIRE(job["state"] == "failed");
+  CHECK(job["error"].get<std::string>().rfind(".benchbox.yml:5:13: suite 'x': unknown format 'hyperfin' (known: command, ", 0) == 0);
+}
