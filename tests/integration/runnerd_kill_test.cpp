@@ -1,6 +1,8 @@
 // kill -9 of benchbox-runnerd mid-job: it cannot report anything, so its
 // lease expires, queued puts the job back, and a restarted runnerd runs it
 // to done. The config uses a 3 s lease and a 1 s heartbeat.
+#include <signal.h>
+
 #include <catch2/catch.hpp>
 
 #include "runnerd_fixture.h"
@@ -71,4 +73,34 @@ TEST_CASE("heartbeats keep a job longer than its lease") {
   INFO(f.runner_log());
   CHECK(job["state"] == "done");
   CHECK(job["attempts"] == 0);
+}
+
+TEST_CASE("SIGTERM mid-job: runnerd stops the job's processes, exits 0 promptly and reports nothing") {
+  RunnerdFixture f;
+  const std::string pid_file = f.dir() / "bench.pid";
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\nsuites:\n  - name: long\n    run: \"echo $$ > " + pid_file +
+                                 "; exec sleep 1000\"\n    timeout: 2000\n",
+                             "long");
+  f.start_runner();
+  int64_t id = f.enqueue({{"kind", "push"},
+                          {"repository", "acme/widget"},
+                          {"clone_url", f.origin()},
+                          {"ref", "refs/heads/main"},
+                          {"head_sha", sha}});
+  REQUIRE(wait_until([&] { return path_exists(pid_file) && !read_file(pid_file)->empty(); }));
+  pid_t bench = static_cast<pid_t>(std::stol(*read_file(pid_file)));
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK(f.runner().terminate(std::chrono::seconds(10)) == 0);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(8));  // generous: SIGTERM, not the 5 s SIGKILL
+  CHECK(wait_until([&] { return ::kill(bench, 0) < 0; }, std::chrono::seconds(5)));
+  json job;
+  REQUIRE_FALSE(f.client().get(id, &job));
+  CHECK(job["state"] == "running");  // not failed, not done: the lease decides
+  REQUIRE(wait_until(
+      [&] {
+        json j;
+        return !f.client().get(id, &j) && j["state"] == "queued";
+      },
+      std::chrono::seconds(20)));
 }
