@@ -101,7 +101,7 @@ class Reader {
     g.wall.iterations.push_back(*iters);
     g.cpu.samples.push_back(*cpu * *scale);
     g.cpu.iterations.push_back(*iters);
-    if (auto t = r.find("threads"); t != r.end() && t->is_number()) g.extra["threads"] = *t;
+    if (auto t = r.find("threads"); t != r.end() && t->is_number() && *t != 1) g.extra["threads"] = *t;
     if (auto l = r.find("label"); l != r.end() && l->is_string()) g.extra["label"] = *l;
     return for_counters(r, at, [&](const std::string& k, double v) { counter(g, k).samples.push_back(v); });
   }

@@ -4,7 +4,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 
 #include "formats/parsers.h"
@@ -47,19 +49,32 @@ Status check_one(const Parsed& p, const std::string& source) {
 
 Result<std::vector<model::Benchmark>> finish(ParsedList parsed, const std::string& source,
                                              const ParseOptions& options) {
-  std::map<model::BenchmarkKey, std::string> seen;
-  std::vector<model::Benchmark> out;
-  out.reserve(parsed.size());
   for (auto& p : parsed) {
     if (!options.suite.empty()) p.bench.key.suite = options.suite;
     if (auto st = check_one(p, source); !st) return st.error();
-    auto [it, fresh] = seen.emplace(p.bench.key, p.place);
-    if (!fresh)
-      return error_at(source, p.place,
-                      "duplicate benchmark '" + p.bench.key.to_string() + "' (first at " +
-                          it->second + "); expected every name/parameters/metric once");
-    out.push_back(std::move(p.bench));
   }
+  // Duplicates by sorting indices, not by copying every key into a set:
+  // results can hold hundreds of thousands of benchmarks.
+  std::vector<uint32_t> order(parsed.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return parsed[a].bench.key < parsed[b].bench.key; });
+  size_t dup = parsed.size(), first = 0;
+  for (size_t i = 1; i < order.size(); ++i)
+    if (parsed[order[i]].bench.key == parsed[order[i - 1]].bench.key && order[i] < dup) {
+      dup = order[i];
+      size_t j = i - 1;
+      while (j > 0 && parsed[order[j - 1]].bench.key == parsed[dup].bench.key) --j;
+      first = order[j];
+    }
+  if (dup != parsed.size())
+    return error_at(source, parsed[dup].place,
+                    "duplicate benchmark '" + parsed[dup].bench.key.to_string() + "' (first at " +
+                        parsed[first].place + "); expected every name/parameters/metric once");
+  std::vector<model::Benchmark> out;
+  out.reserve(parsed.size());
+  for (auto& p : parsed) out.push_back(std::move(p.bench));
+  ParsedList().swap(parsed);
   if (out.empty() && !options.allow_empty)
     return error_at(source, "",
                     "holds no benchmarks; expected at least one (unless the suite allows an "

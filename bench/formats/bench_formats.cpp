@@ -1,0 +1,289 @@
+// bench/formats: parse throughput and peak memory of each JSON result
+// format on a large generated file, beside plain nlohmann::json::parse of
+// the same bytes measured in the same run.
+//
+//   bench-formats [--scale F] [--keep]
+//
+// Files are generated into /tmp (Google Benchmark: >= 100 MB, >= 100,000
+// benchmarks at scale 1; the other formats 1/4 of that). Every measurement
+// runs in its own forked child, so its peak RSS (getrusage ru_maxrss) is its
+// own: reported as the peak over the child's RSS before parsing, with the
+// input text already in memory, and as a multiple of the file size.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "formats/formats.h"
+#include "util/file.h"
+
+namespace {
+
+struct Generated {
+  std::string format, path;
+  size_t bytes = 0, benchmarks = 0;
+};
+
+// Small deterministic generator so runs are comparable.
+struct Rng {
+  uint64_t s = 0x9e3779b97f4a7c15ull;
+  double next() {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return double(s % 1000000) / 1000000.0;
+  }
+};
+
+size_t file_size(const std::string& p) {
+  FILE* f = std::fopen(p.c_str(), "rb");
+  if (!f) return 0;
+  std::fseek(f, 0, SEEK_END);
+  long n = std::ftell(f);
+  std::fclose(f);
+  return size_t(n);
+}
+
+Generated gen_google_benchmark(const std::string& path, size_t names, int reps) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  Rng r;
+  std::fprintf(f, "{\n  \"context\": {\n    \"date\": \"2026-11-29T12:00:00+00:00\",\n    \"host_name\": \"bench\",\n"
+                  "    \"num_cpus\": 2,\n    \"mhz_per_cpu\": 2596,\n    \"library_build_type\": \"release\"\n  },\n"
+                  "  \"benchmarks\": [\n");
+  bool first = true;
+  for (size_t i = 0; i < names; ++i)
+    for (int k = 0; k < reps; ++k) {
+      std::fprintf(f,
+                   "%s    {\n      \"name\": \"BM_generated_family_%zu/size:%zu/threads:1\",\n"
+                   "      \"family_index\": %zu,\n      \"per_family_instance_index\": 0,\n"
+                   "      \"run_name\": \"BM_generated_family_%zu/size:%zu/threads:1\",\n"
+                   "      \"run_type\": \"iteration\",\n      \"repetitions\": %d,\n      \"repetition_index\": %d,\n"
+                   "      \"threads\": 1,\n      \"iterations\": %zu,\n      \"real_time\": %.16e,\n"
+                   "      \"cpu_time\": %.16e,\n      \"time_unit\": \"ns\",\n"
+                   "      \"bytes_per_second\": %.16e,\n      \"items\": %.16e\n    }",
+                   first ? "" : ",\n", i, i % 4096, i, i, i % 4096, reps, k, size_t(1000 + i % 90000),
+                   100 + 50 * r.next(), 90 + 40 * r.next(), 1e9 * (1 + r.next()), double(i % 77));
+      first = false;
+    }
+  std::fprintf(f, "\n  ]\n}\n");
+  std::fclose(f);
+  return {"google-benchmark", path, file_size(path), names};
+}
+
+Generated gen_hyperfine(const std::string& path, size_t n) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  Rng r;
+  std::fprintf(f, "{\n  \"results\": [\n");
+  for (size_t i = 0; i < n; ++i) {
+    std::fprintf(f, "%s    {\n      \"command\": \"./tool --case %zu\",\n      \"mean\": 0.01,\n      \"stddev\": 0.001,\n"
+                    "      \"median\": 0.01,\n      \"user\": 0.008,\n      \"system\": 0.001,\n      \"min\": 0.009,\n"
+                    "      \"max\": 0.012,\n      \"times\": [",
+                 i ? ",\n" : "", i);
+    for (int k = 0; k < 20; ++k) std::fprintf(f, "%s%.17g", k ? ", " : "", 0.01 + 0.001 * r.next());
+    std::fprintf(f, "],\n      \"exit_codes\": [");
+    for (int k = 0; k < 20; ++k) std::fprintf(f, "%s0", k ? ", " : "");
+    std::fprintf(f, "],\n      \"parameters\": {\"case\": \"%zu\"}\n    }", i);
+  }
+  std::fprintf(f, "\n  ]\n}\n");
+  std::fclose(f);
+  return {"hyperfine", path, file_size(path), n};
+}
+
+Generated gen_pytest(const std::string& path, size_t n) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  Rng r;
+  std::fprintf(f, "{\"machine_info\": {\"node\": \"bench\"}, \"commit_info\": {\"id\": \"abc\"}, \"benchmarks\": [\n");
+  for (size_t i = 0; i < n; ++i) {
+    std::fprintf(f, "%s{\"group\": null, \"name\": \"test_case[%zu]\", \"fullname\": \"tests/test_x.py::test_case[%zu]\", "
+                    "\"params\": {\"n\": %zu}, \"param\": \"%zu\", \"extra_info\": {}, \"options\": {\"timer\": \"perf_counter\"}, "
+                    "\"stats\": {\"min\": 1e-05, \"max\": 2e-05, \"mean\": 1.5e-05, \"stddev\": 1e-06, \"rounds\": 20, "
+                    "\"median\": 1.5e-05, \"iqr\": 1e-06, \"q1\": 1.4e-05, \"q3\": 1.6e-05, \"ops\": 66666.0, "
+                    "\"total\": 0.0003, \"iterations\": 10, \"data\": [",
+                 i ? ",\n" : "", i, i, i, i);
+    for (int k = 0; k < 20; ++k) std::fprintf(f, "%s%.17g", k ? ", " : "", 1e-5 * (1 + r.next()));
+    std::fprintf(f, "]}}");
+  }
+  std::fprintf(f, "\n], \"datetime\": \"2026-11-29T12:00:00\", \"version\": \"4.0.0\"}\n");
+  std::fclose(f);
+  return {"pytest-benchmark", path, file_size(path), n};
+}
+
+Generated gen_bmf(const std::string& path, size_t n) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  Rng r;
+  std::fprintf(f, "{\n");
+  for (size_t i = 0; i < n; ++i)
+    std::fprintf(f, "%s  \"module::bench_%zu\": {\"latency\": {\"value\": %.17g, \"lower_value\": %.17g, "
+                    "\"upper_value\": %.17g}, \"throughput\": {\"value\": %.17g}}",
+                 i ? ",\n" : "", i, 1000 * (1 + r.next()), 900.0, 2100.0, 1e6 * r.next());
+  std::fprintf(f, "\n}\n");
+  std::fclose(f);
+  return {"bmf", path, file_size(path), 2 * n};
+}
+
+Generated gen_benchbox(const std::string& path, size_t n) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  Rng r;
+  std::fprintf(f, "{\"schema\": \"benchbox.resultset/1\", \"repository\": \"o/r\", \"commit\": \"abc\", \"benchmarks\": [\n");
+  for (size_t i = 0; i < n; ++i) {
+    std::fprintf(f, "%s{\"suite\": \"micro\", \"name\": \"bench_%zu\", \"params\": {\"size\": \"%zu\"}, \"metric\": \"wall_time\", "
+                    "\"unit\": \"s\", \"status\": \"ok\", \"samples\": [",
+                 i ? ",\n" : "", i, i % 64);
+    for (int k = 0; k < 20; ++k) std::fprintf(f, "%s%.17g", k ? ", " : "", 1e-6 * (1 + r.next()));
+    std::fprintf(f, "]}");
+  }
+  std::fprintf(f, "\n]}\n");
+  std::fclose(f);
+  return {"benchbox", path, file_size(path), n};
+}
+
+Generated gen_asv(const std::string& path, size_t n) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  Rng r;
+  std::fprintf(f, "{\"commit_hash\": \"abc\", \"env_name\": \"e\", \"date\": 0, \"params\": {}, \"python\": \"3.11\", "
+                  "\"requirements\": {}, \"env_vars\": {}, \"result_columns\": [\"result\", \"params\", \"version\", "
+                  "\"started_at\", \"duration\", \"stats_ci_99_a\", \"stats_ci_99_b\", \"stats_q_25\", \"stats_q_75\", "
+                  "\"stats_number\", \"stats_repeat\", \"samples\", \"profile\"], \"results\": {\n");
+  for (size_t i = 0; i < n; ++i) {
+    std::fprintf(f, "%s\"benchmarks.Suite.time_case_%zu\": [[%.17g], [], \"v\", 0, 1.0, [1e-6], [2e-6], [1e-6], [2e-6], "
+                    "[1000], [20], [[",
+                 i ? ",\n" : "", i, 1.5e-6);
+    for (int k = 0; k < 20; ++k) std::fprintf(f, "%s%.17g", k ? ", " : "", 1e-6 * (1 + r.next()));
+    std::fprintf(f, "]]]");
+  }
+  std::fprintf(f, "\n}, \"durations\": {}, \"version\": 2}\n");
+  std::fclose(f);
+  return {"asv", path, file_size(path), n};
+}
+
+struct Measured {
+  double seconds = 0;
+  double rss_before_mb = 0, rss_peak_mb = 0;
+  size_t count = 0;
+  bool ok = false;
+  char error[256] = {0};
+};
+
+double maxrss_mb() {
+  struct rusage ru {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  return double(ru.ru_maxrss) / 1024.0;  // KiB on Linux
+}
+
+// Runs fn(text) in a forked child after reading the file there.
+Measured in_child(const std::string& path, const std::function<size_t(const std::string&, Measured&)>& fn) {
+  int fds[2];
+  if (::pipe(fds) < 0) return {};
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    Measured m;
+    auto text = bb::read_file(path, size_t(4) << 30);
+    if (text) {
+      m.rss_before_mb = maxrss_mb();
+      auto t0 = std::chrono::steady_clock::now();
+      m.count = fn(*text, m);
+      m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      m.rss_peak_mb = maxrss_mb();
+    } else {
+      std::snprintf(m.error, sizeof m.error, "%s", text.error().message.c_str());
+    }
+    if (::write(fds[1], &m, sizeof m) != ssize_t(sizeof m)) ::_exit(1);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  Measured m;
+  if (::read(fds[0], &m, sizeof m) != ssize_t(sizeof m)) std::snprintf(m.error, sizeof m.error, "child died");
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double scale = 1.0;
+  bool keep = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--scale") && i + 1 < argc) scale = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--keep")) keep = true;
+    else {
+      std::fprintf(stderr, "usage: %s [--scale F] [--keep]\n", argv[0]);
+      return 2;
+    }
+  }
+  std::string dir = "/tmp/bench-formats." + std::to_string(::getpid());
+  if (auto st = bb::make_dirs(dir); !st) {
+    std::fprintf(stderr, "%s\n", st.error().message.c_str());
+    return 2;
+  }
+  auto n = [&](double base) { return size_t(base * scale) > 0 ? size_t(base * scale) : size_t(1); };
+  std::printf("generating inputs in %s ...\n", dir.c_str());
+  std::fflush(stdout);
+  std::vector<Generated> inputs = {
+      gen_google_benchmark(dir + "/google-benchmark.json", n(120000), 2),
+      gen_hyperfine(dir + "/hyperfine.json", n(40000)),
+      gen_pytest(dir + "/pytest-benchmark.json", n(40000)),
+      gen_bmf(dir + "/bmf.json", n(150000)),
+      gen_benchbox(dir + "/benchbox.json", n(60000)),
+      gen_asv(dir + "/asv.json", n(60000)),
+  };
+
+  std::printf("\n%-17s %8s %9s | %10s %10s %7s | %10s %10s %7s | %7s\n", "format", "file MB", "benches",
+              "ours MB/s", "ours RSS", "xfile", "json MB/s", "json RSS", "xfile", "speed");
+  std::printf("%-17s %8s %9s | %10s %10s %7s | %10s %10s %7s | %7s\n", "", "", "", "", "peak MB", "", "",
+              "peak MB", "", "vs json");
+  int rc = 0;
+  for (const auto& in : inputs) {
+    double mb = double(in.bytes) / 1e6;
+    Measured ours = in_child(in.path, [&](const std::string& text, Measured& m) -> size_t {
+      bb::formats::ParseOptions o;
+      o.suite = "bench";
+      auto r = bb::formats::parse_text(in.format, text, in.path, o);
+      if (!r) {
+        std::snprintf(m.error, sizeof m.error, "%s", r.error().message.c_str());
+        return 0;
+      }
+      m.ok = true;
+      return r->size();
+    });
+    Measured plain = in_child(in.path, [&](const std::string& text, Measured& m) -> size_t {
+      try {
+        auto j = nlohmann::json::parse(text);
+        m.ok = true;
+        return j.size();
+      } catch (const std::exception& e) {
+        std::snprintf(m.error, sizeof m.error, "%s", e.what());
+        return 0;
+      }
+    });
+    if (!ours.ok || !plain.ok) {
+      std::printf("%-17s failed: %s %s\n", in.format.c_str(), ours.error, plain.error);
+      rc = 1;
+      continue;
+    }
+    // Memory the parse added on top of the process with the text loaded.
+    double ours_rss = ours.rss_peak_mb - ours.rss_before_mb, plain_rss = plain.rss_peak_mb - plain.rss_before_mb;
+    std::printf("%-17s %8.1f %9zu | %10.1f %10.1f %7.2f | %10.1f %10.1f %7.2f | %6.2fx\n", in.format.c_str(), mb,
+                ours.count, mb / ours.seconds, ours_rss, ours_rss / mb, mb / plain.seconds, plain_rss,
+                plain_rss / mb, plain.seconds / ours.seconds);
+    std::fflush(stdout);
+  }
+  std::printf("\nRSS = peak RSS of a forked child minus its RSS with the file text already read (file size\n"
+              "not included); xfile = that over the file size. ours = bb::formats::parse_text to canonical\n"
+              "benchmarks; json = nlohmann::json::parse to a DOM of the same bytes. speed > 1: ours faster.\n");
+  if (!keep)
+    for (const auto& in : inputs) ::unlink(in.path.c_str());
+  if (!keep) ::rmdir(dir.c_str());
+  return rc;
+}

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Builds the libFuzzer targets (clang, ASan+UBSan) in build-fuzz and runs
+# each for SECONDS (default 30) from its committed corpus. An input that
+# crashes a parser is copied into tests/fuzz/corpus/<format>/ so the corpus
+# keeps every input that found a bug, and the script fails.
+#   tests/fuzz/run-fuzzers.sh [SECONDS] [FORMAT...]
+set -eu
+seconds=${1:-30}
+[ $# -gt 0 ] && shift
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BB_FUZZ_BUILD:-$root/build-fuzz}
+corpus_root=$root/tests/fuzz/corpus
+formats=${*:-asv benchbox bmf cargo-bench catch2-xml criterion go-test google-benchmark hyperfine pytest-benchmark}
+
+if [ ! -f "$build/build.ninja" ]; then
+  CXX=clang++ CC=clang meson setup "$build" "$root" -Dfuzz=true -Db_sanitize=address,undefined \
+    -Db_lundef=false -Dsystem_tests=false >/dev/null
+fi
+targets=""
+for f in $formats; do targets="$targets tests/fuzz/fuzz-$f"; done
+ninja -C "$build" -j2 $targets >/dev/null
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=""
+for f in $formats; do
+  mkdir -p "$work/$f" "$work/artifacts-$f" "$corpus_root/$f"
+  echo "fuzz-$f: ${seconds}s"
+  if ! UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+      "$build/tests/fuzz/fuzz-$f" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -max_len=65536 -print_final_stats=0 -artifact_prefix="$work/artifacts-$f/" \
+      "$work/$f" "$corpus_root/$f" >"$work/$f.log" 2>&1; then
+    tail -40 "$work/$f.log"
+    for a in "$work/artifacts-$f"/*; do
+      [ -f "$a" ] || continue
+      keep="$corpus_root/$f/bug-$(sha1sum "$a" | cut -c1-16)"
+      cp "$a" "$keep"
+      echo "fuzz-$f: kept the failing input as $keep"
+    done
+    failed="$failed $f"
+  else
+    grep -E '^(Done|#[0-9]+ *DONE)' "$work/$f.log" | tail -1 || true
+  fi
+done
+if [ -n "$failed" ]; then
+  echo "fuzzers that found a bug:$failed" >&2
+  exit 1
+fi
+echo "all fuzzers ran ${seconds}s each without a finding"
