@@ -8,6 +8,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -68,6 +69,25 @@ struct HttpServer::Request {
 
 struct HttpCallbacks {
   using RequestPtr = std::shared_ptr<HttpServer::Request>;
+  using Clock = std::chrono::steady_clock;
+
+  // When the connection's current request began: the connection's start, or
+  // the end of its previous request (keep-alive). Counting from there, and
+  // not from when the headers were complete, catches clients that trickle
+  // their headers.
+  static void connection(void*, MHD_Connection*, void** socket_context, MHD_ConnectionNotificationCode code) {
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+      *socket_context = new (std::nothrow) Clock::time_point(Clock::now());
+    } else {
+      delete static_cast<Clock::time_point*>(*socket_context);
+      *socket_context = nullptr;
+    }
+  }
+
+  static Clock::time_point* request_start(MHD_Connection* c) {
+    const MHD_ConnectionInfo* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? static_cast<Clock::time_point*>(info->socket_context) : nullptr;
+  }
 
   static MHD_Result access(void* cls, MHD_Connection* c, const char* url, const char* method,
                            const char*, const char* upload_data, size_t* upload_data_size,
@@ -83,7 +103,8 @@ struct HttpCallbacks {
     }
   }
 
-  static void completed(void* cls, MHD_Connection*, void** con_cls, MHD_RequestTerminationCode) {
+  static void completed(void* cls, MHD_Connection* c, void** con_cls, MHD_RequestTerminationCode) {
+    if (auto* start = request_start(c)) *start = Clock::now();  // the next request starts now
     auto* box = static_cast<RequestPtr*>(*con_cls);
     if (!box) return;
     delete box;  // noexcept
@@ -114,8 +135,12 @@ struct HttpCallbacks {
       ++s->open_requests_;
       HttpServer::Request& r = **box;
       r.connection = c;
-      r.started = std::chrono::steady_clock::now();
+      auto* start = request_start(c);
+      r.started = start ? *start : Clock::now();
       MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, limits.request_timeout_seconds);
+      if (Clock::now() - r.started > std::chrono::seconds(limits.request_timeout_seconds))
+        return answer_now(r, {408, error_json("request headers took longer than " +
+                                              std::to_string(limits.request_timeout_seconds) + " s")});
       if (std::strcmp(url, kPath) != 0) return answer_now(r, {404, error_json("not found")});
       if (std::strcmp(method, MHD_HTTP_METHOD_POST) != 0)
         return answer_now(r, {405, error_json("only POST is allowed")}, MHD_HTTP_METHOD_POST);
@@ -184,6 +209,7 @@ struct HttpCallbacks {
     if (r.answer) return answer_now(r, std::move(*r.answer));  // answered synchronously
     r.suspended = true;
     MHD_suspend_connection(c);
+    s->suspended_.push_back(*static_cast<RequestPtr*>(*con_cls));
     return MHD_YES;
   }
 };
@@ -208,6 +234,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(sd_event* event, int liste
       MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(limits.request_timeout_seconds),
       MHD_OPTION_CONNECTION_LIMIT, kConnectionLimit,
       MHD_OPTION_NOTIFY_COMPLETED, &HttpCallbacks::completed, s.get(),
+      MHD_OPTION_NOTIFY_CONNECTION, &HttpCallbacks::connection, nullptr,
       MHD_OPTION_END);
   if (!s->daemon_) {
     ::close(listen_fd);
@@ -227,6 +254,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(sd_event* event, int liste
 }
 
 HttpServer::~HttpServer() {
+  // MHD aborts the process if stopped with suspended connections.
+  answer_all_waiting({503, error_json("benchbox-webhookd is shutting down")});
   io_source_.reset();
   timer_source_.reset();
   if (daemon_) MHD_stop_daemon(daemon_);
@@ -239,8 +268,25 @@ void HttpServer::stop_accepting() {
   if (fd != MHD_INVALID_SOCKET) ::close(fd);
 }
 
+void HttpServer::answer_all_waiting(const HttpAnswer& answer) {
+  for (auto& weak : suspended_) {
+    auto r = weak.lock();
+    if (!r || !r->suspended) continue;
+    r->answer = answer;
+    r->suspended = false;
+    MHD_resume_connection(r->connection);
+  }
+  suspended_.clear();
+  run_once();
+}
+
 void HttpServer::run_once() {
   MHD_run(daemon_);
+  if (suspended_.size() > 64)
+    std::erase_if(suspended_, [](const auto& w) {
+      auto r = w.lock();
+      return !r || !r->suspended;
+    });
   (void)arm();
 }
 

@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bus/handles.h"
 #include "util/result.h"
@@ -72,6 +73,9 @@ class HttpServer {
   size_t open_requests() const { return open_requests_; }
   // Lets MHD make progress outside the event loop (draining at shutdown).
   void run_once();
+  // Shutdown's last resort: answers every request still waiting for its
+  // handler (MHD must not be stopped with suspended connections).
+  void answer_all_waiting(const HttpAnswer& answer);
 
  private:
   struct Request;
@@ -91,6 +95,7 @@ class HttpServer {
   RequestHandler handler_;
   size_t open_requests_ = 0;
   bool quiesced_ = false;
+  std::vector<std::weak_ptr<Request>> suspended_;
 };
 
 }  // namespace bb::webhookd

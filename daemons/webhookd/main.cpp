@@ -38,8 +38,7 @@ int main(int argc, char** argv) {
   service->notify_ready(manager->status_line());
   daemon::log_info("serving webhooks");
 
-  auto r = service->run();
-  manager->drain();
+  auto r = service->run();  // drains from its exit handler
   manager.reset();
   if (!r) return fail(r.error().message);
   return 0;

@@ -21,6 +21,8 @@ using nlohmann::json;
 // How often the spool is retried while it holds deliveries (also on the
 // queue's NameOwnerChanged, which is usually sooner).
 constexpr uint64_t kReplayIntervalUsec = 5'000'000;
+// Before every other exit handler, sd-bus's (which closes the bus) included.
+constexpr int64_t kDrainPriority = -1'000'000;
 
 int64_t now_usec() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -97,8 +99,23 @@ Status Manager::start(int listen_fd) {
       });
       !st)
     return st;
+  // Drain when the loop is asked to exit (SIGTERM), before sd-bus's own exit
+  // handler closes the connection: requests waiting for the queue get their
+  // answer (or their 503 and a spool file) instead of a reset.
+  if ((r = sd_event_add_exit(event_, &src, on_exit, this)) < 0) return errno_error("add the exit handler", -r);
+  exit_source_.reset(src);
+  sd_event_source_set_priority(exit_source_.get(), kDrainPriority);
   schedule_replay(0);  // what an earlier run could not deliver
   return {};
+}
+
+int Manager::on_exit(sd_event_source*, void* userdata) {
+  try {
+    static_cast<Manager*>(userdata)->drain();
+  } catch (const std::exception& e) {
+    daemon::log_error(std::string("draining failed: ") + e.what());
+  }
+  return 0;
 }
 
 void Manager::on_request(HttpRequest&& request, Responder respond) {
@@ -325,16 +342,29 @@ void Manager::reload() {
 void Manager::drain() {
   if (!http_) return;
   http_->stop_accepting();
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(conf_.appliance.webhook.queue_timeout_ms) * 2 + std::chrono::seconds(1);
-  while (http_->open_requests() > 0 && std::chrono::steady_clock::now() < deadline) {
+  auto now = std::chrono::steady_clock::now;
+  // A connection accepted just before the signal may not have been read
+  // yet (it is not an open request until its headers are): keep running MHD
+  // a moment so it is answered rather than reset.
+  auto grace = now() + std::chrono::milliseconds(200);
+  auto deadline = now() + std::chrono::milliseconds(conf_.appliance.webhook.queue_timeout_ms) * 2 +
+                  std::chrono::seconds(1);
+  while ((http_->open_requests() > 0 || now() < grace) && now() < deadline) {
     while (sd_bus_process(bus_, nullptr) > 0) {
     }
     http_->run_once();
     sd_bus_wait(bus_, 10'000);
   }
-  if (http_->open_requests() > 0)
-    daemon::log_warning(std::to_string(http_->open_requests()) + " requests still open at shutdown");
+  if (http_->open_requests() > 0) {
+    // Not expected: every queue call times out before the deadline.
+    daemon::log_warning(std::to_string(http_->open_requests()) + " requests still open at shutdown; answering 503");
+    http_->answer_all_waiting(error_answer(503, "benchbox-webhookd is shutting down"));
+    auto flush = now() + std::chrono::milliseconds(200);
+    while (http_->open_requests() > 0 && now() < flush) {
+      http_->run_once();
+      sd_bus_wait(bus_, 10'000);
+    }
+  }
   http_.reset();
 }
 

@@ -45,8 +45,9 @@ class Manager {
   Status start(int listen_fd);
   // SIGHUP: re-reads the config (policy, limits, timeouts) and the secret.
   void reload();
-  // After the loop ended: stop accepting, finish the requests in flight
-  // (each is bounded by the queue timeout).
+  // When the loop exits (from its exit handler, while the bus is still
+  // open): stop accepting, finish the requests in flight (each bounded by the
+  // queue timeout). Idempotent.
   void drain();
 
   std::string status_line() const;
@@ -64,6 +65,7 @@ class Manager {
   void replay();
   void replay_next(std::shared_ptr<std::vector<std::string>> files, size_t index);
   static int on_replay_timer(sd_event_source*, uint64_t, void* userdata);
+  static int on_exit(sd_event_source*, void* userdata);
 
   sd_event* event_;
   sd_bus* bus_;
@@ -73,6 +75,7 @@ class Manager {
   QueueClient queue_;
   std::unique_ptr<HttpServer> http_;
   bus::SourcePtr replay_timer_;
+  bus::SourcePtr exit_source_;
   bool replaying_ = false;
   uint64_t accepted_ = 0, ignored_ = 0, refused_ = 0, spooled_ = 0, replayed_ = 0;
   // Callbacks in flight hold this; they do nothing once the manager is gone.

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <thread>
 
 #include "queued_client.h"
 #include "webhookd_fixture.h"
@@ -108,4 +109,26 @@ TEST_CASE("deliveries spooled by an earlier run are replayed at start", "[webhoo
   w.queue().start_and_wait();
   w.start();
   REQUIRE(wait_until([&] { return w.spooled().empty() && has_delivery(w, "restart-1"); }, std::chrono::seconds(10)));
+}
+
+TEST_CASE("SIGTERM while a delivery waits for a hung queue: it is answered and spooled before exit", "[webhookd]") {
+  WebhookdFixture w("  queue_timeout_ms: 1500\n");
+  w.queue().start_and_wait();
+  w.start();
+  ::kill(w.queue().process().pid(), SIGSTOP);
+  HttpResponse resp;
+  std::thread client([&] { resp = w.post("push", "term-1", github_fixture("push_branch.json")); });
+  // The request is in: webhookd holds an established connection from us.
+  std::string port = std::to_string(w.port());
+  bool connected = wait_until([&] {
+    std::string out;
+    run_shell("ss -Htn state established '( sport = :" + port + " )'", &out);
+    return !out.empty();
+  });
+  CHECK(connected);
+  CHECK(w.daemon().terminate() == 0);
+  client.join();
+  ::kill(w.queue().process().pid(), SIGCONT);
+  CHECK(resp.status == 503);
+  CHECK(w.spooled().size() == 1);
 }
