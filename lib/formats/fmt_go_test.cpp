@@ -69,11 +69,11 @@ class Reader {
   const Error* error() const { return error_ ? &*error_ : nullptr; }
 
   ParsedList finish() {
+    std::vector<Parsed> ordered(entries_.size());
+    for (auto& [key, entry] : entries_) ordered[order_.at(key)] = std::move(entry);
     ParsedList out;
-    for (auto& [key, entry] : entries_) out.push_back(std::move(entry));
-    ParsedList ordered(out.size());
-    for (size_t i = 0; i < out.size(); ++i) ordered[order_.at(out[i].bench.key)] = std::move(out[i]);
-    return ordered;
+    for (auto& p : ordered) out.push_back(std::move(p));
+    return out;
   }
 
  private:

@@ -5,6 +5,7 @@
 // run_name, kept apart. Every other numeric member of a row is a user
 // counter and becomes its own metric. Rows are streamed, so a file of
 // hundreds of MB is never a DOM.
+#include <memory>
 #include <unordered_map>
 
 #include "formats/json_support.h"
@@ -107,10 +108,12 @@ class Reader {
   }
 
   ParsedList finish() {
+    std::unordered_map<std::string, size_t>().swap(index_);
     ParsedList out;
     for (auto& g : groups_) {
-      for (auto* b : {&g.wall, &g.cpu}) emit(out, g, std::move(*b));
-      for (auto& [name, b] : g.counters) emit(out, g, std::move(b));
+      for (auto* b : {&g->wall, &g->cpu}) emit(out, *g, std::move(*b));
+      for (auto& [name, b] : g->counters) emit(out, *g, std::move(b));
+      g.reset();  // a group's memory goes as soon as its benchmarks are out
     }
     return out;
   }
@@ -119,15 +122,15 @@ class Reader {
   Group& group(const std::string& run_name, const Loc& at) {
     auto [it, fresh] = index_.emplace(run_name, groups_.size());
     if (fresh) {
-      groups_.emplace_back();
-      Group& g = groups_.back();
+      groups_.push_back(std::make_unique<Group>());
+      Group& g = *groups_.back();
       g.run_name = run_name;
       g.place = at.ptr;
       g.wall.key.name = g.cpu.key.name = run_name;
       g.wall.key.metric = "wall_time";
       g.cpu.key.metric = "cpu_time";
     }
-    return groups_[it->second];
+    return *groups_[it->second];
   }
 
   model::Benchmark& counter(Group& g, const std::string& name) {
@@ -190,7 +193,7 @@ class Reader {
     out.push_back(Parsed{std::move(b), g.place});
   }
 
-  std::vector<Group> groups_;
+  std::vector<std::unique_ptr<Group>> groups_;
   std::unordered_map<std::string, size_t> index_;
   std::map<std::string, json> complexity_;
 };

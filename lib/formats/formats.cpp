@@ -23,9 +23,8 @@ Error error_at(const std::string& source, const std::string& place, const std::s
 
 namespace {
 
-Status check_one(const Parsed& p, const std::string& source) {
-  const auto& b = p.bench;
-  auto bad = [&](const std::string& what) { return error_at(source, p.place, what); };
+Status check_one(const model::Benchmark& b, const std::string& place, const std::string& source) {
+  auto bad = [&](const std::string& what) { return error_at(source, place, what); };
   if (b.key.name.empty()) return bad("benchmark has an empty name");
   if (b.key.metric.empty()) return bad("benchmark '" + b.key.name + "' has an empty metric");
   if (b.unit.empty()) return bad("benchmark '" + b.key.name + "' has an empty unit");
@@ -49,37 +48,34 @@ Status check_one(const Parsed& p, const std::string& source) {
 
 Result<std::vector<model::Benchmark>> finish(ParsedList parsed, const std::string& source,
                                              const ParseOptions& options) {
-  for (auto& p : parsed) {
-    if (!options.suite.empty()) p.bench.key.suite = options.suite;
-    if (auto st = check_one(p, source); !st) return st.error();
+  auto& benches = parsed.benches;
+  const auto& places = parsed.places;
+  for (size_t i = 0; i < benches.size(); ++i) {
+    if (!options.suite.empty()) benches[i].key.suite = options.suite;
+    if (auto st = check_one(benches[i], places[i], source); !st) return st.error();
   }
-  // Duplicates by sorting indices, not by copying every key into a set:
-  // results can hold hundreds of thousands of benchmarks.
-  std::vector<uint32_t> order(parsed.size());
+  // Duplicates by sorting indices, not by copying every key into a set.
+  std::vector<uint32_t> order(benches.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
   std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return parsed[a].bench.key < parsed[b].bench.key; });
-  size_t dup = parsed.size(), first = 0;
+                   [&](uint32_t a, uint32_t b) { return benches[a].key < benches[b].key; });
+  size_t dup = benches.size(), first = 0;
   for (size_t i = 1; i < order.size(); ++i)
-    if (parsed[order[i]].bench.key == parsed[order[i - 1]].bench.key && order[i] < dup) {
+    if (benches[order[i]].key == benches[order[i - 1]].key && order[i] < dup) {
       dup = order[i];
       size_t j = i - 1;
-      while (j > 0 && parsed[order[j - 1]].bench.key == parsed[dup].bench.key) --j;
+      while (j > 0 && benches[order[j - 1]].key == benches[dup].key) --j;
       first = order[j];
     }
-  if (dup != parsed.size())
-    return error_at(source, parsed[dup].place,
-                    "duplicate benchmark '" + parsed[dup].bench.key.to_string() + "' (first at " +
-                        parsed[first].place + "); expected every name/parameters/metric once");
-  std::vector<model::Benchmark> out;
-  out.reserve(parsed.size());
-  for (auto& p : parsed) out.push_back(std::move(p.bench));
-  ParsedList().swap(parsed);
-  if (out.empty() && !options.allow_empty)
+  if (dup != benches.size())
+    return error_at(source, places[dup],
+                    "duplicate benchmark '" + benches[dup].key.to_string() + "' (first at " + places[first] +
+                        "); expected every name/parameters/metric once");
+  if (benches.empty() && !options.allow_empty)
     return error_at(source, "",
                     "holds no benchmarks; expected at least one (unless the suite allows an "
                     "empty result)");
-  return out;
+  return std::move(benches);
 }
 
 }  // namespace detail

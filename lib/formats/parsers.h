@@ -18,7 +18,19 @@ struct Parsed {
   model::Benchmark bench;
   std::string place;
 };
-using ParsedList = std::vector<Parsed>;
+// Benchmarks and their places side by side, so the dispatcher can hand the
+// benchmarks on without copying: a result can hold hundreds of thousands.
+struct ParsedList {
+  std::vector<model::Benchmark> benches;
+  std::vector<std::string> places;
+
+  void push_back(Parsed&& p) {
+    benches.push_back(std::move(p.bench));
+    places.push_back(std::move(p.place));
+  }
+  size_t size() const { return benches.size(); }
+  bool empty() const { return benches.empty(); }
+};
 
 struct Input {
   std::string_view text;
