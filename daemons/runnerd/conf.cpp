@@ -54,6 +54,11 @@ Status derive(Conf& conf) {
   conf.lease_seconds = cfg.queue.lease_seconds;
   if (cfg.runner.heartbeat_seconds == 0)
     return make_error(Errc::invalid_argument, "runner.heartbeat_seconds must be > 0");
+  if (cfg.runner.heartbeat_seconds >= conf.lease_seconds)
+    return make_error(Errc::invalid_argument,
+                      "runner.heartbeat_seconds (" + std::to_string(cfg.runner.heartbeat_seconds) +
+                          ") must be shorter than queue.lease_seconds (" + std::to_string(conf.lease_seconds) +
+                          "), or every job would lose its lease while it runs");
   return {};
 }
 
