@@ -46,9 +46,12 @@ MHD_Result queue(MHD_Connection* c, const HttpAnswer& answer, const char* allow 
 void mhd_logger(void*, const char* fmt, va_list ap) {
   char buf[512];
   std::vsnprintf(buf, sizeof buf, fmt, ap);
-  std::string line = buf;
-  while (!line.empty() && line.back() == '\n') line.pop_back();
-  daemon::log_warning("libmicrohttpd: " + line);
+  try {
+    std::string line = buf;
+    while (!line.empty() && line.back() == '\n') line.pop_back();
+    daemon::log_warning("libmicrohttpd: " + line);
+  } catch (...) {  // an MHD callback: nothing may escape
+  }
 }
 
 }  // namespace
