@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <regex>
 
 #include "formats/formats.h"
 #include "formats/json_support.h"
@@ -83,13 +82,51 @@ Result<std::string> detect_json(std::string_view text, const std::string& path) 
                               "}, which matches no known format; name it with --format");
 }
 
-bool any_line(std::string_view text, const std::regex& re) {
+// Line shapes are matched by hand rather than with std::regex: it is cheap,
+// and gcc 12's <regex> trips -Wmaybe-uninitialized under the sanitizers.
+size_t skip(std::string_view s, size_t i, bool (*pred)(char)) {
+  while (i < s.size() && pred(s[i])) ++i;
+  return i;
+}
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+bool is_not_space(char c) { return !is_space(c) && c != '\n' && c != '\r'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_number_char(char c) { return is_digit(c) || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'; }
+bool is_bench_number_char(char c) { return is_digit(c) || c == '.' || c == ','; }
+
+// "BenchmarkX-8   1000   1234 ns/op"
+bool is_go_bench_line(std::string_view line) {
+  if (line.substr(0, 9) != "Benchmark") return false;
+  size_t i = skip(line, 9, is_not_space);
+  size_t j = skip(line, i, is_space);
+  if (j == i) return false;
+  size_t k = skip(line, j, is_digit);
+  if (k == j) return false;
+  size_t l = skip(line, k, is_space);
+  if (l == k) return false;
+  size_t m = skip(line, l, is_number_char);
+  return m > l && line.substr(m, 6) == " ns/op";
+}
+
+// "test name ... bench:       1,234 ns/iter (+/- 5)"
+bool is_cargo_bench_line(std::string_view line) {
+  if (line.substr(0, 5) != "test ") return false;
+  size_t i = skip(line, 5, is_not_space);
+  if (i == 5) return false;
+  size_t j = skip(line, i, is_space);
+  if (j == i || line.substr(j, 10) != "... bench:") return false;
+  size_t k = skip(line, j + 10, is_space);
+  if (k == j + 10) return false;
+  size_t l = skip(line, k, is_bench_number_char);
+  return l > k && line.substr(l, 8) == " ns/iter";
+}
+
+bool any_line(std::string_view text, bool (*matches)(std::string_view)) {
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    std::string line(text.substr(start, std::min<size_t>(end - start, 4096)));
-    if (std::regex_search(line, re)) return true;
+    if (matches(text.substr(start, std::min<size_t>(end - start, 4096)))) return true;
     start = end + 1;
   }
   return false;
@@ -106,9 +143,7 @@ Result<std::string> detect_text(std::string_view text, const std::string& path) 
       return std::string("catch2-xml");
     return detail::error_at(path, "", "is XML but not a Catch2 XML report (no <Catch> or <Catch2TestRun> root)");
   }
-  static const std::regex go(R"(^Benchmark\S*\s+\d+\s+[-+0-9.eE]+ ns/op)");
-  static const std::regex cargo(R"(^test \S+ +\.\.\. bench: +[0-9.,]+ ns/iter)");
-  bool is_go = any_line(text, go), is_cargo = any_line(text, cargo);
+  bool is_go = any_line(text, is_go_bench_line), is_cargo = any_line(text, is_cargo_bench_line);
   if (is_go && is_cargo)
     return detail::error_at(path, "", "has both go test -bench and cargo bench lines; name the format with --format");
   if (is_go) return std::string("go-test");
