@@ -131,6 +131,20 @@ void clean_work_dir(const std::string& work_dir) {
     fs::remove_all(it->path(), ec);
 }
 
+// "" when some benchmark measured; else the first failure's reason.
+static std::string why_nothing_measured(const model::JobResult& result) {
+  std::string first;
+  for (const model::ResultSet* rs : {result.base ? &*result.base : nullptr, &result.head}) {
+    if (!rs) continue;
+    for (const auto& b : rs->benchmarks) {
+      if (b.status == model::BenchmarkStatus::ok) return "";
+      if (first.empty() && b.status == model::BenchmarkStatus::failed)
+        first = "suite '" + b.key.suite + "' on " + short_sha(rs->commit) + ": " + b.reason;
+    }
+  }
+  return first;
+}
+
 ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
   const auto& spec = job.spec;
   const std::string id = std::to_string(job.id);
@@ -233,6 +247,11 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
   const std::string path = path_join(dir, "result.json");
   if (auto st = write_file_atomic(path, model::to_json(result).dump(2) + "\n"); !st)
     return failed(st.error().message);
+  // A job that measured nothing is a failed job, not a done one with an
+  // empty table: say why, and keep the file for the post-mortem. A job where
+  // only some benchmarks failed completes; the report shows those as failed.
+  if (auto why = why_nothing_measured(result); !why.empty())
+    return failed("no benchmark could be measured: " + why + " (details in " + path + ")");
   ExecOutcome o;
   o.state = ExecOutcome::State::done;
   o.result_path = path;

@@ -240,6 +240,25 @@ TEST_CASE("a hanging or crashing benchmark is marked failed; the rest of the job
   CHECK((*fine)["samples"].size() == 2);
 }
 
+TEST_CASE("a job whose every benchmark hangs fails, naming the timeout") {
+  RunnerdFixture f;
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\n"
+                             "suites:\n"
+                             "  - name: hangs\n"
+                             "    run: \"sleep 1000\"\n"
+                             "    timeout: 1\n"
+                             "    repetitions: 2\n",
+                             "all hang");
+  f.start_runner();
+  json job = f.wait_finished(f.enqueue(push_spec(f, sha)));
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "failed");
+  std::string error = job["error"];
+  CHECK(error.find("no benchmark could be measured: suite 'hangs'") != std::string::npos);
+  CHECK(error.find("timed out after 1 s") != std::string::npos);
+}
+
 TEST_CASE("CancelCurrent stops the job's processes and cancels it in the queue") {
   RunnerdFixture f;
   const std::string started = f.dir() / "started";
