@@ -82,7 +82,7 @@ cleanup() {
       wait_for 20 bash -c "! kill -0 $nspawn_wrapper" || kill -KILL -- "-$nspawn_wrapper" 2>/dev/null
     fi
   fi
-  [[ -n ${load_pid:-} ]] && kill "$load_pid" 2>/dev/null
+  [[ -n ${load_pid:-} ]] && kill $load_pid 2>/dev/null
   # systemd-nspawn leaves this mount-propagation directory behind (and says so).
   rm -rf --one-file-system "/run/systemd/nspawn/propagate/$machine" 2>/dev/null
   if ((created_host_key)); then rm -f /var/lib/systemd/credential.secret; fi
@@ -436,14 +436,15 @@ check_hanging_benchmark() {
 # The load generator: signed push deliveries to bench/load, each a new
 # commit, sequentially until $stage/load.stop exists. One line per delivery:
 # "<delivery id> <http code> <curl exit>".
+# One sender of signed deliveries, until load.stop appears; $1 names it.
 load_generator() {
-  local i=0 file="$stage/load.json" answer sha
+  local worker=$1 i=0 file="$stage/load-$1.json" answer sha
   while [[ ! -e $stage/load.stop ]]; do
     i=$((i + 1))
-    sha=$(printf 'load-%s-%s' "$$" "$i" | sha1sum | cut -c1-40)
-    push_payload bench/load "load-$i" "$sha" "$file"
-    answer=$(send_delivery push "$file" "load-$$-$i")
-    echo "load-$$-$i ${answer%% \{*}" >>"$stage/load.log"
+    sha=$(printf 'load-%s-%s-%s' "$$" "$worker" "$i" | sha1sum | cut -c1-40)
+    push_payload bench/load "load-$worker-$i" "$sha" "$file"
+    answer=$(send_delivery push "$file" "load-$$-$worker-$i")
+    echo "load-$$-$worker-$i ${answer%% \{*}" >>"$stage/load.log"
   done
 }
 
@@ -466,8 +467,13 @@ check_restarts_under_load() {
   # Jobs stay queued while the runner is stopped, so each one can be counted.
   in_ct systemctl stop benchbox-runnerd.service
   : >"$stage/load.log"
-  load_generator &
-  load_pid=$!
+  # Four concurrent senders, so restarts land while requests are in flight.
+  local w load_pids=()
+  for w in 1 2 3 4; do
+    load_generator "$w" &
+    load_pids+=($!)
+  done
+  load_pid="${load_pids[*]}"
   wait_for 60 bash -c "[[ \$(grep -c ' 20[02] 0' '$stage/load.log') -ge 5 ]]" ||
     fail "the load generator's first deliveries were not accepted: $(head -3 "$stage/load.log")"
   local k restarts=5
@@ -479,9 +485,10 @@ check_restarts_under_load() {
   done
   local before
   before=$(wc -l <"$stage/load.log")
-  wait_for 60 bash -c "[[ \$(wc -l < '$stage/load.log') -ge $((before + 5)) ]]" || true
+  # Keep the load on after the last restart, and make sure it was a load.
+  wait_for 60 bash -c "[[ \$(wc -l < '$stage/load.log') -ge $((before + 20)) && \$(wc -l < '$stage/load.log') -ge 100 ]]" || true
   touch "$stage/load.stop"
-  wait "$load_pid" || true
+  for w in "${load_pids[@]}"; do wait "$w" || true; done
   load_pid=""
 
   local sent ok failed_conn other
