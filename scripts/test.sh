@@ -39,8 +39,10 @@ run_suites build --suite unit --suite integration
 
 if [[ -z ${SKIP_ASAN:-} ]]; then
   echo "== build with AddressSanitizer and UBSan"
+  # -O0 and no bench programs: this build exists to run the tests, and CI
+  # time is better spent running them than compiling.
   [[ -d build-asan ]] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
-    -Dsystem_tests=false >/dev/null
+    -Dbuildtype=debug -Dbench=false -Dsystem_tests=false >/dev/null
   ninja -C build-asan -j "$jobs"
   echo "== unit and integration tests under ASan/UBSan"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
