@@ -11,8 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bus/dict.h"
+#include "bus/names.h"
+#include "bus_client.h"
 #include "commands.h"
 #include "compare/compare.h"
+#include "model/job.h"
 #include "model/result_set.h"
 #include "util/file.h"
 
@@ -23,7 +27,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: benchboxctl compare BASE [HEAD] [--json] [--threshold [METRIC=]FRACTION]...\n"
     "                           [--confidence LEVEL] [--fdr-q Q] [--seed N]\n"
-    "BASE, HEAD: result-set or job-result files (one job-result file: its base against its head).\n"
+    "BASE, HEAD: result-set or job-result files, or ids of finished jobs of the running appliance\n"
+    "(one job: its base against its head).\n"
     "Thresholds are fractions (0.02 or 2%); exit 1 when a benchmark regressed, failed or is missing.\n";
 
 struct Loaded {
@@ -54,6 +59,38 @@ Result<Loaded> load(const std::string& path) {
   if (!rs) return rs.error().with_context(path);
   out.plain = std::move(*rs);
   return out;
+}
+
+bool is_job_id(const std::string& arg) {
+  return !arg.empty() && arg.size() < 19 && arg.find_first_not_of("0123456789") == std::string::npos &&
+         !path_exists(arg);
+}
+
+// A job id stands for its result file: asks benchbox-queued where it is.
+Result<std::string> job_result_path(const std::string& id_text) {
+  auto client = BusClient::connect();
+  if (!client) return client.error();
+  auto m = client->new_call(bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Get");
+  if (!m) return m.error();
+  sd_bus_message_append(m->get(), "x", static_cast<int64_t>(std::stoll(id_text)));
+  auto reply = client->call(m->get());
+  if (!reply) return reply.error().with_context("job " + id_text);
+  auto dict = bus::read_dict(reply->get());
+  if (!dict) return dict.error();
+  auto job = model::job_from_json(*dict);
+  if (!job) return job.error();
+  if (job->state != model::JobState::done)
+    return make_error(Errc::conflict, "job " + id_text + " is " + model::to_string(job->state) +
+                                          (job->error.empty() ? "" : " (" + job->error + ")") +
+                                          ": it has no results to compare");
+  return job->result_path;
+}
+
+Result<Loaded> load_arg(const std::string& arg) {
+  if (!is_job_id(arg)) return load(arg);
+  auto path = job_result_path(arg);
+  if (!path) return path.error();
+  return load(*path);
 }
 
 Result<double> parse_fraction(const std::string& s) {
@@ -122,7 +159,7 @@ int cmd_compare(const Args& args) {
   }
   if (files.empty() || files.size() > 2) return fail(std::string("expected BASE [HEAD]\n") + kUsage);
 
-  auto first = load(files[0]);
+  auto first = load_arg(files[0]);
   if (!first) return fail(first.error().message);
   model::ResultSet base, head;
   if (files.size() == 1) {
@@ -130,7 +167,7 @@ int cmd_compare(const Args& args) {
     base = std::move(*first->base);
     head = std::move(first->plain);
   } else {
-    auto second = load(files[1]);
+    auto second = load_arg(files[1]);
     if (!second) return fail(second.error().message);
     // A job result as BASE stands for the run it measured: its base when it
     // has one (a PR's merge-base), else its only result set.

@@ -187,4 +187,15 @@ TEST_CASE("a push and a blessed pull request run end to end and the PR regressio
   run_shell(a.ctl() + " report " + std::to_string(push_job), &push_report);
   CHECK(push_report.find("First run") != std::string::npos);
   CHECK(bb::test::run_shell("test -s " + (a.dir / "state/site/index.html")) == 0);
+
+  // benchboxctl compare takes job ids of the running appliance: one PR job
+  // is its merge-base against its head (a regression: exit 1).
+  std::string compared;
+  CHECK(run_shell(a.ctl() + " compare " + std::to_string(pr_job) + " 2>&1", &compared) == 1);
+  CHECK(compared.find("regressed") != std::string::npos);
+  // The push job against the PR job: main's run as base, the PR head as head.
+  CHECK(run_shell(a.ctl() + " compare " + std::to_string(push_job) + " " + std::to_string(pr_job) + " >/dev/null 2>&1") == 1);
+  std::string missing;
+  CHECK(run_shell(a.ctl() + " compare 999 2>&1", &missing) == 2);
+  CHECK(missing.find("no job 999") != std::string::npos);
 }
