@@ -32,7 +32,18 @@ int run(const std::string& config_path) {
                    (conf->profile_found ? conf->profile_path : "(defaults)") + ", sysfs root " +
                    conf->sysfs_root() + ", save " + conf->save_path);
 
-  auto service = daemon::Service::create({});
+  tunerd::Manager* live = nullptr;
+  auto service = daemon::Service::create([&live, config_path] {
+    auto fresh = tunerd::load_conf(config_path);
+    if (!fresh) {
+      daemon::log_error("reload: keeping the old configuration: " + fresh.error().message);
+      return;
+    }
+    if (auto st = live->reload(std::move(*fresh)); !st)
+      daemon::log_error("reload: keeping the old configuration: " + st.error().message);
+    else
+      daemon::log_notice("configuration and profile reloaded");
+  });
   if (!service) {
     daemon::log_error(service.error().message);
     return 1;
@@ -42,6 +53,7 @@ int run(const std::string& config_path) {
     daemon::log_error("tuner: " + manager.error().message);
     return 1;
   }
+  live = manager->get();
   if (auto st = service->connect_bus(); !st) {
     daemon::log_error(st.error().message);
     return 1;

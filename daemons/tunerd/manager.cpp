@@ -15,6 +15,12 @@ using daemon::log_warning;
 
 Result<std::unique_ptr<Manager>> Manager::create(daemon::Service& service, Conf conf) {
   std::unique_ptr<Manager> m(new Manager(service, std::move(conf)));
+  if (auto st = m->make_tuner(); !st) return st.error();
+  return m;
+}
+
+Status Manager::make_tuner() {
+  Manager* m = this;
   m->fs_ = sys::open_root(m->conf_.sysfs_root());
   // systemd's D-Bus API is only there to ask when systemd is PID 1; on other
   // hosts the items that need it say so in the checklist.
@@ -34,7 +40,28 @@ Result<std::unique_ptr<Manager>> Manager::create(daemon::Service& service, Conf 
   auto tuner = tuning::Tuner::create(std::move(o));
   if (!tuner) return tuner.error();
   m->tuner_ = std::move(*tuner);
-  return m;
+  return {};
+}
+
+Status Manager::reload(Conf fresh) {
+  Conf old = std::move(conf_);
+  auto old_fs = std::move(fs_);
+  auto old_systemd = std::move(systemd_);
+  auto old_tuner = std::move(tuner_);
+  conf_ = std::move(fresh);
+  if (auto st = make_tuner(); !st) {
+    conf_ = std::move(old);
+    fs_ = std::move(old_fs);
+    systemd_ = std::move(old_systemd);
+    tuner_ = std::move(old_tuner);
+    return st;
+  }
+  old_tuner.reset();  // before the fs and systemd handles it points into
+  timer_.reset();
+  auto report = verify();
+  if (!report) return report.error();
+  log_report("verify after reload", *report);
+  return arm_timer();
 }
 
 std::string Manager::housekeeping_cpus() const { return format_cpu_list(tuner_->roles().housekeeping); }

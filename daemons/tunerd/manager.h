@@ -25,6 +25,10 @@ class Manager {
   Status start();
   // After the loop ends (SIGTERM): restore when the profile says so.
   void stop();
+  // SIGHUP: the new config and profile take over and are verified at once.
+  // The save of originals is kept, so Restore still undoes the old profile's
+  // changes. On a bad config or profile the old ones stay in force.
+  Status reload(Conf fresh);
 
   // The bus methods (bus.cpp). Verify also emits Drifted and property changes.
   Result<tuning::Report> check();
@@ -43,6 +47,8 @@ class Manager {
 
  private:
   Manager(daemon::Service& service, Conf conf) : service_(service), conf_(std::move(conf)) {}
+  // Builds fs_, systemd_ and tuner_ from conf_.
+  Status make_tuner();
   Status arm_timer();
   static int on_timer(sd_event_source* s, uint64_t usec, void* userdata);
   // Emits PropertiesChanged for State if it changed since the last call.

@@ -3,6 +3,7 @@
 // caller check in the daemon and in the D-Bus policy, bad profiles.
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <cstdlib>
 
 #include "harness.h"
@@ -226,4 +227,31 @@ TEST_CASE("benchboxctl tune prints the checklist and exits 0/1/2") {
   CHECK(out.find("\"state\": \"tuned\"") != std::string::npos);
   CHECK(run_shell(ctl + " tune restore >/dev/null") == 1);
   CHECK(run_shell(ctl + " tune bogus 2>/dev/null") == 2);
+}
+
+TEST_CASE("SIGHUP reloads the profile; a broken one keeps the old in force") {
+  TempDir dir;
+  OpenBus bus(dir.path());
+  std::string root = fresh_tree(dir);
+  std::string config = write_tunerd_config(dir.path(), root, "items:\n  swappiness: {enabled: true, value: 10}\n");
+  auto tunerd = start_tunerd(bus.address(), config, dir / "tunerd.log");
+  TunerClient client(bus.address());
+  auto before = client.call("Check");
+  REQUIRE(before.error_name == "");
+  REQUIRE(before.find("swappiness"));
+  CHECK(before.find("swappiness")->wanted == "10");
+
+  write_tunerd_config(dir.path(), root, "items:\n  swappiness: {enabled: true, value: 5}\n");
+  ::kill(tunerd->pid(), SIGHUP);
+  INFO(tunerd->log());
+  REQUIRE(wait_until([&] {
+    auto r = client.call("Check");
+    return r.find("swappiness") && r.find("swappiness")->wanted == "5";
+  }));
+
+  write_tunerd_config(dir.path(), root, "items:\n  swappiness: {enabled: maybe}\n");
+  ::kill(tunerd->pid(), SIGHUP);
+  REQUIRE(wait_until([&] { return tunerd->log().find("keeping the old configuration") != std::string::npos; }));
+  CHECK(tunerd->running());
+  CHECK(client.call("Check").find("swappiness")->wanted == "5");
 }
