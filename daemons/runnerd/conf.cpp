@@ -75,6 +75,13 @@ Result<Conf> load_conf(int argc, char** argv) {
                                                     "' (usage: benchbox-runnerd [--config PATH])");
     }
   }
+  return reload_conf(conf);
+}
+
+Result<Conf> reload_conf(const Conf& previous) {
+  Conf conf;
+  conf.config_path = previous.config_path;
+  conf.config_path_given = previous.config_path_given;
   if (conf.config_path_given || path_exists(conf.config_path)) {
     auto appliance = config::load_appliance_config(conf.config_path);
     if (!appliance) return appliance.error();

@@ -28,6 +28,8 @@ struct Conf {
 // path means defaults; a missing file named with --config is an error.
 // Benchmark CPUs that are not online are an error.
 Result<Conf> load_conf(int argc, char** argv);
+// Reads the same file again (SIGHUP).
+Result<Conf> reload_conf(const Conf& previous);
 
 // The CPUs the kernel has online ("/sys/devices/system/cpu/online").
 Result<std::vector<int>> online_cpus();

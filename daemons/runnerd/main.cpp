@@ -23,13 +23,22 @@ int main(int argc, char** argv) {
   if (!conf) return fail(conf.error().message);
 
   // The runner's settings (CPUs, paths, lease) shape a running job, so a
-  // SIGHUP does not swap them under it: restart the daemon to change them.
-  auto service = daemon::Service::create(
-      [] { daemon::log_notice("SIGHUP: runner settings apply at the next start; nothing to reload"); });
+  // SIGHUP never swaps them under it: they apply from the next job on.
+  runnerd::Manager* live = nullptr;
+  auto service = daemon::Service::create([&live] {
+    if (!live) return;
+    auto fresh = runnerd::reload_conf(live->conf());
+    if (!fresh) {
+      daemon::log_error("reload: keeping the old configuration: " + fresh.error().message);
+      return;
+    }
+    live->reload(std::move(*fresh));
+  });
   if (!service) return fail(service.error().message);
   if (auto st = service->connect_bus(); !st) return fail(st.error().message);
   const std::string cpus = format_cpu_list(conf->benchmark_cpus), runner_id = conf->runner_id;
   auto manager = std::make_unique<runnerd::Manager>(std::move(*conf), service->bus(), service->event());
+  live = manager.get();
   auto object = runnerd::register_runner_object(service->bus(), manager.get());
   if (!object) return fail(object.error().message);
   if (auto st = service->own_name(bus::kRunnerName); !st) return fail(st.error().message);

@@ -252,8 +252,33 @@ void Manager::finish_job() {
       daemon::log_warning(bus::from_bus_error(error.get(), r, "Queue1.Cancel").message, {{"JOB_ID", id}});
   }
   current_.reset();
+  apply_pending_conf();
   properties_changed();
   try_claim();
+}
+
+void Manager::reload(Conf fresh) {
+  pending_conf_ = std::move(fresh);
+  if (current_) {
+    daemon::log_notice("configuration reloaded; it applies when job " + id_text(current_->id) + " ends");
+    return;
+  }
+  apply_pending_conf();
+  properties_changed();
+}
+
+void Manager::apply_pending_conf() {
+  if (!pending_conf_) return;
+  for (const auto& dir : {pending_conf_->git_cache_dir, pending_conf_->work_dir, pending_conf_->results_dir})
+    if (auto st = make_dirs(dir); !st) {
+      daemon::log_error("reload: keeping the old configuration: " + st.error().message);
+      pending_conf_.reset();
+      return;
+    }
+  conf_ = std::move(*pending_conf_);
+  pending_conf_.reset();
+  daemon::log_notice("configuration reloaded: CPUs " + benchmark_cpus() + ", runner " + conf_.runner_id,
+                     {{"CPUS", benchmark_cpus()}});
 }
 
 void Manager::heartbeat() {

@@ -43,6 +43,11 @@ class Manager {
   const std::string& runner_choice() const { return runner_why_; }
   std::string benchmark_cpus() const;
 
+  // SIGHUP: the new settings (CPUs, paths, lease, drift policy) take effect
+  // for the next job; a running job keeps the ones it started with.
+  void reload(Conf fresh);
+  const Conf& conf() const { return conf_; }
+
   // Runner1.CancelCurrent: stops the job's processes; the job is then
   // cancelled in the queue with `reason`.
   Status cancel_current(const std::string& reason);
@@ -53,6 +58,7 @@ class Manager {
   static int on_heartbeat_timer(sd_event_source* s, uint64_t usec, void* userdata);
   static int on_worker_done(sd_event_source* s, int fd, uint32_t revents, void* userdata);
 
+  void apply_pending_conf();
   void try_claim();
   void begin(model::Job job);
   void finish_job();
@@ -64,6 +70,7 @@ class Manager {
   void check_tuner(std::string& fingerprint, bool& drifted, std::string& why);
 
   Conf conf_;
+  std::optional<Conf> pending_conf_;  // a reload waiting for the job to end
   sd_bus* bus_;
   sd_event* event_;
   std::unique_ptr<exec::CommandRunner> runner_;

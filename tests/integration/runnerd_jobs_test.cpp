@@ -3,6 +3,8 @@
 // .benchbox.yml, a failing fetch, a hanging benchmark, CancelCurrent.
 #include <catch2/catch.hpp>
 
+#include <csignal>
+
 #include "runnerd_fixture.h"
 #include "util/file.h"
 #include "util/text.h"
@@ -332,4 +334,22 @@ TEST_CASE("harness formats: hyperfine JSON from $BENCHBOX_OUTPUT, bad output, an
   job = f.wait_finished(f.enqueue(push_spec(f, unknown)));
   REQUIRE(job["state"] == "failed");
   CHECK(job["error"].get<std::string>().rfind(".benchbox.yml:5:13: suite 'x': unknown format 'hyperfin' (known: command, ", 0) == 0);
+}
+
+TEST_CASE("SIGHUP reloads the runner settings; a broken config keeps the old ones") {
+  RunnerdFixture f;
+  f.start_runner();
+  std::string before = f.runner_property("BenchmarkCPUs", "s");
+  REQUIRE_FALSE(before.empty());
+  // Pin to CPU 0 instead (online on every machine).
+  REQUIRE(run_shell("sed -i 's/benchmark_cpus: .*/benchmark_cpus: \"0\"/' " + f.config_path()) == 0);
+  ::kill(f.runner().pid(), SIGHUP);
+  INFO(f.runner_log());
+  REQUIRE(wait_until([&] { return f.runner_property("BenchmarkCPUs", "s") == "0"; }));
+
+  REQUIRE(run_shell("sed -i 's/benchmark_cpus: .*/benchmark_cpus: \"9999\"/' " + f.config_path()) == 0);
+  ::kill(f.runner().pid(), SIGHUP);
+  REQUIRE(wait_until([&] { return f.runner_log().find("keeping the old configuration") != std::string::npos; }));
+  CHECK(f.runner().running());
+  CHECK(f.runner_property("BenchmarkCPUs", "s") == "0");
 }
