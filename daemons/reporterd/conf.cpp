@@ -2,13 +2,11 @@
 
 #include <cstring>
 
-#include "util/file.h"
 
 namespace bb::reporterd {
 
 Result<config::ApplianceConfig> reload_appliance(const Conf& conf) {
-  if (!conf.config_path_given && !path_exists(conf.config_path)) return config::ApplianceConfig{};
-  return config::load_appliance_config(conf.config_path);
+  return config::load_appliance_config(config::ConfigSource{conf.config_path, conf.config_path_given});
 }
 
 Result<Conf> load_conf(int argc, char** argv) {

@@ -82,11 +82,9 @@ Result<Conf> reload_conf(const Conf& previous) {
   Conf conf;
   conf.config_path = previous.config_path;
   conf.config_path_given = previous.config_path_given;
-  if (conf.config_path_given || path_exists(conf.config_path)) {
-    auto appliance = config::load_appliance_config(conf.config_path);
-    if (!appliance) return appliance.error();
-    conf.appliance = std::move(*appliance);
-  }
+  auto appliance = config::load_appliance_config(config::ConfigSource{conf.config_path, conf.config_path_given});
+  if (!appliance) return appliance.error();
+  conf.appliance = std::move(*appliance);
   if (auto st = derive(conf); !st) return st.error();
   return conf;
 }

@@ -151,4 +151,9 @@ Result<ApplianceConfig> load_appliance_config(const std::string& path) {
   return parse_appliance_config(*text, path);
 }
 
+Result<ApplianceConfig> load_appliance_config(const ConfigSource& source) {
+  if (!source.given && !path_exists(source.path)) return ApplianceConfig{};
+  return load_appliance_config(source.path);
+}
+
 }  // namespace bb::config

@@ -87,4 +87,14 @@ Result<ApplianceConfig> load_appliance_config(const std::string& path);
 
 inline constexpr const char* kDefaultConfigPath = "/etc/benchbox/benchbox.yml";
 
+// Where a daemon's configuration comes from: `--config PATH`, or the default.
+struct ConfigSource {
+  std::string path = kDefaultConfigPath;
+  bool given = false;  // named with --config
+};
+
+// The daemons' one rule: a file named with --config must exist; at the
+// default path an absent file means all defaults (a fresh install works).
+Result<ApplianceConfig> load_appliance_config(const ConfigSource& source);
+
 }  // namespace bb::config

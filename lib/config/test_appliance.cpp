@@ -49,3 +49,12 @@ TEST_CASE("config errors name file, line, column and key") {
   REQUIRE_FALSE(repo.ok());
   CHECK(repo.error().message.find("owner/repo") != std::string::npos);
 }
+
+TEST_CASE("a missing config is defaults at the default path, an error when named") {
+  ConfigSource absent{"/nonexistent/benchbox.yml", false};
+  REQUIRE(load_appliance_config(absent).ok());
+  absent.given = true;
+  auto named = load_appliance_config(absent);
+  REQUIRE_FALSE(named.ok());
+  CHECK(named.error().code == Errc::not_found);
+}
