@@ -79,10 +79,33 @@ Status parse_thresholds(const std::string& src, const YAML::Node& n, const std::
   return {};
 }
 
+// Runs after `repetitions` is read: the budget is checked against it.
+Status parse_sequential(const std::string& src, const YAML::Node& n, const std::string& path, Suite& s) {
+  if (!n.IsMap()) return yaml_error(src, n, path, "expected a mapping with max_repetitions (and max_seconds)");
+  BB_TRY(check_mapping(src, n, path, {"max_repetitions", "max_seconds"}));
+  SequentialSampling seq;
+  YAML::Node max_reps = n["max_repetitions"];
+  if (!max_reps || max_reps.IsNull())
+    return yaml_error(src, n, path, "missing key 'max_repetitions' (the budget of rounds)");
+  BB_TRY(read_uint(src, n, path, "max_repetitions", seq.max_repetitions));
+  if (seq.max_repetitions < s.repetitions)
+    return yaml_error(src, max_reps, path + ".max_repetitions",
+                      "must be at least repetitions (" + std::to_string(s.repetitions) +
+                          "), which is the minimum number of rounds");
+  if (seq.max_repetitions > kMaxSequentialRepetitions)
+    return yaml_error(src, max_reps, path + ".max_repetitions",
+                      "must be at most " + std::to_string(kMaxSequentialRepetitions));
+  BB_TRY(read_uint(src, n, path, "max_seconds", seq.max_seconds));
+  if (YAML::Node t = n["max_seconds"]; t && !t.IsNull() && seq.max_seconds < 1)
+    return yaml_error(src, t, path + ".max_seconds", "must be at least 1 (seconds)");
+  s.sequential = seq;
+  return {};
+}
+
 Status parse_suite(const std::string& src, const YAML::Node& n, const std::string& path, Suite& s) {
   if (!n.IsMap()) return yaml_error(src, n, path, "expected a mapping with name and run");
   BB_TRY(check_mapping(src, n, path, {"name", "build", "run", "format", "output", "repetitions",
-                                      "warmup", "timeout", "allow_empty", "env", "thresholds"}));
+                                      "warmup", "timeout", "allow_empty", "env", "thresholds", "sequential"}));
   BB_TRY(read_string(src, n, path, "name", s.name));
   if (!n["name"]) return yaml_error(src, n, path, "missing key 'name'");
   if (!valid_name(s.name))
@@ -119,6 +142,7 @@ Status parse_suite(const std::string& src, const YAML::Node& n, const std::strin
   BB_TRY(read_bool(src, n, path, "allow_empty", s.allow_empty));
   if (YAML::Node e = n["env"]; e && !e.IsNull()) BB_TRY(parse_env(src, e, path + ".env", s));
   if (YAML::Node t = n["thresholds"]; t && !t.IsNull()) BB_TRY(parse_thresholds(src, t, path + ".thresholds", s));
+  if (YAML::Node q = n["sequential"]; q && !q.IsNull()) BB_TRY(parse_sequential(src, q, path + ".sequential", s));
   return {};
 }
 

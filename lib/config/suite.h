@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,17 @@ namespace bb::config {
 inline constexpr const char* kSuiteFileName = ".benchbox.yml";
 // `format: command` means runnerd times the run command itself.
 inline constexpr const char* kCommandFormat = "command";
+// A bound on `sequential.max_repetitions`, so a typo (60000 for 60) cannot
+// hold the runner for days.
+inline constexpr uint64_t kMaxSequentialRepetitions = 10000;
+
+// `sequential:` (pull requests only): after `repetitions` rounds runnerd asks
+// the comparison engine after each round whether every benchmark of the
+// suite is decided, and stops early when it is, or at the budget.
+struct SequentialSampling {
+  uint64_t max_repetitions = 0;  // the budget of measured rounds, >= repetitions
+  uint64_t max_seconds = 0;      // wall-clock budget for the suite's rounds; 0 = none
+};
 
 struct Suite {
   std::string name;                 // [A-Za-z0-9._-]+, unique in the file
@@ -31,6 +43,7 @@ struct Suite {
   bool allow_empty = false;         // a harness result with no benchmarks is not an error
   std::map<std::string, std::string> env;
   std::map<std::string, double> thresholds;  // metric -> relative threshold for the engine
+  std::optional<SequentialSampling> sequential;  // unset: always exactly `repetitions` rounds
 };
 
 struct SuiteConfig {

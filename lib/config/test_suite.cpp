@@ -31,6 +31,9 @@ suites:
     allow_empty: true
     env: {KEY: value, N: 3}
     thresholds: {wall_time: 0.02}
+    sequential:
+      max_repetitions: 60
+      max_seconds: 300
   - name: startup
     run: ./start
 )";
@@ -50,6 +53,9 @@ suites:
   CHECK(m.allow_empty);
   CHECK(m.env == std::map<std::string, std::string>{{"KEY", "value"}, {"N", "3"}});
   CHECK(m.thresholds.at("wall_time") == Approx(0.02));
+  REQUIRE(m.sequential);
+  CHECK(m.sequential->max_repetitions == 60);
+  CHECK(m.sequential->max_seconds == 300);
 
   const Suite& s = r->suites[1];
   CHECK(s.format == "command");
@@ -59,6 +65,7 @@ suites:
   CHECK(s.warmup == 1);
   CHECK(s.timeout_seconds == 600);
   CHECK_FALSE(s.allow_empty);
+  CHECK_FALSE(s.sequential);
   CHECK(r->find("startup") == &s);
   CHECK(r->find("nope") == nullptr);
 }
@@ -98,7 +105,7 @@ TEST_CASE("suite entries: required keys, names, unknown and duplicate keys") {
         ".benchbox.yml:3:11: suites[0].name: 'a b' is not a valid suite name (letters, digits, '.', '_', '-')");
   CHECK(error_of(head + "  - name: a\n    run: x\n    repetiton: 3\n") ==
         ".benchbox.yml:5:5: suites[0]: unknown key 'repetiton' (known: name, build, run, format, output, "
-        "repetitions, warmup, timeout, allow_empty, env, thresholds)");
+        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential)");
   CHECK(error_of(head + "  - name: a\n    run: x\n    run: y\n") ==
         ".benchbox.yml:5:5: suites[0]: duplicate key 'run'");
   CHECK(error_of(head + "  - {name: a, run: x}\n  - {name: a, run: y}\n") ==
@@ -143,4 +150,52 @@ TEST_CASE("env and thresholds") {
         ".benchbox.yml:5:29: suites[0].thresholds.wall_time: expected a number, got 'fast'");
   CHECK(error_of(head + "    thresholds: {wall_time: -0.1}\n") ==
         ".benchbox.yml:5:29: suites[0].thresholds.wall_time: expected a number > 0 (0.02 = 2%)");
+}
+
+TEST_CASE("sequential: the budget of rounds and seconds") {
+  const std::string head = "version: 1\nsuites:\n  - name: a\n    run: x\n    repetitions: 6\n";
+  SECTION("max_repetitions alone; max_seconds is optional") {
+    auto r = parse_suite_config(head + "    sequential: {max_repetitions: 40}\n", ".benchbox.yml");
+    REQUIRE(r);
+    REQUIRE(r->suites[0].sequential);
+    CHECK(r->suites[0].sequential->max_repetitions == 40);
+    CHECK(r->suites[0].sequential->max_seconds == 0);
+  }
+  SECTION("max_repetitions equal to repetitions is allowed (the first look is the last)") {
+    auto r = parse_suite_config(head + "    sequential:\n      max_repetitions: 6\n", ".benchbox.yml");
+    REQUIRE(r);
+    CHECK(r->suites[0].sequential->max_repetitions == 6);
+  }
+  SECTION("the order of repetitions and sequential in the file does not matter") {
+    auto r = parse_suite_config(
+        "version: 1\nsuites:\n  - name: a\n    sequential: {max_repetitions: 20}\n    run: x\n    repetitions: 12\n",
+        ".benchbox.yml");
+    REQUIRE(r);
+    CHECK(r->suites[0].repetitions == 12);
+    CHECK(r->suites[0].sequential->max_repetitions == 20);
+  }
+  SECTION("a null sequential means none") {
+    auto r = parse_suite_config(head + "    sequential:\n", ".benchbox.yml");
+    REQUIRE(r);
+    CHECK_FALSE(r->suites[0].sequential);
+  }
+  SECTION("errors name the line, column and key") {
+    CHECK(error_of(head + "    sequential: true\n") ==
+          ".benchbox.yml:6:17: suites[0].sequential: expected a mapping with max_repetitions (and max_seconds)");
+    CHECK(error_of(head + "    sequential: {max_seconds: 10}\n") ==
+          ".benchbox.yml:6:17: suites[0].sequential: missing key 'max_repetitions' (the budget of rounds)");
+    CHECK(error_of(head + "    sequential: {max_repetitions: 5}\n") ==
+          ".benchbox.yml:6:35: suites[0].sequential.max_repetitions: must be at least repetitions (6), which is "
+          "the minimum number of rounds");
+    CHECK(error_of(head + "    sequential: {max_repetitions: 10001}\n") ==
+          ".benchbox.yml:6:35: suites[0].sequential.max_repetitions: must be at most 10000");
+    CHECK(error_of(head + "    sequential: {max_repetitions: lots}\n") ==
+          ".benchbox.yml:6:35: suites[0].sequential.max_repetitions: expected a non-negative integer, got 'lots'");
+    CHECK(error_of(head + "    sequential: {max_repetitions: 10, max_seconds: 0}\n") ==
+          ".benchbox.yml:6:52: suites[0].sequential.max_seconds: must be at least 1 (seconds)");
+    CHECK(error_of(head + "    sequential:\n      max_repetitions: 10\n      max_rounds: 20\n") ==
+          ".benchbox.yml:8:7: suites[0].sequential: unknown key 'max_rounds' (known: max_repetitions, max_seconds)");
+    CHECK(error_of(head + "    sequential:\n      max_repetitions: 10\n      max_repetitions: 20\n") ==
+          ".benchbox.yml:8:7: suites[0].sequential: duplicate key 'max_repetitions'");
+  }
 }
