@@ -7,9 +7,12 @@
 #include <deque>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "daemon/log.h"
 #include "formats/formats.h"
+#include "sequential_rounds.h"
+#include "util/clock.h"
 #include "util/cpu_list.h"
 #include "util/file.h"
 #include "util/text.h"
@@ -190,7 +193,7 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
   return true;
 }
 
-void finish(const config::Suite& suite, Target& t, SuiteProgress& p) {
+void finish(const config::Suite& suite, Target& t, SuiteProgress& p, const SequentialRounds* sequential) {
   if (p.failed && p.order.empty()) {
     // Nothing was measured; the suite still shows up, failed, so it can
     // never be mistaken for a suite that has no benchmarks.
@@ -210,6 +213,7 @@ void finish(const config::Suite& suite, Target& t, SuiteProgress& p) {
     }
     if (auto it = suite.thresholds.find(b.key.metric); it != suite.thresholds.end())
       b.extra["threshold"] = it->second;
+    if (sequential) b.extra["sequential"] = sequential->record(b.key);
     t.result.benchmarks.push_back(std::move(b));
   }
 }
@@ -219,7 +223,14 @@ void finish(const config::Suite& suite, Target& t, SuiteProgress& p) {
 bool measure_suite(const config::Suite& suite, std::vector<Target>& targets, std::mt19937_64& rng,
                    const MeasureContext& ctx) {
   std::vector<SuiteProgress> progress(targets.size());
-  const uint64_t rounds = suite.warmup + suite.repetitions;
+  // Sequential sampling needs a base to compare with: pull requests only
+  // (targets are base, head). Everything else runs `repetitions` rounds.
+  std::optional<SequentialRounds> sequential;
+  if (suite.sequential && targets.size() == 2 && targets[0].role == "base") sequential.emplace(suite);
+  const uint64_t measured = sequential ? suite.sequential->max_repetitions : suite.repetitions;
+  const uint64_t rounds = suite.warmup + measured;
+  SystemClock clock;
+  const uint64_t started = clock.now_monotonic_usec();
   for (uint64_t r = 0; r < rounds; ++r) {
     std::vector<size_t> order(targets.size());
     std::iota(order.begin(), order.end(), size_t{0});
@@ -233,8 +244,21 @@ bool measure_suite(const config::Suite& suite, std::vector<Target>& targets, std
                                 progress[i].reason,
                             {{"JOB_ID", std::to_string(ctx.job_id)}, {"COMMIT", targets[i].commit}});
     }
+    // `repetitions` is the minimum; from there on, ask after every round.
+    const uint64_t done = r + 1 > suite.warmup ? r + 1 - suite.warmup : 0;
+    if (!sequential || done < suite.repetitions) continue;
+    const uint64_t max_seconds = suite.sequential->max_seconds;
+    const bool out_of_time = max_seconds && clock.now_monotonic_usec() - started >= max_seconds * 1000000;
+    if (sequential->after_round({progress[0].benchmarks, progress[0].failed},
+                                {progress[1].benchmarks, progress[1].failed}, done, out_of_time)) {
+      daemon::log_info("suite '" + suite.name + "': sequential sampling stopped after " + std::to_string(done) +
+                           " of at most " + std::to_string(measured) + " rounds" +
+                           (out_of_time ? " (out of time)" : ""),
+                       {{"JOB_ID", std::to_string(ctx.job_id)}});
+      break;
+    }
   }
-  for (size_t i = 0; i < targets.size(); ++i) finish(suite, targets[i], progress[i]);
+  for (size_t i = 0; i < targets.size(); ++i) finish(suite, targets[i], progress[i], sequential ? &*sequential : nullptr);
   return true;
 }
 

@@ -34,7 +34,10 @@ struct MeasureContext {
 // Runs `suite` for every target. A command that fails (exit status, signal,
 // timeout) or output that does not parse marks that target's benchmarks of
 // this suite failed with the reason and stops measuring it; the other
-// target goes on. Returns false only when the job was cancelled.
+// target goes on. With `suite.sequential` and a base and a head, it runs
+// between `repetitions` and `max_repetitions` rounds, stopping once every
+// benchmark is decided (sequential_rounds.h). Returns false only when the
+// job was cancelled.
 bool measure_suite(const config::Suite& suite, std::vector<Target>& targets, std::mt19937_64& rng,
                    const MeasureContext& ctx);
 

@@ -1,6 +1,7 @@
 // benchbox-runnerd end to end with a real benchbox-queued on a private bus
 // and a real git repository: push and PR jobs to done, a broken
-// .benchbox.yml, a failing fetch, a hanging benchmark, CancelCurrent.
+// .benchbox.yml, a failing fetch, a hanging benchmark, CancelCurrent,
+// sequential sampling of a pull request.
 #include <catch2/catch.hpp>
 
 #include <csignal>
@@ -352,4 +353,160 @@ TEST_CASE("SIGHUP reloads the runner settings; a broken config keeps the old one
   REQUIRE(wait_until([&] { return f.runner_log().find("keeping the old configuration") != std::string::npos; }));
   CHECK(f.runner().running());
   CHECK(f.runner_property("BenchmarkCPUs", "s") == "0");
+}
+
+namespace {
+
+// A pull request #8 whose merge-base runs `base_bench` and whose head runs
+// `head_bench`, with `config` as .benchbox.yml; returns the job spec.
+json sequential_pr(RunnerdFixture& f, const std::string& config, const std::string& base_bench,
+                   const std::string& head_bench) {
+  f.commit(".benchbox.yml", config, "config");
+  f.commit("bench.sh", "#!/bin/sh\n" + base_bench + "\n", "base bench");
+  std::string main_tip = f.git("-C " + (f.dir() / "work") + " rev-parse HEAD");
+  f.git("-C " + (f.dir() / "work") + " checkout -q -b feature");
+  f.git("-C " + (f.dir() / "work") + " config push.default current");
+  std::string pr_head = f.commit("bench.sh", "#!/bin/sh\n" + head_bench + "\n# head\n", "head bench");
+  f.make_pr_ref(8, pr_head);
+  return {{"kind", "pull_request"},  {"repository", "acme/widget"},      {"clone_url", "file://" + f.origin()},
+          {"ref", "refs/pull/8/head"}, {"head_sha", pr_head},            {"base_ref", "refs/heads/main"},
+          {"base_sha", main_tip},     {"pr_number", 8}};
+}
+
+// Checks what both sides recorded for one benchmark agrees with the
+// samples; returns the head's extra.sequential.
+json check_sequential_record(const json& r, const std::string& metric) {
+  const json* b = find_bench(r["base"], "seq", metric);
+  const json* h = find_bench(r["head"], "seq", metric);
+  REQUIRE(b);
+  REQUIRE(h);
+  INFO(h->dump());
+  REQUIRE((*h)["extra"].contains("sequential"));
+  const json seq = (*h)["extra"]["sequential"];
+  CHECK((*b)["extra"]["sequential"] == seq);
+  const uint64_t rounds = seq["rounds"];
+  json expected_rounds = json::array();
+  for (uint64_t i = 0; i < rounds; ++i) expected_rounds.push_back(i);
+  CHECK((*b)["rounds"] == expected_rounds);
+  CHECK((*h)["rounds"] == expected_rounds);
+  CHECK(seq["min_rounds"] == 6);
+  CHECK(seq["max_rounds"] == 40);
+  CHECK(seq["out_of_time"] == false);
+  CHECK(seq["stopped_early"] == (rounds < 40));
+  CHECK(seq["looks"].get<int>() >= 1);
+  CHECK(seq.contains("verdict"));
+  return seq;
+}
+
+}  // namespace
+
+TEST_CASE("sequential sampling stops a pull request's suite once a clear regression is decided") {
+  RunnerdFixture f;
+  // The head burns five times the CPU of the base, so both wall_time and
+  // cpu_time regress clearly (a sleep would leave cpu_time undecidable).
+  auto loop = [](const char* n) { return std::string("i=0; while [ $i -lt ") + n + " ]; do i=$((i+1)); done"; };
+  json spec = sequential_pr(f,
+                            "version: 1\nsuites:\n  - name: seq\n    run: ./bench.sh\n    repetitions: 6\n"
+                            "    warmup: 0\n    sequential: {max_repetitions: 40}\n",
+                            loop("10000"), loop("50000"));
+  f.start_runner();
+  json job = f.wait_finished(f.enqueue(spec), 120);
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  json r = f.result_of(job);
+  for (const char* metric : {"wall_time", "cpu_time"}) {
+    json seq = check_sequential_record(r, metric);
+    const uint64_t rounds = seq["rounds"];
+    CHECK(rounds >= 6);
+    CHECK(rounds < 40);
+    CHECK(seq["stopped_early"] == true);
+    CHECK(seq["budget_exhausted"] == false);
+    CHECK(seq["verdict"] == "regressed");
+    CHECK(seq["decided_round"].get<uint64_t>() <= rounds);
+  }
+  // The suite stopped at the round where the last benchmark was decided.
+  uint64_t last = 0;
+  for (const char* metric : {"wall_time", "cpu_time"})
+    last = std::max(last, (*find_bench(r["head"], "seq", metric))["extra"]["sequential"]["decided_round"].get<uint64_t>());
+  CHECK(last == r["head"]["benchmarks"][0]["extra"]["sequential"]["rounds"]);
+  CHECK(f.runner_log().find("sequential sampling stopped after") != std::string::npos);
+}
+
+TEST_CASE("sequential sampling of identical commits ends at the engine's answer; a push job ignores it") {
+  RunnerdFixture f;
+  json spec = sequential_pr(f,
+                            "version: 1\nsuites:\n  - name: seq\n    run: ./bench.sh\n    repetitions: 6\n"
+                            "    warmup: 0\n    sequential: {max_repetitions: 40}\n",
+                            "sleep 0.01", "sleep 0.01");
+  f.start_runner();
+  json job = f.wait_finished(f.enqueue(spec), 120);
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  json r = f.result_of(job);
+  for (const char* metric : {"wall_time", "cpu_time"}) {
+    json seq = check_sequential_record(r, metric);
+    const uint64_t rounds = seq["rounds"];
+    CHECK(rounds >= 6);
+    CHECK(rounds <= 40);
+    if (seq["budget_exhausted"] == true) {
+      // Undecided until the budget: the final look was at the last round.
+      CHECK(rounds == 40);
+      CHECK_FALSE(seq.contains("decided_round"));
+    } else {
+      // Decided at a look: the engine's verdict then is a decision.
+      CHECK(seq["decided_round"].get<uint64_t>() <= rounds);
+      std::string v = seq["verdict"];
+      CHECK((v == "unchanged" || v == "regressed" || v == "improved"));
+    }
+  }
+  // The suite ran to the budget exactly when some benchmark was undecided.
+  bool any_exhausted = false;
+  for (const auto& b : r["head"]["benchmarks"]) any_exhausted = any_exhausted || b["extra"]["sequential"]["budget_exhausted"] == true;
+  CHECK(any_exhausted == (r["head"]["benchmarks"][0]["extra"]["sequential"]["rounds"] == 40));
+
+  // A push job of the same commit runs exactly `repetitions` rounds and
+  // records nothing sequential.
+  json push = {{"kind", "push"},
+               {"repository", "acme/widget"},
+               {"clone_url", f.origin()},
+               {"ref", "refs/heads/feature"},
+               {"head_sha", spec["head_sha"]}};
+  job = f.wait_finished(f.enqueue(push), 120);
+  REQUIRE(job["state"] == "done");
+  r = f.result_of(job);
+  CHECK_FALSE((r.contains("base") && r["base"].is_object()));
+  const json* wall = find_bench(r["head"], "seq", "wall_time");
+  REQUIRE(wall);
+  CHECK((*wall)["rounds"] == json::array({0, 1, 2, 3, 4, 5}));
+  CHECK_FALSE(wall->value("extra", json::object()).contains("sequential"));
+}
+
+TEST_CASE("sequential sampling: max_seconds ends the suite with a final look once `repetitions` ran") {
+  RunnerdFixture f;
+  // Six rounds of two 0.2 s runs outlast the 1 s budget before the first
+  // look; six pairs cannot decide anything at a 99 % level, so the first
+  // look is the final one.
+  json spec = sequential_pr(f,
+                            "version: 1\nsuites:\n  - name: seq\n    run: ./bench.sh\n    repetitions: 6\n"
+                            "    warmup: 0\n    sequential: {max_repetitions: 40, max_seconds: 1}\n",
+                            "sleep 0.2", "sleep 0.2");
+  f.start_runner();
+  json job = f.wait_finished(f.enqueue(spec), 120);
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  json r = f.result_of(job);
+  for (const auto& b : r["head"]["benchmarks"]) {
+    INFO(b.dump());
+    const json& seq = b["extra"]["sequential"];
+    CHECK(seq["rounds"] == 6);
+    CHECK(b["rounds"] == json::array({0, 1, 2, 3, 4, 5}));
+    CHECK(seq["max_seconds"] == 1);
+    CHECK(seq["out_of_time"] == true);
+    CHECK(seq["budget_exhausted"] == true);
+    CHECK(seq["stopped_early"] == true);
+    CHECK(seq["looks"] == 1);
+    CHECK(seq["verdict"] == "inconclusive");
+  }
+  CHECK(r["head"]["benchmarks"].size() == 2);
+  CHECK(f.runner_log().find("6 of at most 40 rounds (out of time)") != std::string::npos);
 }
