@@ -180,13 +180,25 @@ Status Manager::process(const model::Job& job) {
 
   compare::Options options;
   report::JobReport rep = report::build_report(effective, result, previous, options);
-  if (auto st = write_report(rep); !st) return st;
 
+  Status ingested;
   if (result) {
-    if (result->base)
-      if (auto st = history_.ingest(*result->base, result->kind); !st) return st;
-    if (auto st = history_.ingest(result->head, result->kind); !st) return st;
+    if (result->base) ingested = history_.ingest(*result->base, result->kind);
+    if (ingested) ingested = history_.ingest(result->head, result->kind);
   }
+  // Change points of the branch's series, now including this run. Detection
+  // is recomputed on each grown series (short: at most 100 runs are
+  // examined); changes_ only spares series this job did not touch.
+  if (result && ingested && job.spec.kind == model::JobKind::push) {
+    auto series = history_.series(job.spec.repository, result->head.ref);
+    if (series)
+      report::add_change_points(rep, *series, changes_);
+    else
+      log_warning("change points not computed: " + series.error().message, {{"JOB_ID", id}});
+  }
+  // The report is written even when history could not take the run.
+  if (auto st = write_report(rep); !st) return st;
+  if (!ingested) return ingested;
   render_site();
   if (poster_) {
     // An issue only for a regression on a watched branch, never for a PR.
@@ -213,7 +225,7 @@ Status Manager::write_report(const report::JobReport& r) {
 }
 
 void Manager::render_site() {
-  if (auto st = report::render_site(history_, config_.site_dir(), config_.reports_dir()); !st)
+  if (auto st = report::render_site(history_, config_.site_dir(), config_.reports_dir(), &changes_); !st)
     log_warning("dashboard not updated: " + st.error().message);
 }
 

@@ -12,6 +12,7 @@
 #include "config/appliance.h"
 #include "github_poster.h"
 #include "model/job.h"
+#include "report/change_points.h"
 #include "report/history.h"
 #include "report/job_report.h"
 #include "util/result.h"
@@ -49,6 +50,7 @@ class Manager {
 
   config::ApplianceConfig config_;
   report::HistoryStore history_;
+  report::ChangeCache changes_;  // change points per series, for reports and the site
   sd_bus* bus_;
   std::unique_ptr<GitHubPoster> poster_;  // null when posting is off
   bus::SlotPtr finished_match_;

@@ -1,5 +1,6 @@
 #include "report/job_report.h"
 
+#include <cstdio>
 #include <map>
 
 namespace bb::report {
@@ -121,6 +122,42 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
             {"summary", r.summary},
             {"comparison", r.comparison ? compare::to_json(*r.comparison) : nlohmann::json(nullptr)}};
   return r;
+}
+
+void add_change_points(JobReport& report, const std::vector<Series>& series, ChangeCache& cache,
+                       size_t recent) {
+  const model::Job& job = report.job;
+  if (job.spec.kind != model::JobKind::push || job.spec.ref.rfind("refs/heads/", 0) != 0) return;
+  nlohmann::json list = nlohmann::json::array();
+  std::string rows;
+  for (const auto& s : series) {
+    // Only series this job measured; the window ends at this job's point.
+    size_t here = s.points.size();
+    for (size_t i = 0; i < s.points.size(); ++i)
+      if (s.points[i].job_id == job.id) here = i;
+    if (here == s.points.size()) continue;
+    const auto& changes = cache.changes(s);
+    const SeriesChange* latest = nullptr;
+    for (const auto& c : changes)
+      if (c.index <= here) latest = &c;
+    if (!latest || latest->index + recent <= here) continue;
+    nlohmann::json j = latest->to_json();
+    j["benchmark"] = s.key;
+    j["environment_key"] = s.environment_key;
+    list.push_back(std::move(j));
+    char effect[128];
+    std::snprintf(effect, sizeof effect, "×%.3f | [%.3f, %.3f] (%.0f %%) | %.3f", latest->ratio, latest->ci_low,
+                  latest->ci_high, latest->confidence * 100, latest->p_value);
+    rows += "| `" + s.key + "` | `" + latest->range() + "` (jobs " + std::to_string(latest->job_before) + ".." +
+            std::to_string(latest->job_after) + ") | " + effect + " | " + std::to_string(latest->seed) + " |\n";
+  }
+  report.json["change_points"] = list;
+  if (rows.empty()) return;
+  report.markdown += "\n### Change points on " + job.spec.ref + "\n\n"
+                     "Most recent change point per benchmark within the last " + std::to_string(recent) +
+                     " runs (E-divisive on run medians; effect = after / before, Hodges-Lehmann):\n\n"
+                     "| benchmark | commits | effect | interval | p-value | seed |\n|---|---|---:|---|---:|---:|\n" +
+                     rows;
 }
 
 }  // namespace bb::report

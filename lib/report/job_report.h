@@ -10,6 +10,8 @@
 #include "compare/compare.h"
 #include "model/job.h"
 #include "model/result_set.h"
+#include "report/change_points.h"
+#include "report/history.h"
 
 namespace bb::report {
 
@@ -34,5 +36,14 @@ struct JobReport {
 JobReport build_report(const model::Job& job, const std::optional<model::JobResult>& result,
                        const std::optional<model::ResultSet>& previous,
                        const compare::Options& options);
+
+// A push job on a branch: appends "Change points on <ref>" to the report,
+// listing for each series this job measured (`series` is HistoryStore::series()
+// of the job's ref, after the job was ingested) its most recent change point
+// if that lies within the last `recent` points up to this job, so a
+// main-branch regression is reported with its commit range and effect. Sets
+// json["change_points"] (possibly empty). Other jobs are left as they are.
+void add_change_points(JobReport& report, const std::vector<Series>& series, ChangeCache& cache,
+                       size_t recent = 8);
 
 }  // namespace bb::report

@@ -24,19 +24,34 @@ std::string html_escape(const std::string& text) {
   return out;
 }
 
-std::string sparkline_svg(const Series& series, int width, int height) {
+std::string sparkline_svg(const Series& series, int width, int height, const std::vector<size_t>& marks) {
   std::vector<double> ys;
-  for (const auto& p : series.points)
+  std::vector<size_t> mark_at;  // positions in ys of the first point after each mark
+  for (size_t i = 0; i < series.points.size(); ++i) {
+    const SeriesPoint& p = series.points[i];
+    if (std::find(marks.begin(), marks.end(), i) != marks.end()) mark_at.push_back(ys.size());
     if (p.status == "ok" && p.samples > 0) ys.push_back(p.median);
+  }
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
                     "\" height=\"" + std::to_string(height) + "\" role=\"img\">";
   if (ys.empty()) return svg + "</svg>";
   auto [lo_it, hi_it] = std::minmax_element(ys.begin(), ys.end());
   double lo = *lo_it, hi = *hi_it;
   double span = hi > lo ? hi - lo : (lo != 0 ? lo * 0.01 : 1);
+  auto x_of = [&](double i) { return ys.size() == 1 ? width / 2.0 : 2 + (width - 4) * i / double(ys.size() - 1); };
+  for (size_t m : mark_at) {
+    if (m == 0 || m >= ys.size()) continue;
+    char buf[160];
+    const double x = x_of(double(m) - 0.5);  // between the last point before and the first after
+    std::snprintf(buf, sizeof buf,
+                  "<line class=\"change-point\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d73a49\" "
+                  "stroke-dasharray=\"2,2\"/>",
+                  x, x, height);
+    svg += buf;
+  }
   std::string points;
   for (size_t i = 0; i < ys.size(); ++i) {
-    double x = ys.size() == 1 ? width / 2.0 : 2 + (width - 4) * double(i) / double(ys.size() - 1);
+    double x = x_of(double(i));
     double y = height - 2 - (height - 4) * (ys[i] - lo) / span;
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.1f,%.1f ", x, y);
@@ -44,6 +59,13 @@ std::string sparkline_svg(const Series& series, int width, int height) {
   }
   svg += "<polyline fill=\"none\" stroke=\"#0366d6\" stroke-width=\"1.5\" points=\"" + points + "\"/>";
   return svg + "</svg>";
+}
+
+std::string change_points_cell(const std::vector<SeriesChange>& changes) {
+  if (changes.empty()) return "none";
+  std::string out;
+  for (const auto& c : changes) out += (out.empty() ? "" : "<br>") + html_escape(c.describe());
+  return out;
 }
 
 namespace {
@@ -76,19 +98,22 @@ std::string repo_file(const std::string& repository) {
   return f + ".html";
 }
 
-Status render_repository(HistoryStore& history, const std::string& site_dir,
-                         const std::string& reports_dir, const std::string& repository) {
+Status render_repository(HistoryStore& history, const std::string& site_dir, const std::string& reports_dir,
+                         const std::string& repository, ChangeCache& cache) {
   // Trends are drawn for the default branch; other refs are in job reports.
   auto series = history.series(repository, "refs/heads/main");
   if (!series) return series.error();
   std::string body = "<p><a href=\"index.html\">all repositories</a></p><h1>" + html_escape(repository) +
                      "</h1><h2>main branch</h2><table><tr><th>benchmark</th><th>trend</th>"
-                     "<th>latest</th><th>runs</th><th>latest job</th></tr>\n";
+                     "<th>change points</th><th>latest</th><th>runs</th><th>latest job</th></tr>\n";
   for (const auto& s : *series) {
     const SeriesPoint& last = s.points.back();
     std::string report = path_join(reports_dir, std::to_string(last.job_id) + "/report.md");
-    body += "<tr><td><code>" + html_escape(s.key) + "</code></td><td>" + sparkline_svg(s, 160, 32) +
-            "</td><td class=\"num\">" +
+    const auto& changes = cache.changes(s);
+    std::vector<size_t> marks;
+    for (const auto& c : changes) marks.push_back(c.index);
+    body += "<tr><td><code>" + html_escape(s.key) + "</code></td><td>" + sparkline_svg(s, 160, 32, marks) +
+            "</td><td>" + change_points_cell(changes) + "</td><td class=\"num\">" +
             (last.status == "ok" ? format_value(last.median, s.unit) : html_escape(last.status)) +
             "</td><td class=\"num\">" + std::to_string(s.points.size()) + "</td><td><a href=\"file://" +
             html_escape(report) + "\">job " + std::to_string(last.job_id) + "</a> <code>" +
@@ -101,13 +126,16 @@ Status render_repository(HistoryStore& history, const std::string& site_dir,
 
 }  // namespace
 
-Status render_site(HistoryStore& history, const std::string& site_dir, const std::string& reports_dir) {
+Status render_site(HistoryStore& history, const std::string& site_dir, const std::string& reports_dir,
+                   ChangeCache* cache) {
+  ChangeCache local;
+  if (!cache) cache = &local;
   if (auto st = make_dirs(site_dir, 0755); !st) return st;
   auto repos = history.repositories();
   if (!repos) return repos.error();
   std::string body = "<h1>benchbox</h1><ul>\n";
   for (const auto& r : *repos) {
-    if (auto st = render_repository(history, site_dir, reports_dir, r); !st) return st;
+    if (auto st = render_repository(history, site_dir, reports_dir, r, *cache); !st) return st;
     body += "<li><a href=\"" + html_escape(repo_file(r)) + "\">" + html_escape(r) + "</a></li>\n";
   }
   body += "</ul>\n";

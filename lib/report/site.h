@@ -6,16 +6,26 @@
 
 #include <string>
 
+#include <vector>
+
+#include "report/change_points.h"
 #include "report/history.h"
 #include "util/result.h"
 
 namespace bb::report {
 
-Status render_site(HistoryStore& history, const std::string& site_dir, const std::string& reports_dir);
+// Change points are marked on every series; `cache` (the reporter keeps one)
+// saves recomputing series that did not change, null computes afresh.
+Status render_site(HistoryStore& history, const std::string& site_dir, const std::string& reports_dir,
+                   ChangeCache* cache = nullptr);
 
 // Pieces exposed for tests.
 std::string html_escape(const std::string& text);
-// An SVG polyline of the series' medians, y scaled to [min, max] of the series.
-std::string sparkline_svg(const Series& series, int width, int height);
+// An SVG polyline of the series' medians, y scaled to [min, max] of the series,
+// with a dashed vertical line before each point index (into Series::points)
+// in `marks`: the change points.
+std::string sparkline_svg(const Series& series, int width, int height, const std::vector<size_t>& marks = {});
+// The dashboard's "change points" cell: "abc..def ×1.120 [1.080, 1.160]" per change.
+std::string change_points_cell(const std::vector<SeriesChange>& changes);
 
 }  // namespace bb::report

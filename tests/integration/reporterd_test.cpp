@@ -90,6 +90,9 @@ struct Setup {
     REQUIRE(claimed == id);
     model::JobResult jr = jr_in;
     jr.job_id = id;
+    // As the runner does: history.db keys points by the result set's job.
+    jr.head.job_id = id;
+    if (jr.base) jr.base->job_id = id;
     std::string path = dir / ("result-" + std::to_string(id) + ".json");
     std::ofstream(path) << model::to_json(jr).dump();
     REQUIRE_FALSE(queue->complete(id, "test-runner", path));
@@ -176,6 +179,30 @@ TEST_CASE("a main-branch regression against the previous push opens an issue; fa
   REQUIRE(wait_until([&] { return s.posted(id); }));
   CHECK(slurp(s.report_path(id)).find(".benchbox.yml:4:12") != std::string::npos);
   CHECK(s.github->check_runs().back()["conclusion"] == "failure");
+}
+
+TEST_CASE("a step on the main branch is reported as a change point with its commit range") {
+  Setup s;
+  // Eight pushes at 100 ms, then five at 112 ms: E-divisive needs four runs
+  // after the step before it can tell a step from noise.
+  int64_t last = 0;
+  for (int i = 0; i < 13; ++i) {
+    model::JobResult jr;
+    jr.kind = "push";
+    jr.head = result_set(fake_sha(30 + i), i < 8 ? 0.100 : 0.112, "", 0);
+    last = s.run_job(push_spec(fake_sha(30 + i)), jr);
+    REQUIRE(wait_until([&] { return s.posted(last); }));
+  }
+  INFO(s.logs());
+  std::string report = slurp(s.report_path(last));
+  INFO(report);
+  CHECK(report.find("### Change points on refs/heads/main") != std::string::npos);
+  std::string range = fake_sha(37).substr(0, 12) + ".." + fake_sha(38).substr(0, 12);
+  CHECK(report.find(range) != std::string::npos);
+  auto j = json::parse(slurp(s.dir / ("state/reports/" + std::to_string(last) + "/report.json")));
+  REQUIRE(j["change_points"].size() == 1);
+  CHECK(j["change_points"][0]["ratio"].get<double>() == Approx(1.12).epsilon(0.01));
+  CHECK(slurp(s.dir / "state/site/o_r.html").find(range + " ×1.12") != std::string::npos);
 }
 
 TEST_CASE("jobs that finish while the reporter is down are reported when it comes back") {
