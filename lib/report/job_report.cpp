@@ -76,6 +76,26 @@ std::string recorded_table(const model::ResultSet& rs) {
   return md;
 }
 
+// One line per suite that sampled sequentially (runnerd records it in each
+// benchmark's extra.sequential): how many rounds it took, and why it stopped.
+std::string sequential_note(const model::ResultSet& head) {
+  std::map<std::string, std::string> by_suite;
+  for (const auto& b : head.benchmarks) {
+    auto it = b.extra.find("sequential");
+    if (it == b.extra.end() || !it->is_object() || by_suite.count(b.key.suite)) continue;
+    const auto& q = *it;
+    std::string why = q.value("stopped_early", false) && !q.value("budget_exhausted", false)
+                          ? "every benchmark was decided"
+                          : q.value("out_of_time", false) ? "its time budget ran out" : "its round budget ran out";
+    by_suite[b.key.suite] = "- Suite `" + b.key.suite + "`: " + std::to_string(q.value("rounds", 0)) + " of at most " +
+                            std::to_string(q.value("max_rounds", 0)) + " rounds; stopped because " + why + ".\n";
+  }
+  if (by_suite.empty()) return "";
+  std::string out = "Sequential sampling (the false-positive rate holds across the looks):\n";
+  for (const auto& [suite, line] : by_suite) out += line;
+  return out + "\n";
+}
+
 }  // namespace
 
 JobReport build_report(const model::Job& job, const std::optional<model::JobResult>& result,
@@ -103,7 +123,7 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
     r.overall = overall_of(*r.comparison);
     r.markdown = title + "Head `" + short_sha(result->head.commit) + "` against " + r.baseline +
                  ".\n\n**Overall: " + to_string(r.overall) + "**\n\n" +
-                 compare::render_markdown(*r.comparison);
+                 sequential_note(result->head) + compare::render_markdown(*r.comparison);
     r.summary = "job " + std::to_string(job.id) + " " + subject(job) + ": " + to_string(r.overall) +
                 " (" + counts_text(verdict_counts(*r.comparison)) + ")";
   } else {

@@ -89,6 +89,18 @@ TEST_CASE("a PR report compares head with the merge-base and shows a regression"
   CHECK(rep.json["overall"] == "regressed");
 }
 
+TEST_CASE("a PR report says when a suite sampled sequentially and why it stopped") {
+  JobResult jr;
+  jr.kind = "pull_request";
+  jr.base = run(5, "base", 0.100, "base");
+  jr.head = run(5, "head", 0.120, "head");
+  jr.head.benchmarks[0].extra["sequential"] = {{"rounds", 14}, {"max_rounds", 40}, {"stopped_early", true},
+                                               {"budget_exhausted", false}, {"out_of_time", false}};
+  auto rep = report::build_report(done_job(5, JobKind::pull_request), jr, std::nullopt, {});
+  CHECK(rep.markdown.find("Suite `micro`: 14 of at most 40 rounds; stopped because every benchmark was decided") !=
+        std::string::npos);
+}
+
 TEST_CASE("a failed job is reported as failed, never as success") {
   Job j = done_job(6, JobKind::push);
   j.state = JobState::failed;
