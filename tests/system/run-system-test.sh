@@ -12,6 +12,8 @@
 #   5. a hanging benchmark is stopped at its timeout, scope gone, job failed
 #   4. restarts of webhookd and queued under a signed-delivery load: zero
 #      failed connections, zero lost deliveries
+#   7. tunerd applies CPU shielding by slices (AllowedCPUs=) as far as the
+#      host allows, every item it cannot apply says why, restore undoes it
 #   6. clean poweroff, nothing left on the host
 # Usage: run-system-test.sh BUILD_DIR SOURCE_DIR
 # Exit 77 (meson: skipped) when it cannot run here (not root, no nspawn).
@@ -89,6 +91,9 @@ check_hanging_benchmark
 
 step "4. restarts under load: no failed connection, no lost delivery"
 check_restarts_under_load
+
+step "7. host tuning: shielding by slices as far as this host allows, then restore"
+check_tuning
 
 step "6. clean poweroff, nothing left on the host"
 poweroff_container
