@@ -155,12 +155,19 @@ class Reader {
     return {};
   }
 
+  // json::value() throws when the member is there but not a string (found
+  // by fuzz-google-benchmark); a message of the wrong type falls back.
+  static std::string string_or(const json& r, const char* key, const std::string& fallback) {
+    auto it = r.find(key);
+    return it != r.end() && it->is_string() ? it->get<std::string>() : fallback;
+  }
+
   Status status_of(const json& r, const Loc& at, Group& g) {
     auto err = maybe(r, at, "error_occurred", Kind::boolean);
     if (!err) return err.error();
     if (*err && (*err)->get<bool>()) {
       g.status = model::BenchmarkStatus::failed;
-      g.reason = r.value("error_message", std::string("error_occurred"));
+      g.reason = string_or(r, "error_message", "error_occurred");
       return {};
     }
     auto skipped = maybe(r, at, "skipped", Kind::any);
@@ -168,7 +175,7 @@ class Reader {
     if (*skipped && (((*skipped)->is_boolean() && (*skipped)->get<bool>()) ||
                      ((*skipped)->is_number() && (*skipped)->get<double>() != 0))) {
       g.status = model::BenchmarkStatus::skipped;
-      g.reason = r.value("skip_message", r.value("error_message", std::string("skipped")));
+      g.reason = string_or(r, "skip_message", string_or(r, "error_message", "skipped"));
     }
     return {};
   }
