@@ -291,6 +291,14 @@ int live_mode(const Args& a) {
     if ((t + 1) % 10 == 0) {
       std::fprintf(stderr, "live: %zu/%zu trials, %.0f s\n", t + 1, schedule.size(), monotonic_seconds() - t0);
     }
+    // The schedule is shuffled, so any prefix is a fair sample of the whole
+    // run: print the table as it stands now and then, so that a run cut short
+    // (the full size takes hours) still leaves a usable, honest result.
+    if ((t + 1) % 50 == 0 && t + 1 < schedule.size()) {
+      std::printf("-- after %zu of %zu trials, %.0f s:\n", t + 1, schedule.size(), monotonic_seconds() - t0);
+      print_table(methods, effects);
+      std::fflush(stdout);
+    }
   }
   std::printf("live run took %.0f s\n", monotonic_seconds() - t0);
   print_table(methods, effects);

@@ -180,7 +180,7 @@ int method_record_pull_request(sd_bus_message* m, void* userdata, sd_bus_error* 
   return guarded(error, [&] {
     auto dict = bus::read_dict(m);
     if (!dict) return reply_error(error, dict.error());
-    auto pr = store::pull_request_from_json(*dict);
+    auto pr = model::pull_request_from_json(*dict);
     if (!pr) return reply_error(error, pr.error());
     auto saved = manager_of(userdata)->record_pull_request(*pr);
     if (!saved) return reply_error(error, saved.error());
@@ -199,7 +199,7 @@ int method_get_pull_request(sd_bus_message* m, void* userdata, sd_bus_error* err
     sd_bus_message* raw = nullptr;
     if ((r = sd_bus_message_new_method_return(m, &raw)) < 0) return r;
     bus::MessagePtr reply(raw);
-    if ((r = bus::append_dict(raw, store::to_json(*pr))) < 0) return r;
+    if ((r = bus::append_dict(raw, model::to_json(*pr))) < 0) return r;
     return sd_bus_send(nullptr, raw, nullptr);
   });
 }

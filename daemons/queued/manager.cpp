@@ -145,7 +145,7 @@ Result<Job> Manager::cancel(int64_t id, const std::string& reason) {
   return job;
 }
 
-Result<store::PullRequest> Manager::record_pull_request(const store::PullRequest& pr) {
+Result<model::PullRequest> Manager::record_pull_request(const model::PullRequest& pr) {
   auto saved = store_.record_pull_request(pr);
   if (!saved) return log_failure("record pull request", 0, saved.error());
   daemon::log_info("pull request #" + std::to_string(pr.number) + " recorded (" + pr.state + ")",

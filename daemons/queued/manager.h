@@ -35,8 +35,8 @@ class Manager {
     return store_.list(state, limit);
   }
   Result<std::vector<int64_t>> job_ids() { return store_.ids(); }
-  Result<store::PullRequest> record_pull_request(const store::PullRequest& pr);
-  Result<store::PullRequest> get_pull_request(const std::string& repository, int64_t number) {
+  Result<model::PullRequest> record_pull_request(const model::PullRequest& pr);
+  Result<model::PullRequest> get_pull_request(const std::string& repository, int64_t number) {
     return store_.get_pull_request(repository, number);
   }
 

@@ -82,10 +82,10 @@ void QueueClient::enqueue(const model::JobSpec& spec, std::function<void(Result<
   });
 }
 
-void QueueClient::record_pull_request(const github::PullRequestRecord& pr, std::function<void(Status)> done) {
+void QueueClient::record_pull_request(const model::PullRequest& pr, std::function<void(Status)> done) {
   auto m = new_call("RecordPullRequest");
   if (!m) return done(m.error());
-  if (int r = bus::append_dict(m->get(), github::to_json(pr)); r < 0)
+  if (int r = bus::append_dict(m->get(), model::to_json(pr)); r < 0)
     return done(errno_error("Queue1.RecordPullRequest: append", -r));
   call(std::move(*m), [done](sd_bus_message*, const Error* error) {
     if (error) return done(error->with_context("Queue1.RecordPullRequest"));
@@ -95,13 +95,13 @@ void QueueClient::record_pull_request(const github::PullRequestRecord& pr, std::
 
 void QueueClient::get_pull_request(
     const std::string& repository, int64_t number,
-    std::function<void(Result<std::optional<github::PullRequestRecord>>)> done) {
+    std::function<void(Result<std::optional<model::PullRequest>>)> done) {
   auto m = new_call("GetPullRequest");
   if (!m) return done(m.error());
   if (int r = sd_bus_message_append(m->get(), "sx", repository.c_str(), number); r < 0)
     return done(errno_error("Queue1.GetPullRequest: append", -r));
   call(std::move(*m), [done](sd_bus_message* reply, const Error* error) {
-    using Found = std::optional<github::PullRequestRecord>;
+    using Found = std::optional<model::PullRequest>;
     if (error) {
       if (error->code == Errc::not_found) return done(Found());
       return done(error->with_context("Queue1.GetPullRequest"));
@@ -109,7 +109,7 @@ void QueueClient::get_pull_request(
     auto dict = bus::read_dict(reply);
     if (!dict) return done(dict.error().with_context("Queue1.GetPullRequest"));
     if (dict->empty()) return done(Found());
-    auto pr = github::pull_request_record_from_json(*dict);
+    auto pr = model::pull_request_from_json(*dict);
     if (!pr) return done(pr.error());
     done(Found(std::move(*pr)));
   });

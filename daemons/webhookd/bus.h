@@ -30,10 +30,10 @@ class QueueClient {
   void set_timeout_ms(unsigned ms) { timeout_ms_ = ms; }
 
   void enqueue(const model::JobSpec& spec, std::function<void(Result<Enqueued>)> done);
-  void record_pull_request(const github::PullRequestRecord& pr, std::function<void(Status)> done);
+  void record_pull_request(const model::PullRequest& pr, std::function<void(Status)> done);
   // An empty optional when the queue never recorded that pull request.
   void get_pull_request(const std::string& repository, int64_t number,
-                        std::function<void(Result<std::optional<github::PullRequestRecord>>)> done);
+                        std::function<void(Result<std::optional<model::PullRequest>>)> done);
 
   // Calls `appeared` whenever org.benchbox.Queue1 gets a new owner.
   Status watch_queue(std::function<void()> appeared);

@@ -230,7 +230,7 @@ void Manager::execute(const github::Decision& d, std::function<void(Outcome)> do
     case Action::bless:
       return queue_.get_pull_request(
           d.bless.repository, d.bless.number,
-          [this, alive, bless = d.bless, done](Result<std::optional<github::PullRequestRecord>> pr) {
+          [this, alive, bless = d.bless, done](Result<std::optional<model::PullRequest>> pr) {
             if (alive.expired()) return;
             if (!pr) return done(from_error(pr.error()));
             execute(github::bless_job(conf_.appliance, bless, *pr), done);

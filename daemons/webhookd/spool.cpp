@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/file.h"
+#include "util/json_read.h"
 #include "util/text.h"
 
 namespace bb::webhookd {
@@ -88,7 +89,9 @@ Result<SpooledDelivery> Spool::load(const std::string& path) const {
     auto head = nlohmann::json::parse(text->substr(0, nl));
     d.event = head.at("event").get<std::string>();
     d.delivery_id = head.at("delivery_id").get<std::string>();
-    d.received_usec = head.at("received").get<int64_t>();
+    auto received = json_as<int64_t>(head.at("received"));
+    if (!received) return make_error(Errc::parse, path + ": bad header: 'received' is not an integer");
+    d.received_usec = *received;
   } catch (const std::exception& e) {
     return make_error(Errc::parse, path + ": bad header: " + e.what());
   }

@@ -110,8 +110,8 @@ Decision decide_create(const config::ApplianceConfig& c, const CreateEvent& e) {
   return ignore(e.ref_type + " '" + e.ref + "' is measured from its push event, which carries the commit");
 }
 
-PullRequestRecord record_of(const PullRequestEvent& e) {
-  PullRequestRecord r;
+model::PullRequest record_of(const PullRequestEvent& e) {
+  model::PullRequest r;
   r.repository = e.repository.full_name;
   r.number = e.number;
   r.head_sha = e.head_sha;
@@ -123,7 +123,7 @@ PullRequestRecord record_of(const PullRequestEvent& e) {
   return r;
 }
 
-model::JobSpec pull_request_job(const RepositoryPolicy& p, const PullRequestRecord& pr,
+model::JobSpec pull_request_job(const RepositoryPolicy& p, const model::PullRequest& pr,
                                 const std::string& clone_url, const std::string& requested_by,
                                 const std::string& delivery_id) {
   model::JobSpec job;
@@ -153,7 +153,7 @@ Result<Decision> decide_pull_request(const config::ApplianceConfig& c, const Pul
   if (!p) return not_watched(e.repository.full_name);
   const std::string name = pr_name(e.repository.full_name, e.number);
   if (e.number <= 0) return make_error(Errc::invalid_argument, "pull_request payload: 'number' must be positive");
-  PullRequestRecord record = record_of(e);
+  model::PullRequest record = record_of(e);
   {
     model::JobSpec probe;  // reuse the job validation for the commit ids
     probe.repository = record.repository;
@@ -238,44 +238,17 @@ const char* to_string(Decision::Action a) {
   return "ignore";
 }
 
-nlohmann::json to_json(const PullRequestRecord& pr) {
-  return {{"repository", pr.repository}, {"number", pr.number},     {"head_sha", pr.head_sha},
-          {"head_ref", pr.head_ref},     {"base_ref", pr.base_ref}, {"base_sha", pr.base_sha},
-          {"state", pr.state},           {"clone_url", pr.clone_url}};
-}
-
-Result<PullRequestRecord> pull_request_record_from_json(const nlohmann::json& j) {
-  if (!j.is_object()) return make_error(Errc::invalid_argument, "pull request record is not an object");
-  PullRequestRecord pr;
-  try {
-    auto str = [&](const char* key, std::string& out) {
-      if (auto it = j.find(key); it != j.end() && !it->is_null()) out = it->get<std::string>();
-    };
-    str("repository", pr.repository);
-    if (auto it = j.find("number"); it != j.end() && !it->is_null()) pr.number = it->get<int64_t>();
-    str("head_sha", pr.head_sha);
-    str("head_ref", pr.head_ref);
-    str("base_ref", pr.base_ref);
-    str("base_sha", pr.base_sha);
-    str("state", pr.state);
-    str("clone_url", pr.clone_url);
-  } catch (const nlohmann::json::exception& e) {
-    return make_error(Errc::invalid_argument, std::string("pull request record: ") + e.what());
-  }
-  return pr;
-}
-
 Result<Decision> decide(const config::ApplianceConfig& config, const Event& event,
                         const std::string& delivery_id) {
   return std::visit(Decide{config, delivery_id}, event);
 }
 
 Decision bless_job(const config::ApplianceConfig& config, const BlessRequest& request,
-                   const std::optional<PullRequestRecord>& recorded) {
+                   const std::optional<model::PullRequest>& recorded) {
   const RepositoryPolicy* p = find_policy(config, request.repository);
   if (!p) return not_watched(request.repository);
   const std::string name = pr_name(request.repository, request.number);
-  PullRequestRecord pr;
+  model::PullRequest pr;
   if (recorded) {
     if (recorded->state == "closed") return ignore(name + " is closed");
     pr = *recorded;

@@ -14,27 +14,10 @@
 #include "config/appliance.h"
 #include "github/payload.h"
 #include "model/job.h"
+#include "model/pull_request.h"
 #include "util/result.h"
 
 namespace bb::github {
-
-// What the queue remembers about a pull request between its pull_request
-// deliveries and a blessing comment, which carries no commit ids. Travels as
-// the a{sv} of Queue1.RecordPullRequest / GetPullRequest with these keys.
-struct PullRequestRecord {
-  std::string repository;
-  int64_t number = 0;
-  std::string head_sha;
-  std::string head_ref;   // branch name in the head repository ("feature")
-  std::string base_ref;   // full ref of the base branch ("refs/heads/main")
-  std::string base_sha;
-  std::string state;      // "open" or "closed" (merged counts as closed)
-  std::string clone_url;  // where the head commit lives (the fork, else the base repository)
-};
-
-nlohmann::json to_json(const PullRequestRecord& pr);
-// Reads the keys above; unknown keys (e.g. the queue's "updated") are ignored.
-Result<PullRequestRecord> pull_request_record_from_json(const nlohmann::json& j);
 
 // A blessing that needs the recorded pull request before it becomes a job.
 struct BlessRequest {
@@ -55,7 +38,7 @@ struct Decision {
   };
   Action action = Action::ignore;
   std::string reason;  // ignore: why; otherwise a short summary for the log
-  std::optional<PullRequestRecord> record;
+  std::optional<model::PullRequest> record;
   model::JobSpec job;
   BlessRequest bless;
 };
@@ -73,7 +56,7 @@ Result<Decision> decide(const config::ApplianceConfig& config, const Event& even
 // against refs/heads/<first branch of the policy>. Blessing a closed pull
 // request is ignored.
 Decision bless_job(const config::ApplianceConfig& config, const BlessRequest& request,
-                   const std::optional<PullRequestRecord>& recorded);
+                   const std::optional<model::PullRequest>& recorded);
 
 // True when a line of `body` starts with `command` followed by the end of the
 // line or whitespace ("/benchbox run" and "/benchbox run please", not

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "github_api/app_jwt.h"
+#include "util/json_read.h"
 
 namespace bb::github_api {
 
@@ -89,9 +90,10 @@ Result<std::string> Client::installation_token(const std::string& repository) {
     return make_error(Errc::unavailable, "GitHub App is not installed on " + repository + " (HTTP " +
                                              std::to_string(inst->status) + ": " + api_message(*inst) + ")");
   auto inst_json = nlohmann::json::parse(inst->body, nullptr, false);
-  if (!inst_json.is_object() || !inst_json.contains("id"))
-    return make_error(Errc::parse, "installation reply for " + repository + " has no id");
-  std::string path = "/app/installations/" + std::to_string(inst_json["id"].get<int64_t>()) + "/access_tokens";
+  std::optional<int64_t> inst_id;
+  if (inst_json.is_object() && inst_json.contains("id")) inst_id = json_as<int64_t>(inst_json["id"]);
+  if (!inst_id) return make_error(Errc::parse, "installation reply for " + repository + " has no integer id");
+  std::string path = "/app/installations/" + std::to_string(*inst_id) + "/access_tokens";
   auto tok = call("POST", path, *jwt, nullptr);
   if (!tok) return tok.error();
   if (tok->status != 201)

@@ -1,5 +1,7 @@
 #include "model/job.h"
 
+#include "util/json_read.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -71,14 +73,8 @@ namespace {
 
 template <class T>
 Status take(const nlohmann::json& j, const char* key, T& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return {};
-  try {
-    out = it->get<T>();
-  } catch (const nlohmann::json::exception&) {
-    return make_error(Errc::invalid_argument, std::string("field '") + key + "' has the wrong type");
-  }
-  return {};
+  if (read_member(j, key, out)) return {};
+  return make_error(Errc::invalid_argument, std::string("field '") + key + "' has the wrong type");
 }
 
 }  // namespace

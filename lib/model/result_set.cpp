@@ -1,5 +1,7 @@
 #include "model/result_set.h"
 
+#include "util/json_read.h"
+
 #include <cmath>
 
 namespace bb::model {
@@ -85,14 +87,9 @@ Error bad(const std::string& where, const std::string& what) {
 // Reads an optional member with type checking; absent or null leaves `out`.
 template <class T>
 Status opt(const nlohmann::json& j, const std::string& where, const char* key, T& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return {};
-  try {
-    out = it->get<T>();
-  } catch (const nlohmann::json::exception&) {
-    return bad(where + "/" + key, std::string("has the wrong type (") + it->type_name() + ")");
-  }
-  return {};
+  if (read_member(j, key, out)) return {};
+  return bad(where + "/" + key, std::string("has the wrong type (") + j.at(key).type_name() +
+                                    (j.at(key).is_number() ? ", or out of range" : "") + ")");
 }
 
 template <class T>

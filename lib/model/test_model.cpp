@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "model/job.h"
+#include "model/pull_request.h"
 #include "model/result_set.h"
+#include "util/json_read.h"
 
 using namespace bb;
 using namespace bb::model;
@@ -59,4 +61,55 @@ TEST_CASE("result sets round-trip and bad values name their JSON pointer") {
   err = result_set_from_json(j);
   REQUIRE_FALSE(err.ok());
   CHECK(err.error().message.find("/benchmarks/0/rounds") != std::string::npos);
+}
+
+TEST_CASE("pull request JSON refuses unknown keys, wrong types and numbers out of range", "[pr]") {
+  const std::string sha(40, 'a');
+  auto ok = pull_request_from_json({{"repository", "a/b"}, {"number", 3}, {"head_sha", sha}});
+  REQUIRE(ok);
+  CHECK(ok->number == 3);
+  CHECK(validate(*ok));
+  PullRequest full{"octo/w", 7, sha, "feature", "refs/heads/main", sha, "closed", "https://x/y.git", 1700000000};
+  auto back = pull_request_from_json(to_json(full));
+  REQUIRE(back);
+  CHECK(back->base_ref == "refs/heads/main");
+  CHECK(back->updated == 1700000000);
+  CHECK(back->state == "closed");
+  auto unknown = pull_request_from_json({{"repository", "a/b"}, {"nubmer", 3}});
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message.find("'nubmer'") != std::string::npos);
+  for (auto bad : {nlohmann::json("three"), nlohmann::json(3.5), nlohmann::json(1e20),
+                   nlohmann::json(uint64_t(1) << 63)}) {
+    auto wrong = pull_request_from_json({{"repository", "a/b"}, {"number", bad}});
+    REQUIRE_FALSE(wrong);
+    CHECK(wrong.error().message.find("'number'") != std::string::npos);
+  }
+}
+
+TEST_CASE("json_as wants integers in range where it reads integers") {
+  using nlohmann::json;
+  CHECK(json_as<int64_t>(json(-5)) == -5);
+  CHECK(json_as<int64_t>(json(uint64_t(1) << 62)) == int64_t(1) << 62);
+  CHECK_FALSE(json_as<int64_t>(json(uint64_t(1) << 63)));
+  CHECK_FALSE(json_as<int64_t>(json(1e20)));   // get<long> would be undefined behaviour
+  CHECK_FALSE(json_as<int64_t>(json(2.0)));    // a float is not an integer here
+  CHECK_FALSE(json_as<int>(json(int64_t(5000000000))));  // get<int> would wrap
+  CHECK_FALSE(json_as<uint32_t>(json(-1)));
+  CHECK(json_as<double>(json(uint64_t(1) << 63)) == 9223372036854775808.0);
+  CHECK_FALSE(json_as<double>(json("1")));
+  CHECK_FALSE(json_as<bool>(json(1)));
+  CHECK(json_as<std::vector<int>>(json::parse("[1, 2, 3]")) == std::vector<int>{1, 2, 3});
+  CHECK_FALSE(json_as<std::vector<int>>(json::parse("[1, 2.5]")));
+  auto m = json_as<std::map<std::string, double>>(json::parse(R"({"mean": 1, "max": 2.5})"));
+  REQUIRE(m);
+  CHECK(m->at("max") == 2.5);
+  CHECK_FALSE(json_as<std::map<std::string, std::string>>(json::parse(R"({"n": 1})")));
+}
+
+TEST_CASE("a result set with an integer field out of range is an error, not undefined behaviour") {
+  auto j = nlohmann::json::parse(R"({"schema": "benchbox.resultset/1", "created": 1.74422e+20, "benchmarks": []})");
+  auto rs = result_set_from_json(j);
+  REQUIRE_FALSE(rs);
+  CHECK(rs.error().message.find("/created") != std::string::npos);
+  CHECK(rs.error().message.find("out of range") != std::string::npos);
 }

@@ -79,8 +79,8 @@ model::Job job_from_row(const Statement& row) {
   return job;
 }
 
-PullRequest pull_request_from_row(const Statement& row) {
-  PullRequest pr;
+model::PullRequest pull_request_from_row(const Statement& row) {
+  model::PullRequest pr;
   pr.repository = row.column_text(0);
   pr.number = row.column_int64(1);
   pr.head_sha = row.column_text(2);

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "model/job.h"
-#include "store/pull_request.h"
+#include "model/pull_request.h"
 #include "store/sqlite.h"
 
 namespace bb::store::schema {
@@ -25,6 +25,6 @@ model::Job job_from_row(const Statement& row);
 inline constexpr const char* kPullRequestColumns =
     "repository, number, head_sha, head_ref, base_ref, base_sha, state, clone_url, updated";
 
-PullRequest pull_request_from_row(const Statement& row);
+model::PullRequest pull_request_from_row(const Statement& row);
 
 }  // namespace bb::store::schema

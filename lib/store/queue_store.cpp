@@ -320,8 +320,8 @@ Result<QueueCounts> QueueStore::counts() {
   }
 }
 
-Result<PullRequest> QueueStore::record_pull_request(const PullRequest& pr) {
-  BB_TRY(validate(pr));
+Result<model::PullRequest> QueueStore::record_pull_request(const model::PullRequest& pr) {
+  BB_TRY(model::validate(pr));
   auto st = db_.prepare(
       "INSERT INTO pull_requests (repository, number, head_sha, head_ref, base_ref, base_sha,"
       " state, clone_url, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -337,7 +337,7 @@ Result<PullRequest> QueueStore::record_pull_request(const PullRequest& pr) {
   return get_pull_request(pr.repository, pr.number);
 }
 
-Result<PullRequest> QueueStore::get_pull_request(const std::string& repository, int64_t number) {
+Result<model::PullRequest> QueueStore::get_pull_request(const std::string& repository, int64_t number) {
   auto st = db_.prepare(std::string("SELECT ") + schema::kPullRequestColumns +
                         " FROM pull_requests WHERE repository = ? AND number = ?");
   if (!st) return st.error();

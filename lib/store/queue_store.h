@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "model/job.h"
-#include "store/pull_request.h"
+#include "model/pull_request.h"
 #include "store/sqlite.h"
 #include "util/clock.h"
 
@@ -81,8 +81,8 @@ class QueueStore {
   Result<QueueCounts> counts();
 
   // Upsert keyed on (repository, number).
-  Result<PullRequest> record_pull_request(const PullRequest& pr);
-  Result<PullRequest> get_pull_request(const std::string& repository, int64_t number);
+  Result<model::PullRequest> record_pull_request(const model::PullRequest& pr);
+  Result<model::PullRequest> get_pull_request(const std::string& repository, int64_t number);
 
   QueueStore(QueueStore&&) = default;
   QueueStore& operator=(QueueStore&&) = default;

@@ -14,6 +14,7 @@
 
 using namespace bb;
 using namespace bb::store;
+using bb::model::PullRequest;
 using model::JobKind;
 using model::JobSpec;
 using model::JobState;
@@ -385,18 +386,6 @@ TEST_CASE("pull request records upsert and NotFound when unknown", "[queue][pr]"
   pr.state = "open";
   pr.number = 0;
   CHECK(q.record_pull_request(pr).error().code == Errc::invalid_argument);
-}
-
-TEST_CASE("pull request JSON refuses unknown keys and wrong types", "[pr]") {
-  auto ok = pull_request_from_json({{"repository", "a/b"}, {"number", 3}, {"head_sha", kSha1}});
-  REQUIRE(ok);
-  CHECK(ok->number == 3);
-  auto unknown = pull_request_from_json({{"repository", "a/b"}, {"nubmer", 3}});
-  REQUIRE_FALSE(unknown);
-  CHECK(unknown.error().message.find("'nubmer'") != std::string::npos);
-  auto wrong = pull_request_from_json({{"repository", "a/b"}, {"number", "three"}});
-  REQUIRE_FALSE(wrong);
-  CHECK(wrong.error().message.find("'number'") != std::string::npos);
 }
 
 TEST_CASE("a corrupt database file gives a clear error", "[queue][errors]") {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/fd.h"
+#include "util/json_read.h"
 #include "util/file.h"
 
 namespace bb::tuning {
@@ -32,7 +33,9 @@ Result<std::optional<SaveFile>> load_save(const std::string& path) {
   try {
     auto j = nlohmann::json::parse(*text);
     if (j.value("version", 0) != 1) return make_error(Errc::parse, path + ": unknown save file version");
-    save.saved_at = j.at("saved_at").get<int64_t>();
+    auto saved_at = json_as<int64_t>(j.at("saved_at"));
+    if (!saved_at) return make_error(Errc::parse, path + ": saved_at is not an integer");
+    save.saved_at = *saved_at;
     for (const auto& e : j.at("entries"))
       save.entries.push_back({e.at("kind").get<std::string>(), e.at("target").get<std::string>(),
                               e.at("original").get<std::string>(), e.value("item", "")});

@@ -1,9 +1,11 @@
-#include "store/pull_request.h"
+#include "model/pull_request.h"
+
+#include "util/json_read.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace bb::store {
+namespace bb::model {
 
 nlohmann::json to_json(const PullRequest& pr) {
   return {{"repository", pr.repository}, {"number", pr.number},     {"head_sha", pr.head_sha},
@@ -15,15 +17,8 @@ namespace {
 
 template <class T>
 Status take(const nlohmann::json& j, const char* key, T& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return {};
-  try {
-    out = it->get<T>();
-  } catch (const nlohmann::json::exception&) {
-    return make_error(Errc::invalid_argument,
-                      std::string("pull request field '") + key + "' has the wrong type");
-  }
-  return {};
+  if (read_member(j, key, out)) return {};
+  return make_error(Errc::invalid_argument, std::string("pull request field '") + key + "' has the wrong type");
 }
 
 bool is_sha(const std::string& s) {
@@ -66,4 +61,4 @@ Status validate(const PullRequest& pr) {
   return {};
 }
 
-}  // namespace bb::store
+}  // namespace bb::model

@@ -10,7 +10,7 @@
 
 #include "util/result.h"
 
-namespace bb::store {
+namespace bb::model {
 
 struct PullRequest {
   std::string repository;  // "owner/name"
@@ -30,4 +30,4 @@ Result<PullRequest> pull_request_from_json(const nlohmann::json& j);
 // state is "open" or "closed".
 Status validate(const PullRequest& pr);
 
-}  // namespace bb::store
+}  // namespace bb::model
