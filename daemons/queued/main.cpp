@@ -3,7 +3,8 @@
 
 #include "bus.h"
 #include "bus/names.h"
-#include "conf.h"
+#include "config/appliance.h"
+#include "daemon/args.h"
 #include "daemon/log.h"
 #include "daemon/service.h"
 #include "manager.h"
@@ -16,11 +17,22 @@ static int fail(const std::string& what) {
   return 1;
 }
 
+// The queue section as the store's options.
+static store::QueueOptions queue_options(const config::ApplianceConfig& cfg) {
+  store::QueueOptions o;
+  o.default_lease_seconds = cfg.queue.lease_seconds;
+  o.max_attempts = cfg.queue.max_attempts;
+  return o;
+}
+
 int main(int argc, char** argv) {
   daemon::log_init("benchbox-queued");
-  auto conf = queued::load_conf(argc, argv);
-  if (!conf) return fail(conf.error().message);
-  const auto& cfg = conf->appliance;
+  int exit_code = 0;
+  const auto args = daemon::parse_args(argc, argv, "benchbox-queued", {}, &exit_code);
+  if (!args) return exit_code;
+  auto loaded = config::load_appliance_config(args->config);
+  if (!loaded) return fail(loaded.error().message);
+  const config::ApplianceConfig cfg = std::move(*loaded);
   std::string database = cfg.queue_database();
   auto slash = database.rfind('/');
   if (slash != std::string::npos && slash > 0)
@@ -28,18 +40,15 @@ int main(int argc, char** argv) {
 
   // The store keeps a pointer to the clock: it lives as long as main.
   static SystemClock clock;
-  auto store = store::QueueStore::open(database, clock, queued::queue_options(cfg));
+  auto store = store::QueueStore::open(database, clock, queue_options(cfg));
   if (!store) return fail("cannot open the queue: " + store.error().message);
 
   std::unique_ptr<queued::Manager> manager;
-  auto service = daemon::Service::create([&] {
-    auto fresh = queued::reload_appliance(*conf);
-    if (!fresh) {
-      daemon::log_error("reload: keeping the old configuration: " + fresh.error().message);
-      return;
-    }
+  auto service = daemon::Service::create([&]() -> Status {
+    auto fresh = config::load_appliance_config(args->config);
+    if (!fresh) return fresh.error();
     manager->set_config(std::move(*fresh));
-    daemon::log_info("configuration reloaded");
+    return {};
   });
   if (!service) return fail(service.error().message);
   if (auto st = service->connect_bus(); !st) return fail(st.error().message);

@@ -3,7 +3,8 @@
 
 #include "bus.h"
 #include "bus/names.h"
-#include "conf.h"
+#include "config/appliance.h"
+#include "daemon/args.h"
 #include "daemon/log.h"
 #include "daemon/service.h"
 #include "manager.h"
@@ -18,23 +19,23 @@ static int fail(const std::string& what) {
 
 int main(int argc, char** argv) {
   daemon::log_init("benchbox-reporterd");
-  auto conf = reporterd::load_conf(argc, argv);
-  if (!conf) return fail(conf.error().message);
-  const auto& cfg = conf->appliance;
+  int exit_code = 0;
+  const auto args = daemon::parse_args(argc, argv, "benchbox-reporterd", {}, &exit_code);
+  if (!args) return exit_code;
+  auto loaded = config::load_appliance_config(args->config);
+  if (!loaded) return fail(loaded.error().message);
+  const config::ApplianceConfig cfg = std::move(*loaded);
   for (const auto& dir : {cfg.state_dir, cfg.reports_dir(), cfg.site_dir()})
     if (auto st = make_dirs(dir, 0755); !st) return fail(st.error().message);
   auto history = report::HistoryStore::open(cfg.history_database());
   if (!history) return fail("cannot open history: " + history.error().message);
 
   std::unique_ptr<reporterd::Manager> manager;
-  auto service = daemon::Service::create([&] {
-    auto fresh = reporterd::reload_appliance(*conf);
-    if (!fresh) {
-      daemon::log_error("reload: keeping the old configuration: " + fresh.error().message);
-      return;
-    }
+  auto service = daemon::Service::create([&]() -> Status {
+    auto fresh = config::load_appliance_config(args->config);
+    if (!fresh) return fresh.error();
     manager->set_config(std::move(*fresh));
-    daemon::log_info("configuration reloaded");
+    return {};
   });
   if (!service) return fail(service.error().message);
   if (auto st = service->connect_bus(); !st) return fail(st.error().message);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstring>
 
 #include "util/cpu_list.h"
 #include "util/file.h"
@@ -64,25 +63,10 @@ Status derive(Conf& conf) {
 
 }  // namespace
 
-Result<Conf> load_conf(int argc, char** argv) {
+Result<Conf> load_conf(const config::ConfigSource& source) {
   Conf conf;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--config") && i + 1 < argc) {
-      conf.config_path = argv[++i];
-      conf.config_path_given = true;
-    } else {
-      return make_error(Errc::invalid_argument, std::string("unknown argument '") + argv[i] +
-                                                    "' (usage: benchbox-runnerd [--config PATH])");
-    }
-  }
-  return reload_conf(conf);
-}
-
-Result<Conf> reload_conf(const Conf& previous) {
-  Conf conf;
-  conf.config_path = previous.config_path;
-  conf.config_path_given = previous.config_path_given;
-  auto appliance = config::load_appliance_config(config::ConfigSource{conf.config_path, conf.config_path_given});
+  conf.source = source;
+  auto appliance = config::load_appliance_config(source);
   if (!appliance) return appliance.error();
   conf.appliance = std::move(*appliance);
   if (auto st = derive(conf); !st) return st.error();

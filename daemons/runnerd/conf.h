@@ -11,8 +11,7 @@
 namespace bb::runnerd {
 
 struct Conf {
-  std::string config_path = config::kDefaultConfigPath;
-  bool config_path_given = false;
+  config::ConfigSource source;  // --config, or the default path
   config::ApplianceConfig appliance;
 
   // Derived, validated at startup.
@@ -24,12 +23,10 @@ struct Conf {
   unsigned lease_seconds = 120;  // queue.lease_seconds: what Claim asks for
 };
 
-// Parses argv and loads the appliance config. A missing file at the default
-// path means defaults; a missing file named with --config is an error.
-// Benchmark CPUs that are not online are an error.
-Result<Conf> load_conf(int argc, char** argv);
-// Reads the same file again (SIGHUP).
-Result<Conf> reload_conf(const Conf& previous);
+// Loads the appliance config (config::load_appliance_config's rule for a
+// missing file) and derives the runner's settings. Benchmark CPUs that are
+// not online are an error. SIGHUP calls it again with the same source.
+Result<Conf> load_conf(const config::ConfigSource& source);
 
 // The CPUs the kernel has online ("/sys/devices/system/cpu/online").
 Result<std::vector<int>> online_cpus();

@@ -5,6 +5,7 @@
 #include "bus.h"
 #include "bus/names.h"
 #include "conf.h"
+#include "daemon/args.h"
 #include "daemon/log.h"
 #include "daemon/service.h"
 #include "manager.h"
@@ -19,20 +20,21 @@ static int fail(const std::string& what) {
 
 int main(int argc, char** argv) {
   daemon::log_init("benchbox-runnerd");
-  auto conf = runnerd::load_conf(argc, argv);
+  int exit_code = 0;
+  const auto args = daemon::parse_args(argc, argv, "benchbox-runnerd", {}, &exit_code);
+  if (!args) return exit_code;
+  auto conf = runnerd::load_conf(args->config);
   if (!conf) return fail(conf.error().message);
 
   // The runner's settings (CPUs, paths, lease) shape a running job, so a
   // SIGHUP never swaps them under it: they apply from the next job on.
   runnerd::Manager* live = nullptr;
-  auto service = daemon::Service::create([&live] {
-    if (!live) return;
-    auto fresh = runnerd::reload_conf(live->conf());
-    if (!fresh) {
-      daemon::log_error("reload: keeping the old configuration: " + fresh.error().message);
-      return;
-    }
+  auto service = daemon::Service::create([&live, source = args->config]() -> Status {
+    if (!live) return {};
+    auto fresh = runnerd::load_conf(source);
+    if (!fresh) return fresh.error();
     live->reload(std::move(*fresh));
+    return {};
   });
   if (!service) return fail(service.error().message);
   if (auto st = service->connect_bus(); !st) return fail(st.error().message);

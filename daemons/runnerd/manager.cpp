@@ -260,7 +260,7 @@ void Manager::finish_job() {
 void Manager::reload(Conf fresh) {
   pending_conf_ = std::move(fresh);
   if (current_) {
-    daemon::log_notice("configuration reloaded; it applies when job " + id_text(current_->id) + " ends");
+    daemon::log_notice("the new configuration applies when job " + id_text(current_->id) + " ends");
     return;
   }
   apply_pending_conf();
@@ -277,7 +277,7 @@ void Manager::apply_pending_conf() {
     }
   conf_ = std::move(*pending_conf_);
   pending_conf_.reset();
-  daemon::log_notice("configuration reloaded: CPUs " + benchmark_cpus() + ", runner " + conf_.runner_id,
+  daemon::log_notice("configuration applied: CPUs " + benchmark_cpus() + ", runner " + conf_.runner_id,
                      {{"CPUS", benchmark_cpus()}});
 }
 

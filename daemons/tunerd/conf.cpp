@@ -4,15 +4,14 @@
 
 namespace bb::tunerd {
 
-Result<Conf> load_conf(const std::string& config_path) {
+Result<Conf> load_conf(const config::ConfigSource& source) {
   Conf conf;
-  conf.config_path = config_path;
-  if (path_exists(config_path)) {
-    auto appliance = config::load_appliance_config(config_path);
-    if (!appliance) return appliance.error();
-    conf.appliance = std::move(*appliance);
-    conf.config_found = true;
-  }
+  conf.source = source;
+  conf.config_found = path_exists(source.path);
+  auto appliance = config::load_appliance_config(source);
+  if (!appliance) return appliance.error();
+  conf.appliance = std::move(*appliance);
+  const std::string& config_path = source.path;
   bool explicit_profile = !conf.appliance.tuner.profile.empty();
   conf.profile_path = explicit_profile ? conf.appliance.tuner.profile : tuning::kDefaultProfilePath;
   if (path_exists(conf.profile_path)) {

@@ -12,8 +12,8 @@
 namespace bb::tunerd {
 
 struct Conf {
-  std::string config_path = config::kDefaultConfigPath;
-  bool config_found = false;  // a missing config file means defaults
+  config::ConfigSource source;  // --config, or the default path
+  bool config_found = false;    // absent at the default path: all defaults
   config::ApplianceConfig appliance;
   std::string profile_path;   // resolved: tuner.profile or /etc/benchbox/tuning.yml
   bool profile_found = false; // a missing default profile means the default profile
@@ -24,8 +24,9 @@ struct Conf {
   unsigned verify_interval_seconds() const { return appliance.tuner.verify_interval_seconds; }
 };
 
-// Loads the appliance config at `config_path` and the profile it names. A
-// profile named explicitly must exist; the default one may be absent.
-Result<Conf> load_conf(const std::string& config_path);
+// Loads the appliance config (config::load_appliance_config's rule for a
+// missing file) and the profile it names. A profile named explicitly must
+// exist; the default one may be absent.
+Result<Conf> load_conf(const config::ConfigSource& source);
 
 }  // namespace bb::tunerd

@@ -6,6 +6,7 @@
 
 #include "bus/names.h"
 #include "conf.h"
+#include "daemon/args.h"
 #include "daemon/log.h"
 #include "daemon/service.h"
 #include "manager.h"
@@ -14,35 +15,21 @@ using namespace bb;
 
 namespace {
 
-void usage(FILE* out) {
-  std::fprintf(out,
-               "usage: benchbox-tunerd [--config PATH]\n\n"
-               "  --config PATH   appliance config (default %s; missing = defaults)\n"
-               "  --version       print the version\n",
-               config::kDefaultConfigPath);
-}
-
-int run(const std::string& config_path) {
-  auto conf = tunerd::load_conf(config_path);
+int run(const config::ConfigSource& source) {
+  auto conf = tunerd::load_conf(source);
   if (!conf) {
     daemon::log_error("configuration: " + conf.error().message);
     return 1;
   }
-  daemon::log_info(std::string("config ") + (conf->config_found ? conf->config_path : "(defaults)") + ", profile " +
+  daemon::log_info(std::string("config ") + (conf->config_found ? conf->source.path : "(defaults)") + ", profile " +
                    (conf->profile_found ? conf->profile_path : "(defaults)") + ", sysfs root " +
                    conf->sysfs_root() + ", save " + conf->save_path);
 
   tunerd::Manager* live = nullptr;
-  auto service = daemon::Service::create([&live, config_path] {
-    auto fresh = tunerd::load_conf(config_path);
-    if (!fresh) {
-      daemon::log_error("reload: keeping the old configuration: " + fresh.error().message);
-      return;
-    }
-    if (auto st = live->reload(std::move(*fresh)); !st)
-      daemon::log_error("reload: keeping the old configuration: " + st.error().message);
-    else
-      daemon::log_notice("configuration and profile reloaded");
+  auto service = daemon::Service::create([&live, source]() -> Status {
+    auto fresh = tunerd::load_conf(source);
+    if (!fresh) return fresh.error();
+    return live->reload(std::move(*fresh));
   });
   if (!service) {
     daemon::log_error(service.error().message);
@@ -88,27 +75,11 @@ int run(const std::string& config_path) {
 
 int main(int argc, char** argv) {
   daemon::log_init("benchbox-tunerd");
-  std::string config_path = config::kDefaultConfigPath;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--config" && i + 1 < argc) {
-      config_path = argv[++i];
-    } else if (a.rfind("--config=", 0) == 0) {
-      config_path = a.substr(9);
-    } else if (a == "--version") {
-      std::printf("benchbox-tunerd %s\n", BENCHBOX_VERSION);
-      return 0;
-    } else if (a == "--help" || a == "-h") {
-      usage(stdout);
-      return 0;
-    } else {
-      std::fprintf(stderr, "benchbox-tunerd: unknown argument '%s'\n\n", argv[i]);
-      usage(stderr);
-      return 2;
-    }
-  }
+  int exit_code = 0;
+  const auto args = daemon::parse_args(argc, argv, "benchbox-tunerd", {}, &exit_code);
+  if (!args) return exit_code;
   try {
-    return run(config_path);
+    return run(args->config);
   } catch (const std::exception& e) {
     daemon::log_error(std::string("fatal: ") + e.what());
     return 1;

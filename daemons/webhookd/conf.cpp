@@ -14,8 +14,6 @@ namespace bb::webhookd {
 
 namespace {
 
-constexpr const char* kUsage = "usage: benchbox-webhookd [--config PATH] [--listen ADDR:PORT]";
-
 // "127.0.0.1:8080", "[::1]:8080", ":8080" (all addresses).
 Result<int> bind_listen(const std::string& spec) {
   size_t colon = spec.rfind(':');
@@ -52,24 +50,11 @@ Result<int> bind_listen(const std::string& spec) {
 
 }  // namespace
 
-Result<config::ApplianceConfig> reload_appliance(const Conf& conf) {
-  return config::load_appliance_config(config::ConfigSource{conf.config_path, conf.config_path_given});
-}
-
-Result<Conf> load_conf(int argc, char** argv) {
+Result<Conf> load_conf(const daemon::Args& args) {
   Conf conf;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--config" && i + 1 < argc) {
-      conf.config_path = argv[++i];
-      conf.config_path_given = true;
-    } else if (arg == "--listen" && i + 1 < argc) {
-      conf.listen = argv[++i];
-    } else {
-      return make_error(Errc::invalid_argument, "unknown argument '" + arg + "' (" + kUsage + ")");
-    }
-  }
-  auto appliance = reload_appliance(conf);
+  conf.source = args.config;
+  conf.listen = args.option("listen");
+  auto appliance = config::load_appliance_config(conf.source);
   if (!appliance) return appliance.error();
   conf.appliance = std::move(*appliance);
   return conf;

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "config/appliance.h"
+#include "daemon/args.h"
 #include "util/result.h"
 
 namespace bb::webhookd {
@@ -11,17 +13,19 @@ namespace bb::webhookd {
 inline constexpr const char* kSecretCredential = "webhook-secret";
 inline constexpr const char* kListenFdName = "webhook";
 
+// webhookd's one option besides --config.
+inline const std::vector<daemon::ExtraOption> kOptions = {
+    {"listen", "ADDR:PORT", "serve on this address instead of the socket systemd passes (development)"}};
+
 struct Conf {
-  std::string config_path = config::kDefaultConfigPath;
-  bool config_path_given = false;
-  std::string listen;  // --listen ADDR:PORT (development); "" = socket activation
+  config::ConfigSource source;  // --config, or the default path
+  std::string listen;           // --listen ADDR:PORT (development); "" = socket activation
   config::ApplianceConfig appliance;
 };
 
-// Parses argv and loads the appliance config. A missing file at the default
-// path means defaults; a missing file named with --config is an error.
-Result<Conf> load_conf(int argc, char** argv);
-Result<config::ApplianceConfig> reload_appliance(const Conf& conf);
+// Loads the appliance config named by the command line
+// (config::load_appliance_config's rule for a missing file).
+Result<Conf> load_conf(const daemon::Args& args);
 
 // The webhook secret from $CREDENTIALS_DIRECTORY/webhook-secret (one trailing
 // newline is dropped: `echo secret >file` is the common way to make one).

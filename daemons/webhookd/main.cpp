@@ -17,7 +17,10 @@ static int fail(const std::string& what) {
 
 int main(int argc, char** argv) {
   daemon::log_init("benchbox-webhookd");
-  auto conf = webhookd::load_conf(argc, argv);
+  int exit_code = 0;
+  const auto args = daemon::parse_args(argc, argv, "benchbox-webhookd", webhookd::kOptions, &exit_code);
+  if (!args) return exit_code;
+  auto conf = webhookd::load_conf(*args);
   if (!conf) return fail(conf.error().message);
   auto secret = webhookd::read_secret();
   if (!secret) return fail(secret.error().message);
@@ -25,8 +28,9 @@ int main(int argc, char** argv) {
   if (!fd) return fail(fd.error().message);
 
   std::unique_ptr<webhookd::Manager> manager;
-  auto service = daemon::Service::create([&manager] {
-    if (manager) manager->reload();
+  auto service = daemon::Service::create([&manager]() -> Status {
+    if (!manager) return {};
+    return manager->reload();
   });
   if (!service) return fail(service.error().message);
   if (auto st = service->connect_bus(); !st) return fail(st.error().message);

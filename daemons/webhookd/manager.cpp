@@ -321,22 +321,30 @@ void Manager::replay_next(std::shared_ptr<std::vector<std::string>> files, size_
   });
 }
 
-void Manager::reload() {
-  auto appliance = reload_appliance(conf_);
+// The config and the secret reload independently: a bad config keeps the
+// old one but a rotated secret still takes effect, and the other way round.
+Status Manager::reload() {
+  std::string failed;
+  auto appliance = config::load_appliance_config(conf_.source);
   if (!appliance) {
-    daemon::log_error("config not reloaded, keeping the old one: " + appliance.error().message);
+    failed = appliance.error().message;
   } else {
     conf_.appliance = std::move(*appliance);
     spool_ = Spool(conf_.appliance.spool_dir());
     queue_.set_timeout_ms(conf_.appliance.webhook.queue_timeout_ms);
     if (http_)
       http_->set_limits({conf_.appliance.webhook.max_body_bytes, conf_.appliance.webhook.request_timeout_seconds});
-    daemon::log_info("config reloaded from " + conf_.config_path);
+    daemon::log_info("config reloaded from " + conf_.source.path);
   }
   auto secret = read_secret();
-  if (!secret) daemon::log_error("secret not reloaded, keeping the old one: " + secret.error().message);
-  else secret_ = std::move(*secret);
+  if (!secret) {
+    failed += (failed.empty() ? "" : "; ") + std::string("secret: ") + secret.error().message;
+  } else {
+    secret_ = std::move(*secret);
+  }
   schedule_replay(0);
+  if (!failed.empty()) return make_error(Errc::invalid_argument, failed);
+  return {};
 }
 
 void Manager::drain() {

@@ -44,7 +44,7 @@ class Manager {
   // an earlier run left in the spool.
   Status start(int listen_fd);
   // SIGHUP: re-reads the config (policy, limits, timeouts) and the secret.
-  void reload();
+  Status reload();
   // When the loop exits (from its exit handler, while the bus is still
   // open): stop accepting, finish the requests in flight (each bounded by the
   // queue timeout). Idempotent.

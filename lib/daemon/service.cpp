@@ -8,7 +8,7 @@
 
 namespace bb::daemon {
 
-Result<Service> Service::create(std::function<void()> reload) {
+Result<Service> Service::create(Reload reload) {
   Service s;
   sd_event* raw = nullptr;
   int r = sd_event_default(&raw);
@@ -26,7 +26,7 @@ Result<Service> Service::create(std::function<void()> reload) {
     return errno_error("watch SIGTERM", -r);
   if ((r = sd_event_add_signal(raw, nullptr, SIGINT, nullptr, nullptr)) < 0)
     return errno_error("watch SIGINT", -r);
-  s.reload_ = std::make_unique<std::function<void()>>(std::move(reload));
+  s.reload_ = std::make_unique<Reload>(std::move(reload));
   if ((r = sd_event_add_signal(raw, nullptr, SIGHUP, on_sighup, s.reload_.get())) < 0)
     return errno_error("watch SIGHUP", -r);
   // Pets the watchdog at half of WatchdogSec= when systemd asked for one.
@@ -35,12 +35,16 @@ Result<Service> Service::create(std::function<void()> reload) {
 }
 
 int Service::on_sighup(sd_event_source*, const struct signalfd_siginfo*, void* userdata) {
-  auto* reload = static_cast<std::function<void()>*>(userdata);
+  auto* reload = static_cast<Reload*>(userdata);
+  if (!*reload) return 0;
   sd_notify(0, "RELOADING=1");
   try {
-    if (*reload) (*reload)();
+    if (auto st = (*reload)(); !st)
+      log_error("reload: keeping the old configuration: " + st.error().message);
+    else
+      log_notice("configuration reloaded");
   } catch (const std::exception& e) {
-    log_error(std::string("reload failed: ") + e.what());
+    log_error(std::string("reload: keeping the old configuration: ") + e.what());
   }
   sd_notify(0, "READY=1");
   return 0;

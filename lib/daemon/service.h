@@ -15,8 +15,10 @@ namespace bb::daemon {
 class Service {
  public:
   // Creates the event loop and signal handling. `reload` runs on SIGHUP
-  // (may be empty).
-  static Result<Service> create(std::function<void()> reload);
+  // (may be empty); it returns an error when it kept the old configuration,
+  // and the service logs either outcome, so every daemon says the same.
+  using Reload = std::function<Status()>;
+  static Result<Service> create(Reload reload);
 
   sd_event* event() const { return event_.get(); }
   sd_bus* bus() const { return bus_.get(); }
@@ -46,7 +48,7 @@ class Service {
 
   bus::EventPtr event_;
   bus::BusPtr bus_;
-  std::unique_ptr<std::function<void()>> reload_;
+  std::unique_ptr<Reload> reload_;
 };
 
 }  // namespace bb::daemon

@@ -32,9 +32,9 @@ Result<PullRequest> pull_request_from_json(const nlohmann::json& j) {
   if (!j.is_object()) return make_error(Errc::invalid_argument, "pull request is not an object");
   static const char* const known[] = {"repository", "number",   "head_sha", "head_ref", "base_ref",
                                       "base_sha",   "state",    "clone_url", "updated"};
-  for (const auto& [key, value] : j.items()) {
-    (void)value;
-    if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return key == k; }) ==
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    if (std::find_if(std::begin(known), std::end(known), [&key](const char* k) { return key == k; }) ==
         std::end(known))
       return make_error(Errc::invalid_argument, "unknown pull request field '" + key + "'");
   }
