@@ -23,16 +23,7 @@ namespace {
 
 using model::Job;
 
-template <class F>
-int guarded(sd_bus_error* error, F&& body) {
-  try {
-    return body();
-  } catch (const std::exception& e) {
-    return sd_bus_error_setf(error, bus::kErrorInternal, "internal error: %s", e.what());
-  } catch (...) {
-    return sd_bus_error_set(error, bus::kErrorInternal, "internal error");
-  }
-}
+using bus::guarded;
 
 Manager* manager_of(void* userdata) { return static_cast<Manager*>(userdata); }
 

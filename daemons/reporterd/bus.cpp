@@ -12,7 +12,7 @@ namespace {
 
 int method_report(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   auto* mgr = static_cast<Manager*>(userdata);
-  try {
+  return bus::guarded(error, [&] {
     int64_t id = 0;
     int r = sd_bus_message_read(m, "x", &id);
     if (r < 0) return r;
@@ -20,23 +20,19 @@ int method_report(sd_bus_message* m, void* userdata, sd_bus_error* error) {
     auto rep = mgr->stored_report(id);
     if (!rep) return bus::set_error(error, rep.error());
     return sd_bus_reply_method_return(m, "ss", rep->first.c_str(), rep->second.c_str());
-  } catch (const std::exception& e) {
-    return sd_bus_error_set(error, bus::kErrorInternal, e.what());
-  }
+  });
 }
 
 int method_ingest(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   auto* mgr = static_cast<Manager*>(userdata);
-  try {
+  return bus::guarded(error, [&] {
     int64_t id = 0;
     int r = sd_bus_message_read(m, "x", &id);
     if (r < 0) return r;
     if (id <= 0) return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "job id must be positive");
     if (auto st = mgr->reingest(id); !st) return bus::set_error(error, st.error());
     return sd_bus_reply_method_return(m, "");
-  } catch (const std::exception& e) {
-    return sd_bus_error_set(error, bus::kErrorInternal, e.what());
-  }
+  });
 }
 
 int property_jobs_reported(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply,

@@ -15,16 +15,7 @@ namespace {
 
 Manager* manager_of(void* userdata) { return static_cast<Manager*>(userdata); }
 
-template <class F>
-int guarded(sd_bus_error* error, F&& body) {
-  try {
-    return body();
-  } catch (const std::exception& e) {
-    return sd_bus_error_setf(error, bus::kErrorInternal, "internal error: %s", e.what());
-  } catch (...) {
-    return sd_bus_error_set(error, bus::kErrorInternal, "internal error");
-  }
-}
+using bus::guarded;
 
 int get_state(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
               sd_bus_error* error) {

@@ -61,7 +61,7 @@ using Action = Result<tuning::Report> (Manager::*)();
 
 // The four methods share one shape: (a(sssbs) items, s fingerprint).
 int reply_report(sd_bus_message* m, void* userdata, sd_bus_error* error, Action action, bool privileged) {
-  try {
+  return bus::guarded(error, [&] {
     auto* manager = static_cast<Manager*>(userdata);
     if (privileged) {
       int r = check_caller(m, error);
@@ -75,9 +75,7 @@ int reply_report(sd_bus_message* m, void* userdata, sd_bus_error* error, Action 
     if (r < 0) return r;
     if ((r = append_report(raw, *report)) < 0) return r;
     return sd_bus_send(nullptr, raw, nullptr);
-  } catch (const std::exception& e) {
-    return sd_bus_error_set(error, bus::kErrorInternal, e.what());
-  }
+  });
 }
 
 int method_check(sd_bus_message* m, void* u, sd_bus_error* e) { return reply_report(m, u, e, &Manager::check, false); }
@@ -87,7 +85,7 @@ int method_restore(sd_bus_message* m, void* u, sd_bus_error* e) { return reply_r
 
 int property_string(sd_bus* , const char*, const char*, const char* property, sd_bus_message* reply,
                     void* userdata, sd_bus_error* error) {
-  try {
+  return bus::guarded(error, [&] {
     auto* manager = static_cast<Manager*>(userdata);
     std::string p = property, value;
     if (p == "State") value = manager->state();
@@ -95,9 +93,7 @@ int property_string(sd_bus* , const char*, const char*, const char* property, sd
     else if (p == "BenchmarkCPUs") value = manager->benchmark_cpus();
     else if (p == "Version") value = BENCHBOX_VERSION;
     return sd_bus_message_append(reply, "s", value.c_str());
-  } catch (const std::exception& e) {
-    return sd_bus_error_set(error, bus::kErrorInternal, e.what());
-  }
+  });
 }
 
 int property_last_verify(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
