@@ -34,19 +34,7 @@ class RootFs final : public SysFs {
     std::string real = at(path);
     UniqueFd fd(::open(real.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid()) return errno_error("read " + path, errno);
-    std::string out;
-    char buf[8192];
-    for (;;) {
-      ssize_t n = ::read(fd.get(), buf, sizeof buf);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return errno_error("read " + path, errno);
-      }
-      if (n == 0) break;
-      out.append(buf, static_cast<size_t>(n));
-      if (out.size() > kMaxRead) return make_error(Errc::invalid_argument, "read " + path + ": too large");
-    }
-    return out;
+    return read_to_end(fd.get(), kMaxRead, path);
   }
 
   Status write(const std::string& path, const std::string& value) override {

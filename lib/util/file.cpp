@@ -21,19 +21,23 @@ Result<std::string> read_file(const std::string& path, size_t max_bytes) {
     return make_error(Errc::invalid_argument, path + ": file is " + std::to_string(st.st_size) +
                                                   " bytes, more than the limit of " +
                                                   std::to_string(max_bytes));
+  return read_to_end(fd.get(), max_bytes, path);
+}
+
+Result<std::string> read_to_end(int fd, size_t max_bytes, const std::string& what) {
   std::string out;
-  out.reserve(static_cast<size_t>(st.st_size));
   char buf[65536];
   for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return errno_error("read " + path, errno);
+      return errno_error("read " + what, errno);
     }
     if (n == 0) break;
     out.append(buf, static_cast<size_t>(n));
     if (out.size() > max_bytes)
-      return make_error(Errc::invalid_argument, path + ": grew past the limit while reading");
+      return make_error(Errc::invalid_argument, what + ": more than the limit of " + std::to_string(max_bytes) +
+                                                    " bytes");
   }
   return out;
 }
