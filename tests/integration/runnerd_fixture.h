@@ -37,6 +37,10 @@ class RunnerdFixture {
   // Makes refs/pull/<n>/head in origin point at `sha` (as GitHub does).
   void make_pr_ref(int n, const std::string& sha);
 
+  // A push job of `sha` on acme/widget's `ref`, cloned from origin().
+  nlohmann::json push_spec(const std::string& sha, const std::string& ref = "refs/heads/main") {
+    return {{"kind", "push"}, {"repository", "acme/widget"}, {"clone_url", origin()}, {"ref", ref}, {"head_sha", sha}};
+  }
   int64_t enqueue(const nlohmann::json& spec);
   // Waits for the job to reach a terminal state; returns the job.
   nlohmann::json wait_finished(int64_t id, int seconds = 60);

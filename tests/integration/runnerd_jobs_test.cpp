@@ -16,14 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-json push_spec(RunnerdFixture& f, const std::string& sha) {
-  return {{"kind", "push"},
-          {"repository", "acme/widget"},
-          {"clone_url", f.origin()},
-          {"ref", "refs/heads/main"},
-          {"head_sha", sha}};
-}
-
 const json* find_bench(const json& rs, const std::string& name, const std::string& metric) {
   for (const auto& b : rs.at("benchmarks"))
     if (b.at("name") == name && b.at("metric") == metric) return &b;
@@ -56,7 +48,7 @@ TEST_CASE("a push job runs to done with a result file holding samples") {
   const std::string cpus = f.runner_property("BenchmarkCPUs", "s");
   CHECK_FALSE(cpus.empty());
 
-  int64_t id = f.enqueue(push_spec(f, sha));
+  int64_t id = f.enqueue(f.push_spec(sha));
   json job = f.wait_finished(id);
   INFO(f.runner_log());
   REQUIRE(job["state"] == "done");
@@ -173,7 +165,7 @@ TEST_CASE("a broken .benchbox.yml fails the job naming the line, and nothing run
                              "    repetitons: 3\n",
                              "typo");
   f.start_runner();
-  int64_t id = f.enqueue(push_spec(f, sha));
+  int64_t id = f.enqueue(f.push_spec(sha));
   json job = f.wait_finished(id);
   REQUIRE(job["state"] == "failed");
   std::string error = job["error"];
@@ -190,20 +182,20 @@ TEST_CASE("a fetch that fails and a failing build fail the job with the reason")
                              "    run: \"true\"\n",
                              "bad build");
   f.start_runner();
-  json spec = push_spec(f, sha);
+  json spec = f.push_spec(sha);
   spec["clone_url"] = f.dir() / "missing.git";
   json job = f.wait_finished(f.enqueue(spec));
   REQUIRE(job["state"] == "failed");
   INFO(job.dump());
   CHECK(job["error"].get<std::string>().rfind("fetch " + (f.dir() / "missing.git") + ": ", 0) == 0);
 
-  job = f.wait_finished(f.enqueue(push_spec(f, sha)));
+  job = f.wait_finished(f.enqueue(f.push_spec(sha)));
   REQUIRE(job["state"] == "failed");
   CHECK(job["error"] == "build of suite 's' failed at " + sha.substr(0, 12) + ": exit status 2:\ncompiling\nerror: no");
 
   // A commit without the file.
   std::string first = f.git("-C " + (f.dir() / "work") + " rev-list --max-parents=0 HEAD");
-  job = f.wait_finished(f.enqueue(push_spec(f, first)));
+  job = f.wait_finished(f.enqueue(f.push_spec(first)));
   REQUIRE(job["state"] == "failed");
   CHECK(job["error"] == "no .benchbox.yml in commit " + first);
 }
@@ -224,7 +216,7 @@ TEST_CASE("a hanging or crashing benchmark is marked failed; the rest of the job
                              "    repetitions: 2\n",
                              "mixed");
   f.start_runner();
-  json job = f.wait_finished(f.enqueue(push_spec(f, sha)));
+  json job = f.wait_finished(f.enqueue(f.push_spec(sha)));
   INFO(f.runner_log());
   REQUIRE(job["state"] == "done");
   json head = f.result_of(job)["head"];
@@ -254,7 +246,7 @@ TEST_CASE("a job whose every benchmark hangs fails, naming the timeout") {
                              "    repetitions: 2\n",
                              "all hang");
   f.start_runner();
-  json job = f.wait_finished(f.enqueue(push_spec(f, sha)));
+  json job = f.wait_finished(f.enqueue(f.push_spec(sha)));
   INFO(f.runner_log());
   REQUIRE(job["state"] == "failed");
   std::string error = job["error"];
@@ -270,7 +262,7 @@ TEST_CASE("CancelCurrent stops the job's processes and cancels it in the queue")
                                  "; sleep 1000\"\n    timeout: 2000\n",
                              "long");
   f.start_runner();
-  int64_t id = f.enqueue(push_spec(f, sha));
+  int64_t id = f.enqueue(f.push_spec(sha));
   REQUIRE(wait_until([&] { return path_exists(started); }));
   CHECK(f.runner_property("State", "s") == "running");
   CHECK(f.runner_property("CurrentJob", "x") == std::to_string(id));
@@ -313,7 +305,7 @@ TEST_CASE("harness formats: hyperfine JSON from $BENCHBOX_OUTPUT, bad output, an
                              "    format: hyperfine\n",
                              "formats");
   f.start_runner();
-  json job = f.wait_finished(f.enqueue(push_spec(f, sha)));
+  json job = f.wait_finished(f.enqueue(f.push_spec(sha)));
   INFO(f.runner_log());
   REQUIRE(job["state"] == "done");
   json head = f.result_of(job)["head"];
@@ -332,7 +324,7 @@ TEST_CASE("harness formats: hyperfine JSON from $BENCHBOX_OUTPUT, bad output, an
   std::string unknown = f.commit(".benchbox.yml",
                                  "version: 1\nsuites:\n  - name: x\n    run: \"true\"\n    format: hyperfin\n",
                                  "typo in format");
-  job = f.wait_finished(f.enqueue(push_spec(f, unknown)));
+  job = f.wait_finished(f.enqueue(f.push_spec(unknown)));
   REQUIRE(job["state"] == "failed");
   CHECK(job["error"].get<std::string>().rfind(".benchbox.yml:5:13: suite 'x': unknown format 'hyperfin' (known: command, ", 0) == 0);
 }
@@ -466,11 +458,7 @@ TEST_CASE("sequential sampling of identical commits ends at the engine's answer;
 
   // A push job of the same commit runs exactly `repetitions` rounds and
   // records nothing sequential.
-  json push = {{"kind", "push"},
-               {"repository", "acme/widget"},
-               {"clone_url", f.origin()},
-               {"ref", "refs/heads/feature"},
-               {"head_sha", spec["head_sha"]}};
+  json push = f.push_spec(spec["head_sha"], "refs/heads/feature");
   job = f.wait_finished(f.enqueue(push), 120);
   REQUIRE(job["state"] == "done");
   r = f.result_of(job);

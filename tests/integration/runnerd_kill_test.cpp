@@ -24,11 +24,7 @@ TEST_CASE("kill -9 of runnerd mid-job: the lease expires, the job is requeued an
                              "    warmup: 0\n",
                              "slowish");
   f.start_runner();
-  int64_t id = f.enqueue({{"kind", "push"},
-                          {"repository", "acme/widget"},
-                          {"clone_url", f.origin()},
-                          {"ref", "refs/heads/main"},
-                          {"head_sha", sha}});
+  int64_t id = f.enqueue(f.push_spec(sha));
   // Mid-job: a few rounds have run, and heartbeats kept the lease alive
   // past its first 3 s only if the job took that long; either way it runs.
   REQUIRE(wait_until([&] { return path_exists(rounds) && read_file(rounds)->size() >= 4; }));
@@ -65,11 +61,7 @@ TEST_CASE("heartbeats keep a job longer than its lease") {
                              "    warmup: 0\n",
                              "long");
   f.start_runner();
-  json job = f.wait_finished(f.enqueue({{"kind", "push"},
-                                        {"repository", "acme/widget"},
-                                        {"clone_url", f.origin()},
-                                        {"ref", "refs/heads/main"},
-                                        {"head_sha", sha}}));
+  json job = f.wait_finished(f.enqueue(f.push_spec(sha)));
   INFO(f.runner_log());
   CHECK(job["state"] == "done");
   CHECK(job["attempts"] == 0);
@@ -83,11 +75,7 @@ TEST_CASE("SIGTERM mid-job: runnerd stops the job's processes, exits 0 promptly 
                                  "; exec sleep 1000\"\n    timeout: 2000\n",
                              "long");
   f.start_runner();
-  int64_t id = f.enqueue({{"kind", "push"},
-                          {"repository", "acme/widget"},
-                          {"clone_url", f.origin()},
-                          {"ref", "refs/heads/main"},
-                          {"head_sha", sha}});
+  int64_t id = f.enqueue(f.push_spec(sha));
   REQUIRE(wait_until([&] { return path_exists(pid_file) && !read_file(pid_file)->empty(); }));
   pid_t bench = static_cast<pid_t>(std::stol(*read_file(pid_file)));
   auto t0 = std::chrono::steady_clock::now();

@@ -35,11 +35,7 @@ TEST_CASE("the tuner's fingerprint is recorded, and a drifted host fails the job
 
   std::string sha = f.commit(".benchbox.yml", "version: 1\nsuites:\n  - {name: s, run: \"true\", repetitions: 1}\n",
                              "config");
-  json spec = {{"kind", "push"},
-               {"repository", "acme/widget"},
-               {"clone_url", f.origin()},
-               {"ref", "refs/heads/main"},
-               {"head_sha", sha}};
+  json spec = f.push_spec(sha);
   f.start_runner();
   json job = f.wait_finished(f.enqueue(spec));
   INFO(f.runner_log());
