@@ -61,8 +61,10 @@ int QueueClient::on_reply(sd_bus_message* m, void* userdata, sd_bus_error*) {
     } else {
       fn(m, nullptr);
     }
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a C callback: nothing may escape
     daemon::log_error(std::string("queue reply handler failed: ") + e.what());
+  } catch (...) {
+    daemon::log_error("queue reply handler failed");
   }
   return 0;
 }
@@ -135,8 +137,10 @@ int QueueClient::on_name_owner_changed(sd_bus_message* m, void* userdata, sd_bus
   if (!new_owner || !*new_owner) return 0;
   try {
     if (self->appeared_) self->appeared_();
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a C callback: nothing may escape
     daemon::log_error(std::string("queue watch handler failed: ") + e.what());
+  } catch (...) {
+    daemon::log_error("queue watch handler failed");
   }
   return 0;
 }
