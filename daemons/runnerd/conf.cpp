@@ -65,7 +65,6 @@ Status derive(Conf& conf) {
 
 Result<Conf> load_conf(const config::ConfigSource& source) {
   Conf conf;
-  conf.source = source;
   auto appliance = config::load_appliance_config(source);
   if (!appliance) return appliance.error();
   conf.appliance = std::move(*appliance);

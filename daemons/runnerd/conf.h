@@ -11,7 +11,6 @@
 namespace bb::runnerd {
 
 struct Conf {
-  config::ConfigSource source;  // --config, or the default path
   config::ApplianceConfig appliance;
 
   // Derived, validated at startup.

@@ -11,6 +11,7 @@
 #include "formats/json_support.h"
 #include "formats/parsers.h"
 #include "formats/units.h"
+#include "util/json_read.h"
 
 namespace bb::formats::detail {
 
@@ -157,9 +158,9 @@ class Reader {
 
   // json::value() throws when the member is there but not a string (found
   // by fuzz-google-benchmark); a message of the wrong type falls back.
-  static std::string string_or(const json& r, const char* key, const std::string& fallback) {
-    auto it = r.find(key);
-    return it != r.end() && it->is_string() ? it->get<std::string>() : fallback;
+  static std::string string_or(const json& r, const char* key, std::string fallback) {
+    read_member(r, key, fallback);  // absent, null or not a string: leaves the fallback
+    return fallback;
   }
 
   Status status_of(const json& r, const Loc& at, Group& g) {
