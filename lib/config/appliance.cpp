@@ -49,19 +49,30 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
   }
 
   if (YAML::Node w = root["webhook"]; w && !w.IsNull()) {
-    BB_TRY(check_keys(src, w, "webhook", {"max_body_bytes", "request_timeout_seconds",
-                                          "queue_timeout_ms", "spool_dir"}));
-    uint64_t t = c.webhook.request_timeout_seconds, q = c.webhook.queue_timeout_ms;
-    BB_TRY(read_uint(src, w, "webhook", "max_body_bytes", c.webhook.max_body_bytes));
-    BB_TRY(read_uint(src, w, "webhook", "request_timeout_seconds", t));
-    BB_TRY(read_uint(src, w, "webhook", "queue_timeout_ms", q));
-    BB_TRY(read_string(src, w, "webhook", "spool_dir", c.webhook.spool_dir));
-    c.webhook.request_timeout_seconds = static_cast<unsigned>(t);
-    c.webhook.queue_timeout_ms = static_cast<unsigned>(q);
+    WebhookConfig& h = c.webhook;
+    BB_TRY(check_keys(src, w, "webhook", {"max_body_bytes", "request_timeout_seconds", "header_timeout_seconds",
+                                          "idle_timeout_seconds", "max_connections", "max_header_bytes",
+                                          "max_body_bytes_in_flight", "queue_timeout_ms", "spool_dir"}));
+    constexpr uint64_t kDay = 24 * 3600;
+    BB_TRY(read_uint_in(src, w, "webhook", "max_body_bytes", h.max_body_bytes, 1, 1ull << 32));
+    BB_TRY(read_uint_in(src, w, "webhook", "request_timeout_seconds", h.request_timeout_seconds, 1, kDay));
+    BB_TRY(read_uint_in(src, w, "webhook", "header_timeout_seconds", h.header_timeout_seconds, 1, kDay));
+    BB_TRY(read_uint_in(src, w, "webhook", "idle_timeout_seconds", h.idle_timeout_seconds, 1, kDay));
+    BB_TRY(read_uint_in(src, w, "webhook", "max_connections", h.max_connections, 1, 65536));
+    BB_TRY(read_uint_in(src, w, "webhook", "max_header_bytes", h.max_header_bytes, 1024, 1u << 24));
+    BB_TRY(read_uint_in(src, w, "webhook", "max_body_bytes_in_flight", h.max_body_bytes_in_flight, 1, 1ull << 40));
+    BB_TRY(read_uint_in(src, w, "webhook", "queue_timeout_ms", h.queue_timeout_ms, 1, 600'000));
+    BB_TRY(read_string(src, w, "webhook", "spool_dir", h.spool_dir));
+    if (h.max_body_bytes_in_flight < h.max_body_bytes)
+      return yaml_error(src, w, "webhook.max_body_bytes_in_flight",
+                        "must be at least webhook.max_body_bytes (" + std::to_string(h.max_body_bytes) +
+                            "), or no delivery of the largest size could ever get in");
   }
 
   if (YAML::Node q = root["queue"]; q && !q.IsNull()) {
-    BB_TRY(check_keys(src, q, "queue", {"database", "lease_seconds", "max_attempts"}));
+    BB_TRY(check_keys(src, q, "queue", {"database", "lease_seconds", "max_attempts", "replay_window_seconds"}));
+    BB_TRY(read_uint_in(src, q, "queue", "replay_window_seconds", c.queue.replay_window_seconds, 0,
+                        10ull * 365 * 24 * 3600));
     uint64_t lease = c.queue.lease_seconds, attempts = c.queue.max_attempts;
     BB_TRY(read_string(src, q, "queue", "database", c.queue.database));
     BB_TRY(read_uint(src, q, "queue", "lease_seconds", lease));

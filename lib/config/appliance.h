@@ -23,9 +23,15 @@ struct RepositoryPolicy {
   std::string suite;                   // "" = all suites
 };
 
+// The webhook door (docs/configuration.md, "The webhook door").
 struct WebhookConfig {
   uint64_t max_body_bytes = 25ull * 1024 * 1024;  // GitHub caps payloads at 25 MiB
-  unsigned request_timeout_seconds = 10;           // slow clients get 408
+  unsigned request_timeout_seconds = 10;           // a whole request (headers and body); then 408
+  unsigned header_timeout_seconds = 10;            // the headers alone, however they trickle; then 408
+  unsigned idle_timeout_seconds = 10;              // no byte for this long: 408, or closed when idle
+  unsigned max_connections = 128;                  // then the oldest unfinished request gives way
+  uint32_t max_header_bytes = 32 * 1024;           // then 431
+  uint64_t max_body_bytes_in_flight = 256ull * 1024 * 1024;  // all bodies being received; then 503
   unsigned queue_timeout_ms = 5000;                // Enqueue call timeout before 503/spool
   std::string spool_dir;                           // "" = <state_dir>/spool
 };
@@ -34,6 +40,9 @@ struct QueueConfig {
   std::string database;           // "" = <state_dir>/queue.db
   unsigned lease_seconds = 120;   // a runner that stops heartbeating loses the job
   unsigned max_attempts = 3;      // requeues before a job fails for good
+  // A signed body accepted this recently is answered with its first job,
+  // whatever delivery id it carries now (replay protection).
+  uint64_t replay_window_seconds = 7 * 24 * 3600;
 };
 
 struct RunnerConfig {

@@ -58,3 +58,35 @@ TEST_CASE("a missing config is defaults at the default path, an error when named
   REQUIRE_FALSE(named.ok());
   CHECK(named.error().code == Errc::not_found);
 }
+
+TEST_CASE("the webhook door's limits parse, with ranges that name the key") {
+  auto c = parse_appliance_config(R"(
+webhook:
+  max_connections: 512
+  header_timeout_seconds: 5
+  idle_timeout_seconds: 3
+  max_header_bytes: 16384
+  max_body_bytes_in_flight: 104857600
+queue:
+  replay_window_seconds: 86400
+)", "t.yml");
+  REQUIRE(c.ok());
+  CHECK(c->webhook.max_connections == 512);
+  CHECK(c->webhook.header_timeout_seconds == 5);
+  CHECK(c->webhook.idle_timeout_seconds == 3);
+  CHECK(c->webhook.max_header_bytes == 16384);
+  CHECK(c->webhook.max_body_bytes_in_flight == 104857600u);
+  CHECK(c->queue.replay_window_seconds == 86400u);
+
+  auto defaults = parse_appliance_config("", "t.yml");
+  CHECK(defaults->webhook.max_connections == 128);
+  CHECK(defaults->queue.replay_window_seconds == 7u * 24 * 3600);
+
+  auto zero = parse_appliance_config("webhook:\n  max_connections: 0\n", "t.yml");
+  REQUIRE_FALSE(zero.ok());
+  CHECK(zero.error().message == "t.yml:2:20: webhook.max_connections: expected 1 to 65536, got 0");
+  auto cap = parse_appliance_config("webhook:\n  max_body_bytes: 2000\n  max_body_bytes_in_flight: 1000\n", "t.yml");
+  REQUIRE_FALSE(cap.ok());
+  CHECK(cap.error().message.find("webhook.max_body_bytes_in_flight: must be at least webhook.max_body_bytes") !=
+        std::string::npos);
+}
