@@ -175,7 +175,7 @@ int method_record_pull_request(sd_bus_message* m, void* userdata, sd_bus_error* 
     if (!pr) return reply_error(error, pr.error());
     auto saved = manager_of(userdata)->record_pull_request(*pr);
     if (!saved) return reply_error(error, saved.error());
-    return sd_bus_reply_method_return(m, "");
+    return sd_bus_reply_method_return(m, "b", saved->changed);
   });
 }
 
@@ -236,8 +236,8 @@ const sd_bus_vtable queue_vtable[] = {
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("List", "su", SD_BUS_PARAM(state) SD_BUS_PARAM(limit), "aa{sv}", SD_BUS_PARAM(jobs),
                              method_list, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_NAMES("RecordPullRequest", "a{sv}", SD_BUS_PARAM(pr), "", , method_record_pull_request,
-                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("RecordPullRequest", "a{sv}", SD_BUS_PARAM(pr), "b", SD_BUS_PARAM(recorded),
+                             method_record_pull_request, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("GetPullRequest", "sx", SD_BUS_PARAM(repository) SD_BUS_PARAM(number), "a{sv}",
                              SD_BUS_PARAM(pr), method_get_pull_request, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL_WITH_NAMES("JobQueued", "xs", SD_BUS_PARAM(id) SD_BUS_PARAM(repository), 0),

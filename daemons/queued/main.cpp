@@ -17,14 +17,6 @@ static int fail(const std::string& what) {
   return 1;
 }
 
-// The queue section as the store's options.
-static store::QueueOptions queue_options(const config::ApplianceConfig& cfg) {
-  store::QueueOptions o;
-  o.default_lease_seconds = cfg.queue.lease_seconds;
-  o.max_attempts = cfg.queue.max_attempts;
-  return o;
-}
-
 int main(int argc, char** argv) {
   daemon::log_init("benchbox-queued");
   int exit_code = 0;
@@ -40,7 +32,7 @@ int main(int argc, char** argv) {
 
   // The store keeps a pointer to the clock: it lives as long as main.
   static SystemClock clock;
-  auto store = store::QueueStore::open(database, clock, queue_options(cfg));
+  auto store = store::QueueStore::open(database, clock, queued::queue_options(cfg));
   if (!store) return fail("cannot open the queue: " + store.error().message);
 
   std::unique_ptr<queued::Manager> manager;

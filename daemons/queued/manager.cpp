@@ -39,14 +39,19 @@ Status Manager::start() {
   return {};
 }
 
+store::QueueOptions queue_options(const config::ApplianceConfig& cfg) {
+  store::QueueOptions o;
+  o.default_lease_seconds = cfg.queue.lease_seconds;
+  o.max_attempts = cfg.queue.max_attempts;
+  o.replay_window_seconds = cfg.queue.replay_window_seconds;
+  return o;
+}
+
 void Manager::set_config(config::ApplianceConfig cfg) {
   if (cfg.queue_database() != cfg_.queue_database())
     daemon::log_warning("queue.database changed; the new path is used after a restart",
                         {{"DATABASE", cfg.queue_database()}});
-  store::QueueOptions options;
-  options.default_lease_seconds = cfg.queue.lease_seconds;
-  options.max_attempts = cfg.queue.max_attempts;
-  store_.set_options(options);
+  store_.set_options(queue_options(cfg));
   cfg_ = std::move(cfg);
 }
 
@@ -145,11 +150,16 @@ Result<Job> Manager::cancel(int64_t id, const std::string& reason) {
   return job;
 }
 
-Result<model::PullRequest> Manager::record_pull_request(const model::PullRequest& pr) {
+Result<store::RecordResult> Manager::record_pull_request(const model::PullRequest& pr) {
   auto saved = store_.record_pull_request(pr);
   if (!saved) return log_failure("record pull request", 0, saved.error());
-  daemon::log_info("pull request #" + std::to_string(pr.number) + " recorded (" + pr.state + ")",
-                   {{"REPOSITORY", pr.repository}, {"COMMIT", pr.head_sha}});
+  if (saved->changed)
+    daemon::log_info("pull request #" + std::to_string(pr.number) + " recorded (" + pr.state + ")",
+                     {{"REPOSITORY", pr.repository}, {"COMMIT", pr.head_sha}});
+  else
+    daemon::log_notice("pull request #" + std::to_string(pr.number) +
+                           " not recorded: its body was accepted before (a replay)",
+                       {{"REPOSITORY", pr.repository}, {"COMMIT", pr.head_sha}});
   return saved;
 }
 

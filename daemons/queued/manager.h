@@ -16,6 +16,9 @@
 
 namespace bb::queued {
 
+// The config's queue section as the store's options.
+store::QueueOptions queue_options(const config::ApplianceConfig& cfg);
+
 class Manager {
  public:
   Manager(config::ApplianceConfig cfg, store::QueueStore store, sd_bus* bus, sd_event* event);
@@ -35,7 +38,7 @@ class Manager {
     return store_.list(state, limit);
   }
   Result<std::vector<int64_t>> job_ids() { return store_.ids(); }
-  Result<model::PullRequest> record_pull_request(const model::PullRequest& pr);
+  Result<store::RecordResult> record_pull_request(const model::PullRequest& pr);
   Result<model::PullRequest> get_pull_request(const std::string& repository, int64_t number) {
     return store_.get_pull_request(repository, number);
   }

@@ -1,6 +1,7 @@
 #include "model/job.h"
 
 #include "util/json_read.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -51,7 +52,8 @@ nlohmann::json to_json(const JobSpec& s) {
           {"ref", s.ref},                 {"head_sha", s.head_sha},
           {"base_ref", s.base_ref},       {"base_sha", s.base_sha},
           {"pr_number", s.pr_number},     {"suite", s.suite},
-          {"priority", s.priority},       {"requested_by", s.requested_by}};
+          {"priority", s.priority},       {"requested_by", s.requested_by},
+          {"replay_key", s.replay_key}};
 }
 
 nlohmann::json to_json(const Job& job) {
@@ -88,7 +90,8 @@ Result<JobSpec> job_spec_from_json(const nlohmann::json& j) {
                   take(j, "ref", s.ref), take(j, "head_sha", s.head_sha),
                   take(j, "base_ref", s.base_ref), take(j, "base_sha", s.base_sha),
                   take(j, "pr_number", s.pr_number), take(j, "suite", s.suite),
-                  take(j, "priority", s.priority), take(j, "requested_by", s.requested_by)})
+                  take(j, "priority", s.priority), take(j, "requested_by", s.requested_by),
+                  take(j, "replay_key", s.replay_key)})
     if (!st) return st.error();
   auto k = job_kind_from_string(kind);
   if (!k) return make_error(Errc::invalid_argument, "unknown job kind '" + kind + "'");
@@ -114,22 +117,20 @@ Result<Job> job_from_json(const nlohmann::json& j) {
   return job;
 }
 
-static bool is_sha(const std::string& s) {
-  return (s.size() == 40 || s.size() == 64) &&
-         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isxdigit(c); });
-}
+bool is_commit_id(const std::string& s) { return is_hex(s, 40) || is_hex(s, 64); }
 
 Status validate(const JobSpec& s) {
   auto bad = [](std::string m) { return Status(make_error(Errc::invalid_argument, std::move(m))); };
   if (s.repository.empty()) return bad("job needs a repository");
   if (s.clone_url.empty()) return bad("job needs a clone_url");
   if (s.head_sha.empty() && s.ref.empty()) return bad("job needs a head_sha or a ref");
-  if (!s.head_sha.empty() && !is_sha(s.head_sha))
+  if (!s.head_sha.empty() && !is_commit_id(s.head_sha))
     return bad("head_sha '" + s.head_sha + "' is not a full hex commit id");
-  if (!s.base_sha.empty() && !is_sha(s.base_sha))
+  if (!s.base_sha.empty() && !is_commit_id(s.base_sha))
     return bad("base_sha '" + s.base_sha + "' is not a full hex commit id");
   if (s.kind == JobKind::pull_request && s.pr_number <= 0)
     return bad("a pull_request job needs a pr_number");
+  if (!s.replay_key.empty() && !is_hex(s.replay_key, 64)) return bad("replay_key is not 64 hex digits");
   return {};
 }
 

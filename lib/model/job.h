@@ -36,7 +36,15 @@ struct JobSpec {
   std::string suite;         // "" = every suite in .benchbox.yml
   int64_t priority = 0;      // higher runs first
   std::string requested_by;  // GitHub login or local user
+  // The delivery body's HMAC (64 hex digits), or "": the queue answers a
+  // body it already accepted within queue.replay_window_seconds with that
+  // first job, whatever delivery id it carries now. Input only: not stored
+  // on the job, so a Job read back has it empty.
+  std::string replay_key;
 };
+
+// A commit id: 40 (SHA-1) or 64 (SHA-256) hex digits.
+bool is_commit_id(const std::string& s);
 
 struct Job {
   int64_t id = 0;

@@ -1,6 +1,7 @@
 #include "model/pull_request.h"
 
 #include "util/json_read.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +11,8 @@ namespace bb::model {
 nlohmann::json to_json(const PullRequest& pr) {
   return {{"repository", pr.repository}, {"number", pr.number},     {"head_sha", pr.head_sha},
           {"head_ref", pr.head_ref},     {"base_ref", pr.base_ref}, {"base_sha", pr.base_sha},
-          {"state", pr.state},           {"clone_url", pr.clone_url}, {"updated", pr.updated}};
+          {"state", pr.state},           {"clone_url", pr.clone_url}, {"updated", pr.updated},
+          {"replay_key", pr.replay_key}};
 }
 
 namespace {
@@ -21,17 +23,12 @@ Status take(const nlohmann::json& j, const char* key, T& out) {
   return make_error(Errc::invalid_argument, std::string("pull request field '") + key + "' has the wrong type");
 }
 
-bool is_sha(const std::string& s) {
-  return (s.size() == 40 || s.size() == 64) &&
-         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isxdigit(c); });
-}
-
 }  // namespace
 
 Result<PullRequest> pull_request_from_json(const nlohmann::json& j) {
   if (!j.is_object()) return make_error(Errc::invalid_argument, "pull request is not an object");
   static const char* const known[] = {"repository", "number",   "head_sha", "head_ref", "base_ref",
-                                      "base_sha",   "state",    "clone_url", "updated"};
+                                      "base_sha",   "state",    "clone_url", "updated", "replay_key"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
     if (std::find_if(std::begin(known), std::end(known), [&key](const char* k) { return key == k; }) ==
@@ -43,7 +40,7 @@ Result<PullRequest> pull_request_from_json(const nlohmann::json& j) {
                   take(j, "head_sha", pr.head_sha), take(j, "head_ref", pr.head_ref),
                   take(j, "base_ref", pr.base_ref), take(j, "base_sha", pr.base_sha),
                   take(j, "state", pr.state), take(j, "clone_url", pr.clone_url),
-                  take(j, "updated", pr.updated)})
+                  take(j, "updated", pr.updated), take(j, "replay_key", pr.replay_key)})
     if (!st) return st.error();
   return pr;
 }
@@ -53,11 +50,12 @@ Status validate(const PullRequest& pr) {
   if (pr.repository.empty() || pr.repository.find('/') == std::string::npos)
     return bad("pull request needs a repository 'owner/name'");
   if (pr.number <= 0) return bad("pull request needs a positive number");
-  if (!is_sha(pr.head_sha)) return bad("pull request head_sha '" + pr.head_sha + "' is not a full hex commit id");
-  if (!pr.base_sha.empty() && !is_sha(pr.base_sha))
+  if (!is_commit_id(pr.head_sha)) return bad("pull request head_sha '" + pr.head_sha + "' is not a full hex commit id");
+  if (!pr.base_sha.empty() && !is_commit_id(pr.base_sha))
     return bad("pull request base_sha '" + pr.base_sha + "' is not a full hex commit id");
   if (pr.state != "open" && pr.state != "closed")
     return bad("pull request state '" + pr.state + "' is not 'open' or 'closed'");
+  if (!pr.replay_key.empty() && !is_hex(pr.replay_key, 64)) return bad("replay_key is not 64 hex digits");
   return {};
 }
 

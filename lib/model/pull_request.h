@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/job.h"
 #include "util/result.h"
 
 namespace bb::model {
@@ -22,6 +23,9 @@ struct PullRequest {
   std::string state = "open";  // "open" or "closed"
   std::string clone_url;       // where the head commit can be fetched
   int64_t updated = 0;         // unix seconds, set by the store
+  // As JobSpec::replay_key: a body recorded once within the replay window
+  // changes nothing when it comes again. Input only, never stored.
+  std::string replay_key;
 };
 
 nlohmann::json to_json(const PullRequest& pr);

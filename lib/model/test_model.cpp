@@ -69,7 +69,7 @@ TEST_CASE("pull request JSON refuses unknown keys, wrong types and numbers out o
   REQUIRE(ok);
   CHECK(ok->number == 3);
   CHECK(validate(*ok));
-  PullRequest full{"octo/w", 7, sha, "feature", "refs/heads/main", sha, "closed", "https://x/y.git", 1700000000};
+  PullRequest full{"octo/w", 7, sha, "feature", "refs/heads/main", sha, "closed", "https://x/y.git", 1700000000, ""};
   auto back = pull_request_from_json(to_json(full));
   REQUIRE(back);
   CHECK(back->base_ref == "refs/heads/main");

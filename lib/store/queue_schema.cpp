@@ -48,6 +48,16 @@ const std::vector<Migration>& queue_migrations() {
        "  clone_url TEXT NOT NULL DEFAULT '',"
        "  updated INTEGER NOT NULL,"
        "  PRIMARY KEY (repository, number));"},
+      {"accepted_bodies",
+       // Replay protection: GitHub signs only the body, so a captured
+       // delivery re-posted under a new delivery id still verifies. The
+       // body's HMAC names it; job_id is 0 for a body that only recorded a
+       // pull request.
+       "CREATE TABLE accepted_bodies ("
+       "  replay_key TEXT PRIMARY KEY,"
+       "  job_id INTEGER NOT NULL DEFAULT 0,"
+       "  accepted INTEGER NOT NULL);"
+       "CREATE INDEX accepted_bodies_by_age ON accepted_bodies(accepted);"},
   };
   return migrations;
 }

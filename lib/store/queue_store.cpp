@@ -81,13 +81,54 @@ Result<std::optional<Job>> QueueStore::find_duplicate(const model::JobSpec& spec
   return std::optional<Job>(schema::job_from_row(*st));
 }
 
+Result<std::optional<int64_t>> QueueStore::find_replay(const std::string& key) {
+  if (key.empty() || options_.replay_window_seconds == 0) return std::optional<int64_t>();
+  auto st = db_.prepare("SELECT job_id FROM accepted_bodies WHERE replay_key = ? AND accepted >= ?");
+  if (!st) return st.error();
+  st->bind(1, key).bind(2, clock_->now_unix() - static_cast<int64_t>(options_.replay_window_seconds));
+  auto row = st->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<int64_t>();
+  return std::optional<int64_t>(st->column_int64(0));
+}
+
+// Inside the caller's transaction. Keys older than the window are dropped
+// here, so the table holds one window's worth of deliveries.
+Status QueueStore::remember_replay(const std::string& key, int64_t job_id) {
+  if (key.empty() || options_.replay_window_seconds == 0) return {};
+  int64_t now = clock_->now_unix();
+  auto prune = db_.prepare("DELETE FROM accepted_bodies WHERE accepted < ?");
+  if (!prune) return prune.error();
+  prune->bind(1, now - static_cast<int64_t>(options_.replay_window_seconds));
+  BB_TRY(prune->run());
+  auto st = db_.prepare(
+      "INSERT INTO accepted_bodies (replay_key, job_id, accepted) VALUES (?, ?, ?)"
+      // The window runs from the first acceptance; a label's record (job 0)
+      // learns the job its enqueue then made.
+      " ON CONFLICT (replay_key) DO UPDATE SET job_id = excluded.job_id");
+  if (!st) return st.error();
+  st->bind(1, key).bind(2, job_id).bind(3, now);
+  return st->run();
+}
+
 Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
   BB_TRY(model::validate(spec));
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
+  auto replay = find_replay(spec.replay_key);
+  if (!replay) return replay.error();
+  if (*replay && **replay > 0) {
+    auto first = find(**replay);
+    if (!first) return first.error();
+    if (*first) return EnqueueResult{std::move(**first), false};
+  }
   auto dup = find_duplicate(spec);
   if (!dup) return dup.error();
-  if (*dup) return EnqueueResult{std::move(**dup), false};
+  if (*dup) {
+    BB_TRY(remember_replay(spec.replay_key, (*dup)->id));
+    BB_TRY(tx->commit());
+    return EnqueueResult{std::move(**dup), false};
+  }
 
   auto st = db_.prepare(
       "INSERT INTO jobs (delivery_id, kind, repository, clone_url, ref, head_sha, base_ref,"
@@ -100,6 +141,7 @@ Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
   st->bind(11, spec.priority).bind(12, spec.requested_by).bind(13, clock_->now_unix());
   BB_TRY(st->run());
   int64_t id = db_.last_insert_rowid();
+  BB_TRY(remember_replay(spec.replay_key, id));
   BB_TRY(tx->commit());
   auto job = get(id);
   if (!job) return job.error();
@@ -320,8 +362,18 @@ Result<QueueCounts> QueueStore::counts() {
   }
 }
 
-Result<model::PullRequest> QueueStore::record_pull_request(const model::PullRequest& pr) {
+Result<RecordResult> QueueStore::record_pull_request(const model::PullRequest& pr) {
   BB_TRY(model::validate(pr));
+  auto tx = Transaction::begin(db_);
+  if (!tx) return tx.error();
+  auto replay = find_replay(pr.replay_key);
+  if (!replay) return replay.error();
+  if (*replay) {
+    // An old event replayed must not move the record back to an older head.
+    auto current = get_pull_request(pr.repository, pr.number);
+    if (!current) return current.error();
+    return RecordResult{std::move(*current), false};
+  }
   auto st = db_.prepare(
       "INSERT INTO pull_requests (repository, number, head_sha, head_ref, base_ref, base_sha,"
       " state, clone_url, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -332,9 +384,12 @@ Result<model::PullRequest> QueueStore::record_pull_request(const model::PullRequ
   st->bind(1, pr.repository).bind(2, pr.number).bind(3, pr.head_sha).bind(4, pr.head_ref);
   st->bind(5, pr.base_ref).bind(6, pr.base_sha).bind(7, pr.state).bind(8, pr.clone_url);
   st->bind(9, clock_->now_unix());
-  // One statement in autocommit mode is its own durable transaction.
   BB_TRY(st->run());
-  return get_pull_request(pr.repository, pr.number);
+  BB_TRY(remember_replay(pr.replay_key, 0));
+  BB_TRY(tx->commit());
+  auto saved = get_pull_request(pr.repository, pr.number);
+  if (!saved) return saved.error();
+  return RecordResult{std::move(*saved), true};
 }
 
 Result<model::PullRequest> QueueStore::get_pull_request(const std::string& repository, int64_t number) {

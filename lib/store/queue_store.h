@@ -25,11 +25,17 @@ namespace bb::store {
 struct QueueOptions {
   unsigned default_lease_seconds = 120;  // Claim with lease 0 uses this
   unsigned max_attempts = 3;             // expired leases before a job fails (0 counts as 1)
+  uint64_t replay_window_seconds = 7 * 24 * 3600;  // 0: replay keys are not remembered
 };
 
 struct EnqueueResult {
   model::Job job;
-  bool created = false;  // false: an existing job matched (delivery id or same work)
+  bool created = false;  // false: an existing job matched (replay key, delivery id or same work)
+};
+
+struct RecordResult {
+  model::PullRequest pr;  // as stored now
+  bool changed = true;    // false: its replay key was seen within the window; nothing written
 };
 
 struct ClaimResult {
@@ -53,7 +59,8 @@ class QueueStore {
   const QueueOptions& options() const { return options_; }
   Database& database() { return db_; }
 
-  // Validates the spec (model::validate) and stores it, unless a job with the
+  // Validates the spec (model::validate) and stores it, unless its replay
+  // key was accepted for a job within the replay window, a job with the
   // same delivery id exists (any state), or a queued/running job does the
   // same work (repository, kind, head_sha, base_sha, suite; the ref when
   // head_sha is empty): then that job is returned with created=false.
@@ -80,8 +87,9 @@ class QueueStore {
   Result<std::vector<int64_t>> ids();
   Result<QueueCounts> counts();
 
-  // Upsert keyed on (repository, number).
-  Result<model::PullRequest> record_pull_request(const model::PullRequest& pr);
+  // Upsert keyed on (repository, number), unless the record's replay key was
+  // seen within the replay window (then nothing changes).
+  Result<RecordResult> record_pull_request(const model::PullRequest& pr);
   Result<model::PullRequest> get_pull_request(const std::string& repository, int64_t number);
 
   QueueStore(QueueStore&&) = default;
@@ -93,6 +101,10 @@ class QueueStore {
 
   Result<std::optional<model::Job>> find(int64_t id);
   Result<std::optional<model::Job>> find_duplicate(const model::JobSpec& spec);
+  // The job a replay key was accepted for within the window: nullopt when
+  // unseen (or older), 0 when it only recorded a pull request.
+  Result<std::optional<int64_t>> find_replay(const std::string& key);
+  Status remember_replay(const std::string& key, int64_t job_id);
   // Loads job `id` for a runner's transition: it must be running and held by `runner`.
   Result<model::Job> load_held(int64_t id, const std::string& runner, const char* action);
   Result<model::Job> finish(int64_t id, const std::string& runner, model::JobState to,

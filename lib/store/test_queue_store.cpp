@@ -333,7 +333,7 @@ TEST_CASE("reopening the file keeps everything, ids are never reused", "[queue][
     b = q.enqueue(spec(kSha2, "d-2"))->job.id;
     REQUIRE(q.claim("r1", 30)->job);
     REQUIRE(q.record_pull_request(PullRequest{"octo/widgets", 7, kSha3, "feature", "main", kSha1, "open",
-                                              "https://example.invalid/x.git", 0}));
+                                              "https://example.invalid/x.git", 0, ""}));
   }
   auto q = open_store(path, clock);
   auto ja = q.get(a);
@@ -348,7 +348,7 @@ TEST_CASE("reopening the file keeps everything, ids are never reused", "[queue][
   CHECK(q.heartbeat(a, "r1"));
   auto v = q.database().user_version();
   REQUIRE(v);
-  CHECK(*v == 2);
+  CHECK(*v == 3);
   // Even after the newest job is gone, its id is not handed out again.
   REQUIRE(q.database().exec("DELETE FROM jobs WHERE id = " + std::to_string(b)));
   CHECK(q.enqueue(spec(kSha3))->job.id > b);
@@ -359,10 +359,11 @@ TEST_CASE("pull request records upsert and NotFound when unknown", "[queue][pr]"
   FakeClock clock;
   auto q = open_store(dir.file("queue.db"), clock);
   PullRequest pr{"octo/widgets", 12, kSha1, "feature", "refs/heads/main", kSha2, "open",
-                 "https://example.invalid/octo/widgets.git", 0};
+                 "https://example.invalid/octo/widgets.git", 0, ""};
   auto saved = q.record_pull_request(pr);
   REQUIRE(saved);
-  CHECK(saved->updated == clock.now_unix());
+  CHECK(saved->changed);
+  CHECK(saved->pr.updated == clock.now_unix());
   clock.advance_seconds(5);
   pr.head_sha = kSha3;
   pr.state = "closed";
@@ -479,4 +480,89 @@ TEST_CASE("a full database refuses with IO and loses nothing acknowledged", "[qu
   CHECK(*ids == acknowledged);
   // With room again, writing works.
   CHECK(q.enqueue(spec(kSha2, "after"))->created);
+}
+
+TEST_CASE("a body accepted once is answered with its first job for the whole replay window", "[queue][replay]") {
+  TempDir dir;
+  FakeClock clock;
+  std::string path = dir.file("queue.db");
+  const std::string key(64, 'e');
+  int64_t first = 0;
+  {
+    auto q = open_store(path, clock);
+    JobSpec s = spec(kSha1, "delivery-1");
+    s.replay_key = key;
+    auto r = q.enqueue(s);
+    REQUIRE(r);
+    REQUIRE(r->created);
+    first = r->job.id;
+    CHECK(r->job.spec.replay_key.empty());  // input only: not part of the stored job
+    // The job ends, so neither the delivery id nor "same work" would match any more.
+    REQUIRE(q.claim("r1", 30)->job);
+    REQUIRE(q.complete(first, "r1", "/x"));
+  }
+  auto q = open_store(path, clock);  // durable across restarts
+  JobSpec replay = spec(kSha1, "delivery-2-forged");
+  replay.replay_key = key;
+  clock.advance_seconds(6 * 24 * 3600);
+  auto again = q.enqueue(replay);
+  REQUIRE(again);
+  CHECK_FALSE(again->created);
+  CHECK(again->job.id == first);
+
+  SECTION("after the window it is a new job") {
+    clock.advance_seconds(2 * 24 * 3600);
+    replay.delivery_id = "delivery-3";
+    auto late = q.enqueue(replay);
+    REQUIRE(late);
+    CHECK(late->created);
+    CHECK(late->job.id != first);
+  }
+  SECTION("a window of 0 turns it off") {
+    QueueOptions o = q.options();
+    o.replay_window_seconds = 0;
+    q.set_options(o);
+    auto off = q.enqueue(replay);
+    REQUIRE(off);
+    CHECK(off->created);
+  }
+  SECTION("a malformed key is refused") {
+    replay.replay_key = "nothex";
+    CHECK(q.enqueue(replay).error().code == Errc::invalid_argument);
+  }
+}
+
+TEST_CASE("a replayed pull_request body does not move the record back", "[queue][replay]") {
+  TempDir dir;
+  FakeClock clock;
+  auto q = open_store(dir.file("queue.db"), clock);
+  PullRequest old{"octo/widgets", 4, kSha1, "feature", "refs/heads/main", kSha2, "open", "https://x/y.git", 0,
+                  std::string(64, '1')};
+  REQUIRE(q.record_pull_request(old)->changed);
+  PullRequest newer = old;
+  newer.head_sha = kSha3;
+  newer.replay_key = std::string(64, '2');
+  REQUIRE(q.record_pull_request(newer)->changed);
+  auto replayed = q.record_pull_request(old);  // captured earlier, sent again
+  REQUIRE(replayed);
+  CHECK_FALSE(replayed->changed);
+  CHECK(replayed->pr.head_sha == kSha3);
+  CHECK(q.get_pull_request("octo/widgets", 4)->head_sha == kSha3);
+
+  SECTION("a label's body records, then enqueues once; its replay does neither") {
+    PullRequest labeled = newer;
+    labeled.replay_key = std::string(64, '3');
+    REQUIRE(q.record_pull_request(labeled)->changed);
+    JobSpec job = spec(kSha3, "label-1");
+    job.kind = JobKind::pull_request;
+    job.pr_number = 4;
+    job.replay_key = labeled.replay_key;
+    auto made = q.enqueue(job);
+    REQUIRE(made->created);
+    CHECK_FALSE(q.record_pull_request(labeled)->changed);
+    job.delivery_id = "label-2";
+    auto again = q.enqueue(job);
+    CHECK_FALSE(again->created);
+    CHECK(again->job.id == made->job.id);
+  }
 }

@@ -1,5 +1,8 @@
 #include "util/text.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <fnmatch.h>
 #include <openssl/evp.h>
 
@@ -23,6 +26,10 @@ std::string trim(std::string_view s) {
   if (b == std::string_view::npos) return {};
   size_t e = s.find_last_not_of(ws);
   return std::string(s.substr(b, e - b + 1));
+}
+
+bool is_hex(std::string_view s, size_t len) {
+  return s.size() == len && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isxdigit(c) != 0; });
 }
 
 std::string to_hex(const unsigned char* data, size_t len) {

@@ -13,6 +13,8 @@ std::string to_hex(const unsigned char* data, size_t len);
 std::string to_hex(std::string_view bytes);
 // Shell-style glob match ("v*", "release/*"), as fnmatch(3) without flags.
 bool glob_match(const std::string& pattern, const std::string& text);
+// Exactly `len` hex digits (any case): commit ids, digests.
+bool is_hex(std::string_view s, size_t len);
 // SHA-256 of bytes as lowercase hex (OpenSSL), for fingerprints and config hashes.
 std::string sha256_hex(std::string_view bytes);
 
