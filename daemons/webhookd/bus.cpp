@@ -84,14 +84,17 @@ void QueueClient::enqueue(const model::JobSpec& spec, std::function<void(Result<
   });
 }
 
-void QueueClient::record_pull_request(const model::PullRequest& pr, std::function<void(Status)> done) {
+void QueueClient::record_pull_request(const model::PullRequest& pr, std::function<void(Result<bool>)> done) {
   auto m = new_call("RecordPullRequest");
   if (!m) return done(m.error());
   if (int r = bus::append_dict(m->get(), model::to_json(pr)); r < 0)
     return done(errno_error("Queue1.RecordPullRequest: append", -r));
-  call(std::move(*m), [done](sd_bus_message*, const Error* error) {
+  call(std::move(*m), [done](sd_bus_message* reply, const Error* error) {
     if (error) return done(error->with_context("Queue1.RecordPullRequest"));
-    done(Status());
+    int recorded = 0;
+    if (int r = sd_bus_message_read(reply, "b", &recorded); r < 0)
+      return done(errno_error("Queue1.RecordPullRequest: read reply", -r));
+    done(recorded != 0);
   });
 }
 

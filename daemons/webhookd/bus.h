@@ -30,7 +30,8 @@ class QueueClient {
   void set_timeout_ms(unsigned ms) { timeout_ms_ = ms; }
 
   void enqueue(const model::JobSpec& spec, std::function<void(Result<Enqueued>)> done);
-  void record_pull_request(const model::PullRequest& pr, std::function<void(Status)> done);
+  // true: recorded; false: the queue had accepted this body before (a replay).
+  void record_pull_request(const model::PullRequest& pr, std::function<void(Result<bool>)> done);
   // An empty optional when the queue never recorded that pull request.
   void get_pull_request(const std::string& repository, int64_t number,
                         std::function<void(Result<std::optional<model::PullRequest>>)> done);

@@ -1,17 +1,14 @@
 #include "http_server.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
-#include <microhttpd.h>
+#include <netinet/in.h>
 #include <sys/epoll.h>
-#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
-#include <cstdarg>
-#include <cstdio>
+#include <cerrno>
 #include <cstring>
-#include <new>
-#include <optional>
-
-#include <nlohmann/json.hpp>
 
 #include "daemon/log.h"
 
@@ -19,309 +16,197 @@ namespace bb::webhookd {
 
 namespace {
 
-constexpr const char* kPath = "/webhook";
-constexpr unsigned kConnectionLimit = 128;
+constexpr int kAcceptsPerWakeup = 64;            // then let the connections run
+constexpr uint64_t kAcceptRetryUsec = 100'000;  // after EMFILE and the like
 
-std::string error_json(const std::string& message) { return nlohmann::json{{"error", message}}.dump(); }
-
-std::string header(MHD_Connection* c, const char* name) {
-  const char* v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
-  return v ? v : "";
+std::string peer_name(const sockaddr_storage& addr) {
+  char host[INET6_ADDRSTRLEN] = "";
+  if (addr.ss_family == AF_INET) {
+    auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
+    ::inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+    return std::string(host) + ":" + std::to_string(ntohs(in->sin_port));
+  }
+  if (addr.ss_family == AF_INET6) {
+    auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+    ::inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+    return "[" + std::string(host) + "]:" + std::to_string(ntohs(in6->sin6_port));
+  }
+  return "local";
 }
 
-// Queues `answer`; MHD_NO tells MHD to cut the connection when it cannot be
-// queued (e.g. mid-body on an MHD that refuses early answers).
-MHD_Result queue(MHD_Connection* c, const HttpAnswer& answer, const char* allow = nullptr) {
-  MHD_Response* resp = MHD_create_response_from_buffer(answer.json.size(),
-                                                       const_cast<char*>(answer.json.data()),
-                                                       MHD_RESPMEM_MUST_COPY);
-  if (!resp) return MHD_NO;
-  MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-  if (allow) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-  MHD_Result r = MHD_queue_response(c, answer.status, resp);
-  MHD_destroy_response(resp);
-  return r;
-}
-
-void mhd_logger(void*, const char* fmt, va_list ap) {
-  char buf[512];
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  try {
-    std::string line = buf;
-    while (!line.empty() && line.back() == '\n') line.pop_back();
-    daemon::log_warning("libmicrohttpd: " + line);
-  } catch (...) {  // an MHD callback: nothing may escape
+// Which connection gives way first: one already answered, then one that
+// sent nothing, then the oldest unfinished request.
+int eviction_rank(const Connection& c) {
+  switch (c.phase()) {
+    case Connection::Phase::lingering: return 0;
+    case Connection::Phase::idle: return 1;
+    case Connection::Phase::reading: return 2;
+    default: return -1;  // with the handler or being answered: never
   }
 }
 
 }  // namespace
 
-// One HTTP request from its headers to its completion. Owned by MHD's
-// per-request pointer (a heap shared_ptr) so a Responder that outlives the
-// request (it cannot, while suspended, but shutdown is shutdown) finds nothing.
-struct HttpServer::Request {
-  MHD_Connection* connection = nullptr;
-  std::chrono::steady_clock::time_point started;
-  HttpRequest request;
-  bool handed_over = false;  // the handler has the body
-  bool suspended = false;    // waiting for the handler's answer
-  bool answered = false;     // a response is queued; ignore further body bytes
-  bool too_large = false;    // streamed past the limit: discard the rest, answer 413
-  std::optional<HttpAnswer> answer;
-};
-
-struct HttpCallbacks {
-  using RequestPtr = std::shared_ptr<HttpServer::Request>;
-  using Clock = std::chrono::steady_clock;
-
-  // When the connection's current request began: the connection's start, or
-  // the end of its previous request (keep-alive). Counting from there, and
-  // not from when the headers were complete, catches clients that trickle
-  // their headers.
-  static void connection(void*, MHD_Connection*, void** socket_context, MHD_ConnectionNotificationCode code) {
-    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-      *socket_context = new (std::nothrow) Clock::time_point(Clock::now());
-    } else {
-      delete static_cast<Clock::time_point*>(*socket_context);
-      *socket_context = nullptr;
-    }
-  }
-
-  static Clock::time_point* request_start(MHD_Connection* c) {
-    const MHD_ConnectionInfo* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    return info ? static_cast<Clock::time_point*>(info->socket_context) : nullptr;
-  }
-
-  static MHD_Result access(void* cls, MHD_Connection* c, const char* url, const char* method,
-                           const char*, const char* upload_data, size_t* upload_data_size,
-                           void** con_cls) {
-    try {
-      return handle(static_cast<HttpServer*>(cls), c, url, method, upload_data, upload_data_size,
-                    con_cls);
-    } catch (const std::exception& e) {
-      daemon::log_error(std::string("HTTP request failed: ") + e.what());
-      return MHD_NO;
-    } catch (...) {
-      return MHD_NO;
-    }
-  }
-
-  static void completed(void* cls, MHD_Connection* c, void** con_cls, MHD_RequestTerminationCode) {
-    if (auto* start = request_start(c)) *start = Clock::now();  // the next request starts now
-    auto* box = static_cast<RequestPtr*>(*con_cls);
-    if (!box) return;
-    delete box;  // noexcept
-    *con_cls = nullptr;
-    --static_cast<HttpServer*>(cls)->open_requests_;
-  }
-
-  // Closes the connection without an answer (the only option mid-body).
-  static MHD_Result cut(HttpServer::Request& r, const std::string& why) {
-    r.answered = true;
-    daemon::log_warning("HTTP connection cut: " + why,
-                        {{"DELIVERY_ID", r.request.delivery_id}, {"EVENT", r.request.event}});
-    return MHD_NO;
-  }
-
-  static MHD_Result answer_now(HttpServer::Request& r, HttpAnswer a, const char* allow = nullptr) {
-    r.answered = true;
-    return queue(r.connection, a, allow);
-  }
-
-  static MHD_Result handle(HttpServer* s, MHD_Connection* c, const char* url, const char* method,
-                           const char* upload_data, size_t* upload_data_size, void** con_cls) {
-    const HttpLimits& limits = s->limits_;
-    if (*con_cls == nullptr) {
-      // Headers are in; no body byte has been read yet.
-      auto* box = new RequestPtr(std::make_shared<HttpServer::Request>());
-      *con_cls = box;
-      ++s->open_requests_;
-      HttpServer::Request& r = **box;
-      r.connection = c;
-      auto* start = request_start(c);
-      r.started = start ? *start : Clock::now();
-      MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, limits.request_timeout_seconds);
-      if (Clock::now() - r.started > std::chrono::seconds(limits.request_timeout_seconds))
-        return answer_now(r, {408, error_json("request headers took longer than " +
-                                              std::to_string(limits.request_timeout_seconds) + " s")});
-      if (std::strcmp(url, kPath) != 0) return answer_now(r, {404, error_json("not found")});
-      if (std::strcmp(method, MHD_HTTP_METHOD_POST) != 0)
-        return answer_now(r, {405, error_json("only POST is allowed")}, MHD_HTTP_METHOD_POST);
-      std::string length = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
-      if (!length.empty()) {
-        char* end = nullptr;
-        unsigned long long n = std::strtoull(length.c_str(), &end, 10);
-        if (end && *end == '\0' && n > limits.max_body_bytes)
-          return answer_now(r, {413, error_json("body of " + length + " bytes is over the limit of " +
-                                                std::to_string(limits.max_body_bytes))});
-        if (end && *end == '\0' && n > 0) r.request.body.reserve(n);
-      }
-      r.request.event = header(c, "X-GitHub-Event");
-      r.request.delivery_id = header(c, "X-GitHub-Delivery");
-      r.request.signature = header(c, "X-Hub-Signature-256");
-      return MHD_YES;
-    }
-
-    HttpServer::Request& r = **static_cast<RequestPtr*>(*con_cls);
-    auto too_slow = [&] {
-      return std::chrono::steady_clock::now() - r.started >
-             std::chrono::seconds(limits.request_timeout_seconds);
-    };
-    if (*upload_data_size > 0) {
-      size_t n = *upload_data_size;
-      *upload_data_size = 0;
-      if (r.answered) return MHD_YES;  // discarding the rest after an early answer
-      // A client trickling bytes never goes idle long enough for MHD's
-      // timeout; the total time is bounded here. MHD 0.9.75 cannot answer
-      // in the middle of a body, so such a client is cut.
-      if (too_slow()) return cut(r, "request body took longer than " +
-                                        std::to_string(limits.request_timeout_seconds) + " s");
-      if (r.too_large) return MHD_YES;  // discard until the end, then 413
-      if (r.request.body.size() + n > limits.max_body_bytes) {
-        r.too_large = true;
-        r.request.body.clear();
-        r.request.body.shrink_to_fit();
-        return MHD_YES;
-      }
-      r.request.body.append(upload_data, n);
-      return MHD_YES;
-    }
-    if (r.answered) return MHD_YES;
-    if (r.too_large)
-      return answer_now(r, {413, error_json("body is over the limit of " +
-                                            std::to_string(limits.max_body_bytes) + " bytes")});
-    if (r.answer) return answer_now(r, std::move(*r.answer));  // resumed with the handler's answer
-    if (r.handed_over) return MHD_YES;  // not expected: resumed without an answer
-    if (too_slow()) return answer_now(r, {408, error_json("request took too long")});
-
-    r.handed_over = true;
-    std::weak_ptr<HttpServer::Request> weak = *static_cast<RequestPtr*>(*con_cls);
-    Responder respond = [weak, s](HttpAnswer a) {
-      auto req = weak.lock();
-      if (!req || req->answer || req->answered) return;
-      req->answer = std::move(a);
-      if (req->suspended) {
-        req->suspended = false;
-        MHD_resume_connection(req->connection);
-        // In external polling mode nothing wakes MHD for a resume (no ITC
-        // fd in its epoll set here): run it from the loop right away.
-        s->wake();
-      }
-    };
-    s->handler_(std::move(r.request), respond);
-    if (r.answer) return answer_now(r, std::move(*r.answer));  // answered synchronously
-    r.suspended = true;
-    MHD_suspend_connection(c);
-    s->suspended_.push_back(*static_cast<RequestPtr*>(*con_cls));
-    return MHD_YES;
-  }
-};
-
-Result<std::unique_ptr<HttpServer>> HttpServer::start(sd_event* event, int listen_fd,
-                                                      HttpLimits limits, RequestHandler handler) {
+Result<std::unique_ptr<HttpServer>> HttpServer::start(sd_event* event, int listen_fd, HttpLimits limits,
+                                                      RequestHandler handler) {
   std::unique_ptr<HttpServer> s(new HttpServer());
   s->event_ = event;
+  s->listen_fd_.reset(listen_fd);
   s->limits_ = limits;
   s->handler_ = std::move(handler);
   int flags = ::fcntl(listen_fd, F_GETFL);
-  if (flags < 0 || ::fcntl(listen_fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-    int err = errno;
-    ::close(listen_fd);
-    return errno_error("make the listening socket non-blocking", err);
-  }
-  s->daemon_ = MHD_start_daemon(
-      MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0, nullptr, nullptr,
-      &HttpCallbacks::access, s.get(),
-      MHD_OPTION_EXTERNAL_LOGGER, &mhd_logger, nullptr,
-      MHD_OPTION_LISTEN_SOCKET, listen_fd,
-      MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(limits.request_timeout_seconds),
-      MHD_OPTION_CONNECTION_LIMIT, kConnectionLimit,
-      MHD_OPTION_NOTIFY_COMPLETED, &HttpCallbacks::completed, s.get(),
-      MHD_OPTION_NOTIFY_CONNECTION, &HttpCallbacks::connection, nullptr,
-      MHD_OPTION_END);
-  if (!s->daemon_) {
-    ::close(listen_fd);
-    return make_error(Errc::io, "libmicrohttpd could not start on the listening socket");
-  }
-  const MHD_DaemonInfo* info = MHD_get_daemon_info(s->daemon_, MHD_DAEMON_INFO_EPOLL_FD);
-  if (!info) return make_error(Errc::internal, "libmicrohttpd has no epoll fd");
+  if (flags < 0 || ::fcntl(listen_fd, F_SETFL, flags | O_NONBLOCK) < 0)
+    return errno_error("make the listening socket non-blocking", errno);
   sd_event_source* src = nullptr;
-  int r = sd_event_add_io(event, &src, info->epoll_fd, EPOLLIN, on_epoll, s.get());
-  if (r < 0) return errno_error("watch the HTTP server", -r);
-  s->io_source_.reset(src);
-  r = sd_event_add_time(event, &src, CLOCK_MONOTONIC, UINT64_MAX, 0, on_timer, s.get());
-  if (r < 0) return errno_error("add the HTTP timer", -r);
-  s->timer_source_.reset(src);
-  if (auto st = s->arm(); !st) return st.error();
+  int r = sd_event_add_io(event, &src, listen_fd, EPOLLIN, on_listen, s.get());
+  if (r < 0) return errno_error("watch the listening socket", -r);
+  s->listen_source_.reset(src);
+  r = sd_event_add_time(event, &src, CLOCK_MONOTONIC, UINT64_MAX, 10'000, on_resume, s.get());
+  if (r < 0) return errno_error("add the accept timer", -r);
+  s->resume_timer_.reset(src);
+  sd_event_source_set_enabled(src, SD_EVENT_OFF);
   return s;
 }
 
 HttpServer::~HttpServer() {
-  // MHD aborts the process if stopped with suspended connections.
-  answer_all_waiting({503, error_json("benchbox-webhookd is shutting down")});
-  io_source_.reset();
-  timer_source_.reset();
-  if (daemon_) MHD_stop_daemon(daemon_);
+  stopping_ = true;
+  answer_all_waiting(http::error(503, "benchbox-webhookd is shutting down"));
+  for (auto& c : snapshot()) c->close();
+}
+
+int HttpServer::on_listen(sd_event_source*, int, uint32_t, void* userdata) {
+  try {
+    static_cast<HttpServer*>(userdata)->accept_ready();
+  } catch (const std::exception& e) {  // an sd-event callback: nothing may escape
+    daemon::log_error(std::string("accepting a connection failed: ") + e.what());
+  } catch (...) {
+    daemon::log_error("accepting a connection failed");
+  }
+  return 0;
+}
+
+int HttpServer::on_resume(sd_event_source*, uint64_t, void* userdata) {
+  static_cast<HttpServer*>(userdata)->resume_accepting();
+  return 0;
+}
+
+void HttpServer::accept_ready() {
+  for (int i = 0; i < kAcceptsPerWakeup && listen_fd_.valid(); ++i) {
+    if (connections_.size() >= limits_.max_connections && !make_room()) {
+      // Everyone holds a request the queue is working on; the backlog waits
+      // until one of them closes (connection_closed resumes).
+      return pause_accepting(0);
+    }
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    int fd = ::accept4(listen_fd_.get(), reinterpret_cast<sockaddr*>(&addr), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) continue;
+      // Out of descriptors or memory, or the socket itself broke: try again
+      // shortly (the liveness probe notices if it never recovers). Logged
+      // once per kind of failure, not once per retry.
+      if (errno != last_accept_errno_) {
+        last_accept_errno_ = errno;
+        daemon::log_warning(std::string("cannot accept connections for now: ") + std::strerror(errno),
+                            {{"CONNECTIONS", std::to_string(connections_.size())}});
+      }
+      return pause_accepting(kAcceptRetryUsec);
+    }
+    last_accept_errno_ = 0;
+    auto c = std::make_shared<Connection>(*this, UniqueFd(fd), peer_name(addr));
+    connections_.push_back(c);
+    c->position = std::prev(connections_.end());
+    ++accepted_;
+    if (auto st = c->start(); !st) {
+      daemon::log_error("cannot serve a connection: " + st.error().message);
+      c->close();
+    }
+  }
+}
+
+bool HttpServer::make_room() {
+  std::shared_ptr<Connection> victim;
+  for (const auto& c : connections_) {
+    int rank = eviction_rank(*c);
+    if (rank < 0) continue;
+    if (!victim || rank < eviction_rank(*victim) ||
+        (rank == eviction_rank(*victim) && c->request_started() < victim->request_started()))
+      victim = c;
+  }
+  if (!victim) return false;
+  ++evicted_;
+  victim->evict();
+  return true;
+}
+
+void HttpServer::pause_accepting(uint64_t for_usec) {
+  paused_ = true;
+  sd_event_source_set_enabled(listen_source_.get(), SD_EVENT_OFF);
+  if (for_usec == 0) return;
+  uint64_t now = 0;
+  sd_event_now(event_, CLOCK_MONOTONIC, &now);
+  sd_event_source_set_time(resume_timer_.get(), now + for_usec);
+  sd_event_source_set_enabled(resume_timer_.get(), SD_EVENT_ONESHOT);
+}
+
+void HttpServer::resume_accepting() {
+  if (!paused_ || stopping_ || !listen_source_) return;
+  paused_ = false;
+  sd_event_source_set_enabled(listen_source_.get(), SD_EVENT_ON);
 }
 
 void HttpServer::stop_accepting() {
-  if (quiesced_ || !daemon_) return;
-  quiesced_ = true;
-  MHD_socket fd = MHD_quiesce_daemon(daemon_);
-  if (fd != MHD_INVALID_SOCKET) ::close(fd);
+  if (stopping_) return;
+  stopping_ = true;
+  listen_source_.reset();
+  resume_timer_.reset();
+  listen_fd_.reset();
+  for (auto& c : snapshot())
+    if (c->phase() == Connection::Phase::idle) c->close();
 }
 
-void HttpServer::answer_all_waiting(const HttpAnswer& answer) {
-  for (auto& weak : suspended_) {
-    auto r = weak.lock();
-    if (!r || !r->suspended) continue;
-    r->answer = answer;
-    r->suspended = false;
-    MHD_resume_connection(r->connection);
+size_t HttpServer::open_requests() const {
+  size_t n = 0;
+  for (const auto& c : connections_) {
+    auto p = c->phase();
+    n += (p == Connection::Phase::reading || p == Connection::Phase::waiting || p == Connection::Phase::writing);
   }
-  suspended_.clear();
-  run_once();
+  return n;
+}
+
+std::vector<std::shared_ptr<Connection>> HttpServer::snapshot() const {
+  return {connections_.begin(), connections_.end()};
 }
 
 void HttpServer::run_once() {
-  MHD_run(daemon_);
-  if (suspended_.size() > 64)
-    std::erase_if(suspended_, [](const auto& w) {
-      auto r = w.lock();
-      return !r || !r->suspended;
-    });
-  (void)arm();
+  for (auto& c : snapshot()) c->poll_once();
 }
 
-// MHD says how long it may wait before it needs to run again (timeouts,
-// data it already read); 0 means now.
-Status HttpServer::arm() {
-  MHD_UNSIGNED_LONG_LONG ms = 0;
-  if (MHD_get_timeout(daemon_, &ms) != MHD_YES) {
-    sd_event_source_set_enabled(timer_source_.get(), SD_EVENT_OFF);
-    return {};
-  }
-  uint64_t now = 0;
-  sd_event_now(event_, CLOCK_MONOTONIC, &now);
-  int r = sd_event_source_set_time(timer_source_.get(), now + ms * 1000);
-  if (r >= 0) r = sd_event_source_set_enabled(timer_source_.get(), SD_EVENT_ONESHOT);
-  if (r < 0) return errno_error("arm the HTTP timer", -r);
-  return {};
+void HttpServer::answer_all_waiting(const http::Response& response) {
+  for (auto& c : snapshot()) c->answer_if_waiting(response);
 }
 
-void HttpServer::wake() {
-  sd_event_source_set_time(timer_source_.get(), 0);
-  sd_event_source_set_enabled(timer_source_.get(), SD_EVENT_ONESHOT);
+HttpServer::Stats HttpServer::stats() const { return {connections_.size(), accepted_, evicted_, in_flight_}; }
+
+bool HttpServer::reserve_body_bytes(uint64_t n) {
+  if (in_flight_ + n > limits_.max_body_bytes_in_flight) return false;
+  in_flight_ += n;
+  return true;
 }
 
-int HttpServer::on_epoll(sd_event_source*, int, uint32_t, void* userdata) {
-  static_cast<HttpServer*>(userdata)->run_once();
-  return 0;
+void HttpServer::release_body_bytes(uint64_t n) { in_flight_ -= std::min(n, in_flight_); }
+
+void HttpServer::dispatch(HttpRequest&& request, Responder respond) {
+  handler_(std::move(request), std::move(respond));
 }
 
-int HttpServer::on_timer(sd_event_source*, uint64_t, void* userdata) {
-  static_cast<HttpServer*>(userdata)->run_once();
-  return 0;
+void HttpServer::connection_closed(Connection* c) {
+  // Whoever called close() holds a reference (callbacks hold `self`,
+  // server loops a snapshot), so erasing here does not destroy `c` under it.
+  connections_.erase(c->position);
+  // A slot (or, after EMFILE, a descriptor) is free again.
+  resume_accepting();
 }
 
 }  // namespace bb::webhookd

@@ -1,101 +1,103 @@
-// The HTTP side of benchbox-webhookd: libmicrohttpd on an already-listening
-// socket, driven by the daemon's sd-event loop.
+// The HTTP side of benchbox-webhookd: the listening socket and the
+// connections on it, all in the daemon's sd-event loop (one thread: the
+// bus, the spool and HTTP share it, and a request waiting for the queue is
+// just a connection with nothing to read).
 //
-// Why MHD's external epoll mode inside sd-event rather than MHD's internal
-// polling thread: everything a request needs after its body arrived is an
-// asynchronous D-Bus call (Queue1) with its own timeout, and sd-bus objects
-// are not thread-safe. With one loop there is one thread, no locks, and the
-// spool, its replay timer and the bus all share it. A request waiting for the
-// queue is suspended (MHD_suspend_connection), not blocking a thread, so many
-// can wait at once. The work per request in this thread (HMAC, JSON) is
-// microseconds next to the queue's fsync, so one thread is not the limit.
-//
-// The server answers routing and limits itself (404, 405, 413, 408) and hands
-// complete POST /webhook bodies to the handler, which answers later through
-// the Responder, exactly once. No exception crosses an MHD callback.
+// Why webhookd accepts and owns its connections rather than letting a
+// server library do it: GitHub never redelivers on its own, so the door must
+// not be closable by a crowd. When max_connections are open, the oldest
+// connection that is not yet a complete request (idle, trickling, or
+// lingering after its answer) gives way to the new one, so tricklers cannot
+// keep a real delivery out. Only when every open connection holds a request
+// that is with the queue does webhookd stop accepting, and it starts again
+// as soon as one closes: new connections wait in the kernel's backlog
+// (systemd's, across restarts) meanwhile. Parsing is lib/http (Beast);
+// per-connection deadlines and answers are connection.h.
 #pragma once
 
 #include <systemd/sd-event.h>
 
-#include <chrono>
-#include <cstdint>
-#include <functional>
+#include <list>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "bus/handles.h"
+#include "connection.h"
 #include "util/result.h"
-
-struct MHD_Daemon;
-struct MHD_Connection;
 
 namespace bb::webhookd {
 
-struct HttpLimits {
-  uint64_t max_body_bytes = 25ull * 1024 * 1024;
-  // Idle time before MHD cuts a connection, and the most a request's headers
-  // and body may take in total before it is answered 408.
-  unsigned request_timeout_seconds = 10;
-};
-
-struct HttpRequest {
-  std::string event;        // X-GitHub-Event ("" when absent)
-  std::string delivery_id;  // X-GitHub-Delivery
-  std::string signature;    // X-Hub-Signature-256
-  std::string body;
-};
-
-struct HttpAnswer {
-  unsigned status = 500;
-  std::string json;  // the response body (application/json)
-};
-
-using Responder = std::function<void(HttpAnswer)>;
-using RequestHandler = std::function<void(HttpRequest&&, Responder)>;
-
-class HttpServer {
+class HttpServer final : public ConnectionHost {
  public:
-  // Serves on `listen_fd` (bound and listening). The server owns the fd from
-  // now on; closing a copy that came from systemd is fine, systemd keeps its own.
-  static Result<std::unique_ptr<HttpServer>> start(sd_event* event, int listen_fd,
-                                                   HttpLimits limits, RequestHandler handler);
+  // Serves on `listen_fd` (bound and listening); the server owns it from now
+  // on (closing a copy that came from systemd is fine, systemd keeps its own).
+  static Result<std::unique_ptr<HttpServer>> start(sd_event* event, int listen_fd, HttpLimits limits,
+                                                   RequestHandler handler);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
+  // New connections get the new limits; open ones keep theirs.
   void set_limits(HttpLimits limits) { limits_ = limits; }
 
-  // Stops accepting connections (a socket from systemd keeps queueing new
-  // ones for the next instance). Requests already in progress continue.
+  // Stops accepting and closes the listening socket (a socket from systemd
+  // keeps queueing new connections for the next instance). Connections
+  // without a request in progress are closed; the others continue.
   void stop_accepting();
-  // Requests received but not yet fully answered.
-  size_t open_requests() const { return open_requests_; }
-  // Lets MHD make progress outside the event loop (draining at shutdown).
+  // Connections with a request in progress (bytes arrived, with the
+  // handler, or being answered).
+  size_t open_requests() const;
+  // Progress outside the event loop (draining at shutdown): non-blocking
+  // reads and writes on every connection and their deadlines.
   void run_once();
-  // Shutdown's last resort: answers every request still waiting for its
-  // handler (MHD must not be stopped with suspended connections).
-  void answer_all_waiting(const HttpAnswer& answer);
+  // Shutdown's last resort: answers every request still with the handler.
+  void answer_all_waiting(const http::Response& response);
+
+  // The listening socket's address, for the liveness probe (-1 once stopped).
+  int listen_fd() const { return listen_fd_.get(); }
+
+  struct Stats {
+    size_t connections = 0;
+    uint64_t accepted = 0;
+    uint64_t evicted = 0;
+    uint64_t body_bytes_in_flight = 0;
+  };
+  Stats stats() const;
+
+  // ConnectionHost
+  const HttpLimits& limits() const override { return limits_; }
+  sd_event* event() const override { return event_; }
+  std::span<char> read_buffer() override { return read_buffer_; }
+  bool reserve_body_bytes(uint64_t n) override;
+  void release_body_bytes(uint64_t n) override;
+  void dispatch(HttpRequest&& request, Responder respond) override;
+  void connection_closed(Connection* c) override;
 
  private:
-  struct Request;
-  friend struct HttpCallbacks;
   HttpServer() = default;
 
-  Status arm();
-  void wake();  // MHD_run soon, from the loop
-  static int on_epoll(sd_event_source*, int, uint32_t, void* userdata);
-  static int on_timer(sd_event_source*, uint64_t, void* userdata);
+  static int on_listen(sd_event_source*, int, uint32_t, void* userdata);
+  static int on_resume(sd_event_source*, uint64_t, void* userdata);
+  void accept_ready();
+  // Closes the connection that should give way, if there is one.
+  bool make_room();
+  void pause_accepting(uint64_t for_usec);
+  void resume_accepting();
+  std::vector<std::shared_ptr<Connection>> snapshot() const;
 
-  MHD_Daemon* daemon_ = nullptr;
   sd_event* event_ = nullptr;
-  bus::SourcePtr io_source_;
-  bus::SourcePtr timer_source_;
+  UniqueFd listen_fd_;
+  bus::SourcePtr listen_source_;
+  bus::SourcePtr resume_timer_;
   HttpLimits limits_;
   RequestHandler handler_;
-  size_t open_requests_ = 0;
-  bool quiesced_ = false;
-  std::vector<std::weak_ptr<Request>> suspended_;
+  std::list<std::shared_ptr<Connection>> connections_;  // oldest first
+  std::vector<char> read_buffer_ = std::vector<char>(256 * 1024);
+  uint64_t in_flight_ = 0;
+  uint64_t accepted_ = 0, evicted_ = 0;
+  int last_accept_errno_ = 0;
+  bool paused_ = false;
+  bool stopping_ = false;
 };
 
 }  // namespace bb::webhookd

@@ -6,6 +6,7 @@
 #include "conf.h"
 #include "daemon/log.h"
 #include "daemon/service.h"
+#include "liveness.h"
 #include "manager.h"
 
 using namespace bb;
@@ -38,11 +39,22 @@ int main(int argc, char** argv) {
   manager = std::make_unique<webhookd::Manager>(service->event(), service->bus(), std::move(*conf),
                                                 std::move(*secret));
   if (auto st = manager->start(*fd); !st) return fail(st.error().message);
+  // With WatchdogSec=, the watchdog is petted only while webhookd answers
+  // its own probe through the listening socket.
+  std::unique_ptr<webhookd::LivenessProbe> probe;
+  if (uint64_t watchdog = daemon::Service::watchdog_usec(); watchdog > 0) {
+    probe = std::make_unique<webhookd::LivenessProbe>(service->event(), [&manager] { return manager->listen_fd(); },
+                                                      std::chrono::microseconds(watchdog / 4));
+    if (auto st = probe->start(); !st) return fail(st.error().message);
+    if (auto st = service->set_liveness([&probe] { return probe->problem(); }); !st)
+      return fail(st.error().message);
+  }
   // webhookd owns no bus name (it is a client); it is ready once it serves.
   service->notify_ready(manager->status_line());
   daemon::log_info("serving webhooks");
 
   auto r = service->run();  // drains from its exit handler
+  probe.reset();
   manager.reset();
   if (!r) return fail(r.error().message);
   return 0;

@@ -2,6 +2,8 @@
 
 #include <systemd/sd-daemon.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +11,7 @@
 #include "daemon/log.h"
 #include "github/payload.h"
 #include "github/signature.h"
+#include "http/form.h"
 
 namespace bb::webhookd {
 
@@ -66,8 +69,32 @@ const char* kind_name(Kind k) {
   return "failed";
 }
 
-HttpAnswer error_answer(unsigned status, const std::string& message) {
-  return {status, json{{"error", message}}.dump()};
+// The door's limits from the config's webhook section.
+HttpLimits http_limits(const config::WebhookConfig& w) {
+  HttpLimits l;
+  l.max_connections = w.max_connections;
+  l.max_header_bytes = w.max_header_bytes;
+  l.max_body_bytes = w.max_body_bytes;
+  l.max_body_bytes_in_flight = w.max_body_bytes_in_flight;
+  l.header_timeout_seconds = w.header_timeout_seconds;
+  l.idle_timeout_seconds = w.idle_timeout_seconds;
+  l.request_timeout_seconds = w.request_timeout_seconds;
+  return l;
+}
+
+// GitHub's delivery ids are GUIDs. Whatever else arrives must at least be
+// printable ASCII: it travels on the bus (valid UTF-8 only), into the
+// journal and into a spool file name.
+bool valid_delivery_id(const std::string& id) {
+  return !id.empty() && id.size() <= 128 &&
+         std::all_of(id.begin(), id.end(), [](unsigned char c) { return c > 0x20 && c < 0x7f; });
+}
+
+// The verified signature is HMAC(secret, body): the body's durable name.
+std::string replay_key_of(const std::string& verified_signature) {
+  std::string key = verified_signature.substr(std::string_view("sha256=").size());
+  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return key;
 }
 
 }  // namespace
@@ -83,8 +110,7 @@ Manager::Manager(sd_event* event, sd_bus* bus, Conf conf, std::string secret)
 Manager::~Manager() { *alive_ = false; }
 
 Status Manager::start(int listen_fd) {
-  HttpLimits limits{conf_.appliance.webhook.max_body_bytes, conf_.appliance.webhook.request_timeout_seconds};
-  auto http = HttpServer::start(event_, listen_fd, limits,
+  auto http = HttpServer::start(event_, listen_fd, http_limits(conf_.appliance.webhook),
                                 [this](HttpRequest&& r, Responder respond) { on_request(std::move(r), std::move(respond)); });
   if (!http) return http.error();
   http_ = std::move(*http);
@@ -123,21 +149,31 @@ void Manager::on_request(HttpRequest&& request, Responder respond) {
   auto refuse = [&](unsigned status, const std::string& message) {
     ++refused_;
     daemon::log_warning("refused delivery: " + message,
-                        {{"DELIVERY_ID", req->delivery_id}, {"EVENT", req->event}});
-    respond(error_answer(status, message));
+                        {{"DELIVERY_ID", req->delivery_id}, {"EVENT", req->event}, {"REMOTE_ADDR", req->peer}});
+    respond(http::error(status, message));
   };
-  // The signature first: nothing about an unauthenticated request is looked at.
+  // The signature first, over the raw bytes: nothing about an
+  // unauthenticated request is looked at.
   if (auto st = github::verify_signature(secret_, req->body, req->signature); !st)
     return refuse(401, st.error().message);
   if (req->event.empty()) return refuse(400, "missing X-GitHub-Event header");
   if (req->delivery_id.empty()) return refuse(400, "missing X-GitHub-Delivery header");
+  if (!valid_delivery_id(req->delivery_id))
+    return refuse(400, "X-GitHub-Delivery is not 1 to 128 printable ASCII characters");
+  if (req->content_type == "application/x-www-form-urlencoded") {
+    auto payload = http::form_field(req->body, "payload");
+    if (!payload) return refuse(400, "form-encoded delivery: " + payload.error().message);
+    req->body = std::move(*payload);
+  }
+  const std::string replay_key = replay_key_of(req->signature);
 
   int64_t received = now_usec();
   std::weak_ptr<bool> alive = alive_;
-  process(req->event, req->delivery_id, req->body, [this, alive, req, respond, received](Outcome o) {
+  process(req->event, req->delivery_id, req->body, replay_key,
+          [this, alive, req, respond, received, replay_key](Outcome o) {
     if (alive.expired()) return;
     if (o.kind == Kind::unavailable) {
-      auto spooled = spool_.put(req->event, req->delivery_id, req->body, received);
+      auto spooled = spool_.put(req->event, req->delivery_id, req->body, received, replay_key);
       if (spooled) {
         ++spooled_;
         daemon::log_warning("queue unavailable (" + o.message + "); delivery spooled for replay",
@@ -151,26 +187,26 @@ void Manager::on_request(HttpRequest&& request, Responder respond) {
         o.message = "queue unavailable; delivery NOT spooled: " + o.message;
       }
     }
-    respond(answer_for(o, *req));
+    respond(answer_for(o));
     sd_notifyf(0, "STATUS=%s", status_line().c_str());
   });
 }
 
-HttpAnswer Manager::answer_for(const Outcome& o, const HttpRequest&) {
+http::Response Manager::answer_for(const Outcome& o) {
   switch (o.kind) {
-    case Kind::pong: return {200, json{{"pong", true}}.dump()};
-    case Kind::queued: return {o.created ? 202u : 200u, json{{"job_id", o.job_id}}.dump()};
-    case Kind::recorded: return {202, json{{"recorded", o.message}}.dump()};
-    case Kind::ignored: return {202, json{{"ignored", o.message}}.dump()};
-    case Kind::unavailable: return error_answer(503, o.message);
-    case Kind::rejected: return error_answer(400, o.message);
-    case Kind::failed: return error_answer(500, o.message);
+    case Kind::pong: return http::json(200, {{"pong", true}});
+    case Kind::queued: return http::json(o.created ? 202u : 200u, {{"job_id", o.job_id}});
+    case Kind::recorded: return http::json(202, {{"recorded", o.message}});
+    case Kind::ignored: return http::json(202, {{"ignored", o.message}});
+    case Kind::unavailable: return http::error(503, o.message);
+    case Kind::rejected: return http::error(400, o.message);
+    case Kind::failed: return http::error(500, o.message);
   }
-  return error_answer(500, "unknown outcome");
+  return http::error(500, "unknown outcome");
 }
 
 void Manager::process(const std::string& event, const std::string& delivery_id, const std::string& body,
-                      std::function<void(Outcome)> done) {
+                      const std::string& replay_key, std::function<void(Outcome)> done) {
   auto parsed = github::parse_event(event, body);
   std::string repository = parsed ? github::repository_of(*parsed) : "";
   // Every delivery ends in exactly one log line with its fields.
@@ -205,35 +241,40 @@ void Manager::process(const std::string& event, const std::string& delivery_id, 
   if (!parsed) return finish(outcome(Kind::rejected, parsed.error().message));
   auto decision = github::decide(conf_.appliance, *parsed, delivery_id);
   if (!decision) return finish(outcome(Kind::rejected, decision.error().message));
-  execute(*decision, std::move(finish));
+  execute(std::move(*decision), replay_key, std::move(finish));
 }
 
-void Manager::execute(const github::Decision& d, std::function<void(Outcome)> done) {
+void Manager::execute(github::Decision d, const std::string& replay_key, std::function<void(Outcome)> done) {
   std::weak_ptr<bool> alive = alive_;
+  d.job.replay_key = replay_key;
+  if (d.record) d.record->replay_key = replay_key;
+  auto recorded = [](const std::string& summary, bool changed) {
+    return outcome(Kind::recorded, changed ? summary : summary + " (this body was accepted before; nothing changed)");
+  };
   switch (d.action) {
     case Action::pong:
       return done(outcome(Kind::pong, "pong"));
     case Action::ignore:
       return done(outcome(Kind::ignored, d.reason));
     case Action::record:
-      return queue_.record_pull_request(*d.record, [done, summary = d.reason](Status st) {
-        done(st ? outcome(Kind::recorded, summary) : from_error(st.error()));
+      return queue_.record_pull_request(*d.record, [done, recorded, summary = d.reason](Result<bool> r) {
+        done(r ? recorded(summary, *r) : from_error(r.error()));
       });
     case Action::enqueue:
       if (!d.record) return enqueue(d.job, d.reason, std::move(done));
       // Labeled: keep the record fresh, then run it.
-      return queue_.record_pull_request(*d.record, [this, alive, d, done](Status st) {
+      return queue_.record_pull_request(*d.record, [this, alive, d, done](Result<bool> r) {
         if (alive.expired()) return;
-        if (!st) return done(from_error(st.error()));
+        if (!r) return done(from_error(r.error()));
         enqueue(d.job, d.reason, done);
       });
     case Action::bless:
       return queue_.get_pull_request(
           d.bless.repository, d.bless.number,
-          [this, alive, bless = d.bless, done](Result<std::optional<model::PullRequest>> pr) {
+          [this, alive, bless = d.bless, replay_key, done](Result<std::optional<model::PullRequest>> pr) {
             if (alive.expired()) return;
             if (!pr) return done(from_error(pr.error()));
-            execute(github::bless_job(conf_.appliance, bless, *pr), done);
+            execute(github::bless_job(conf_.appliance, bless, *pr), replay_key, done);
           });
   }
 }
@@ -241,7 +282,7 @@ void Manager::execute(const github::Decision& d, std::function<void(Outcome)> do
 void Manager::enqueue(const model::JobSpec& job, const std::string& summary, std::function<void(Outcome)> done) {
   queue_.enqueue(job, [done, summary](Result<Enqueued> r) {
     if (!r) return done(from_error(r.error()));
-    Outcome o = outcome(Kind::queued, summary + (r->created ? "" : " (already queued)"));
+    Outcome o = outcome(Kind::queued, summary + (r->created ? "" : " (already accepted)"));
     o.job_id = r->id;
     o.created = r->created;
     done(std::move(o));
@@ -302,7 +343,9 @@ void Manager::replay_next(std::shared_ptr<std::vector<std::string>> files, size_
     return replay_next(files, index + 1);
   }
   std::weak_ptr<bool> alive = alive_;
-  process(d->event, d->delivery_id, d->body, [this, alive, files, index, path, id = d->delivery_id](Outcome o) {
+  std::string key = d->replay_key;
+  if (key.empty()) key = replay_key_of(github::sign(secret_, d->body));  // spooled before replay keys
+  process(d->event, d->delivery_id, d->body, key, [this, alive, files, index, path, id = d->delivery_id](Outcome o) {
     if (alive.expired()) return;
     if (o.kind == Kind::unavailable) {
       replaying_ = false;
@@ -332,8 +375,7 @@ Status Manager::reload() {
     conf_.appliance = std::move(*appliance);
     spool_ = Spool(conf_.appliance.spool_dir());
     queue_.set_timeout_ms(conf_.appliance.webhook.queue_timeout_ms);
-    if (http_)
-      http_->set_limits({conf_.appliance.webhook.max_body_bytes, conf_.appliance.webhook.request_timeout_seconds});
+    if (http_) http_->set_limits(http_limits(conf_.appliance.webhook));
     daemon::log_info("config reloaded from " + conf_.source.path);
   }
   auto secret = read_secret();
@@ -366,7 +408,7 @@ void Manager::drain() {
   if (http_->open_requests() > 0) {
     // Not expected: every queue call times out before the deadline.
     daemon::log_warning(std::to_string(http_->open_requests()) + " requests still open at shutdown; answering 503");
-    http_->answer_all_waiting(error_answer(503, "benchbox-webhookd is shutting down"));
+    http_->answer_all_waiting(http::error(503, "benchbox-webhookd is shutting down"));
     auto flush = now() + std::chrono::milliseconds(200);
     while (http_->open_requests() > 0 && now() < flush) {
       http_->run_once();

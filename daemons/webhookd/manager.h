@@ -11,6 +11,7 @@
 #include "bus/handles.h"
 #include "conf.h"
 #include "github/policy.h"
+#include "http/response.h"
 #include "http_server.h"
 #include "spool.h"
 
@@ -51,15 +52,18 @@ class Manager {
   void drain();
 
   std::string status_line() const;
+  // The listening socket, for the liveness probe (-1 once draining).
+  int listen_fd() const { return http_ ? http_->listen_fd() : -1; }
 
  private:
   void on_request(HttpRequest&& request, Responder respond);
   // Parses, decides and drives the queue; `done` runs exactly once.
+  // `replay_key` (the body's HMAC) goes with every job and record.
   void process(const std::string& event, const std::string& delivery_id, const std::string& body,
-               std::function<void(Outcome)> done);
-  void execute(const github::Decision& decision, std::function<void(Outcome)> done);
+               const std::string& replay_key, std::function<void(Outcome)> done);
+  void execute(github::Decision decision, const std::string& replay_key, std::function<void(Outcome)> done);
   void enqueue(const model::JobSpec& job, const std::string& summary, std::function<void(Outcome)> done);
-  HttpAnswer answer_for(const Outcome& outcome, const HttpRequest& request);
+  static http::Response answer_for(const Outcome& outcome);
 
   void schedule_replay(uint64_t delay_usec);
   void replay();

@@ -12,6 +12,7 @@
 
 #include "util/file.h"
 #include "util/json_read.h"
+#include "util/json_text.h"
 #include "util/text.h"
 
 namespace bb::webhookd {
@@ -46,18 +47,16 @@ Status fsync_dir(const std::string& dir) {
 }  // namespace
 
 Result<std::string> Spool::put(const std::string& event, const std::string& delivery_id,
-                               const std::string& body, int64_t received_usec) {
+                               const std::string& body, int64_t received_usec, const std::string& replay_key) {
   if (auto st = make_dirs(dir_, 0750); !st) return st.error().with_context("spool");
   char stamp[32];
   std::snprintf(stamp, sizeof stamp, "%020lld", static_cast<long long>(received_usec));
   std::string path = path_join(dir_, std::string(stamp) + "-" + file_safe(delivery_id) + kSuffix);
-  nlohmann::json head = {{"event", event}, {"delivery_id", delivery_id}, {"received", received_usec}};
-  std::string content;
-  try {
-    content = head.dump() + "\n" + body;
-  } catch (const std::exception& e) {  // invalid UTF-8 in a header value
-    return make_error(Errc::invalid_argument, std::string("spool: ") + e.what());
-  }
+  nlohmann::json head = {{"event", event},
+                         {"delivery_id", delivery_id},
+                         {"received", received_usec},
+                         {"replay_key", replay_key}};
+  std::string content = dump_json(head) + "\n" + body;
   if (auto st = write_file_atomic(path, content, 0640); !st) return st.error().with_context("spool");
   return path;
 }
@@ -92,6 +91,7 @@ Result<SpooledDelivery> Spool::load(const std::string& path) const {
     auto received = json_as<int64_t>(head.at("received"));
     if (!received) return make_error(Errc::parse, path + ": bad header: 'received' is not an integer");
     d.received_usec = *received;
+    if (head.contains("replay_key")) d.replay_key = head.at("replay_key").get<std::string>();
   } catch (const std::exception& e) {
     return make_error(Errc::parse, path + ": bad header: " + e.what());
   }

@@ -5,8 +5,10 @@
 // between Enqueue and unlink) does no harm.
 //
 // File: <spool>/<received usec, 20 digits>-<delivery id>.delivery holding one
-// JSON line {"event","delivery_id","received"} and then the raw body, so
-// names sort oldest first and the body is kept byte for byte.
+// JSON line {"event","delivery_id","received","replay_key"} and then the
+// JSON body (a form-encoded delivery's decoded payload), so names sort
+// oldest first and the body is kept byte for byte. replay_key is the HMAC
+// that verified the delivery; files from before it existed have none.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,7 @@ struct SpooledDelivery {
   std::string delivery_id;
   std::string body;
   int64_t received_usec = 0;
+  std::string replay_key;
 };
 
 class Spool {
@@ -32,7 +35,7 @@ class Spool {
 
   // Durably writes one delivery; returns its path.
   Result<std::string> put(const std::string& event, const std::string& delivery_id,
-                          const std::string& body, int64_t received_usec);
+                          const std::string& body, int64_t received_usec, const std::string& replay_key);
   // Spooled files, oldest first. A missing spool directory is an empty spool.
   Result<std::vector<std::string>> list() const;
   Result<SpooledDelivery> load(const std::string& path) const;

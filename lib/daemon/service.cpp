@@ -69,6 +69,49 @@ Status Service::own_name(const std::string& name) {
   return {};
 }
 
+uint64_t Service::watchdog_usec() {
+  uint64_t usec = 0;
+  return sd_watchdog_enabled(0, &usec) > 0 ? usec : 0;
+}
+
+Status Service::set_liveness(Liveness problem) {
+  uint64_t period = watchdog_usec();
+  if (period == 0) return {};  // nobody is watching
+  watch_ = std::make_unique<Watch>();
+  watch_->problem = std::move(problem);
+  watch_->period_usec = period;
+  int r = sd_event_set_watchdog(event_.get(), 0);
+  if (r < 0) return errno_error("sd_event_set_watchdog", -r);
+  sd_event_source* src = nullptr;
+  r = sd_event_add_time_relative(event_.get(), &src, CLOCK_MONOTONIC, period / 2, period / 20, on_watchdog,
+                                 watch_.get());
+  if (r < 0) return errno_error("add the watchdog timer", -r);
+  watchdog_timer_.reset(src);
+  sd_event_source_set_enabled(src, SD_EVENT_ON);
+  sd_notify(0, "WATCHDOG=1");
+  return {};
+}
+
+int Service::on_watchdog(sd_event_source* source, uint64_t, void* userdata) {
+  auto* w = static_cast<Watch*>(userdata);
+  try {
+    std::string problem = w->problem();
+    if (problem.empty()) {
+      sd_notify(0, "WATCHDOG=1");
+      if (!w->last_problem.empty()) log_notice("serving again; petting the watchdog");
+    } else {
+      // Logged when it starts; the status line follows every tick.
+      if (w->last_problem.empty())
+        log_error("not petting the watchdog: " + problem, {{"WATCHDOG_USEC", std::to_string(w->period_usec)}});
+      sd_notifyf(0, "STATUS=Not serving: %s", problem.c_str());
+    }
+    w->last_problem = std::move(problem);
+  } catch (...) {  // an sd-event callback: nothing may escape; no ping either
+  }
+  sd_event_source_set_time_relative(source, w->period_usec / 2);
+  return 0;
+}
+
 void Service::notify_ready(const std::string& status) {
   sd_notifyf(0, "READY=1\nSTATUS=%s", status.c_str());
 }

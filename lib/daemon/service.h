@@ -4,7 +4,9 @@
 // bus name is owned.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "bus/handles.h"
@@ -31,6 +33,17 @@ class Service {
   // Requests the well-known name synchronously; fails if it is taken.
   Status own_name(const std::string& name);
 
+  // Ties the watchdog to the daemon doing its job, not only to its loop
+  // turning: with WatchdogSec= set, WATCHDOG=1 goes out every half period
+  // only while `problem` returns "" (and the service logs when that changes,
+  // with the reason). A daemon that stops serving is then restarted by
+  // systemd instead of looking healthy. Without it the loop's own turning
+  // pets the watchdog (sd_event_set_watchdog).
+  using Liveness = std::function<std::string()>;
+  Status set_liveness(Liveness problem);
+  // WatchdogSec= in microseconds, 0 when systemd asked for none.
+  static uint64_t watchdog_usec();
+
   // READY=1 plus a STATUS= line.
   void notify_ready(const std::string& status);
   void notify_status(const std::string& status);
@@ -45,10 +58,19 @@ class Service {
  private:
   Service() = default;
   static int on_sighup(sd_event_source*, const struct signalfd_siginfo*, void* userdata);
+  static int on_watchdog(sd_event_source*, uint64_t, void* userdata);
+
+  struct Watch {
+    Liveness problem;
+    uint64_t period_usec = 0;
+    std::string last_problem;
+  };
 
   bus::EventPtr event_;
   bus::BusPtr bus_;
   std::unique_ptr<Reload> reload_;
+  std::unique_ptr<Watch> watch_;
+  bus::SourcePtr watchdog_timer_;
 };
 
 }  // namespace bb::daemon

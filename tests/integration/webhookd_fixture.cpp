@@ -56,9 +56,11 @@ std::string WebhookdFixture::url(const std::string& path) const {
 }
 
 std::map<std::string, std::string> WebhookdFixture::env() const {
-  return {{"DBUS_SYSTEM_BUS_ADDRESS", queue_.address()},
-          {"BENCHBOX_LOG", "stderr"},
-          {"CREDENTIALS_DIRECTORY", dir_ / "creds"}};
+  std::map<std::string, std::string> env = {{"DBUS_SYSTEM_BUS_ADDRESS", queue_.address()},
+                                            {"BENCHBOX_LOG", "stderr"},
+                                            {"CREDENTIALS_DIRECTORY", dir_ / "creds"}};
+  for (const auto& [k, v] : extra_env_) env[k] = v;
+  return env;
 }
 
 void WebhookdFixture::start() {
@@ -94,6 +96,14 @@ std::vector<std::string> WebhookdFixture::spooled() const {
   ::closedir(d);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+long proc_status_kb(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(field + ":", 0) == 0) return std::strtol(line.c_str() + field.size() + 1, nullptr, 10);
+  return -1;
 }
 
 RawClient::RawClient(int port) {

@@ -30,6 +30,8 @@ class WebhookdFixture {
   std::string config_path() const { return dir_ / "webhookd.yml"; }
   std::string spool_dir() const { return dir_ / "spool"; }
   std::map<std::string, std::string> env() const;
+  // Extra environment for the next start() (NOTIFY_SOCKET, WATCHDOG_USEC).
+  void set_env(const std::string& key, const std::string& value) { extra_env_[key] = value; }
   std::string daemon_path() const { return build_path("daemons/webhookd/benchbox-webhookd"); }
 
   // Starts webhookd with --listen on port() and waits until it answers.
@@ -51,7 +53,11 @@ class WebhookdFixture {
   QueuedFixture queue_;
   int port_ = 0;
   std::unique_ptr<Process> daemon_;
+  std::map<std::string, std::string> extra_env_;
 };
+
+// A field of /proc/<pid>/status in kB ("VmSize", "VmRSS"), -1 if absent.
+long proc_status_kb(pid_t pid, const std::string& field);
 
 // A fixture payload from tests/fixtures/github.
 std::string github_fixture(const std::string& name);
