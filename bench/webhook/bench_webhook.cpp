@@ -1,16 +1,19 @@
-// bench/webhook: how many signed deliveries benchbox-webhookd accepts per
-// second when every one goes durably through Queue1.Enqueue into SQLite,
-// their p50/p99 latency, and how fast it rejects bad signatures, each
-// against baselines measured in the same run on the same machine:
-//   - a trivial libmicrohttpd handler that reads the body and answers 200
-//     (the HTTP floor), and
-//   - Queue1.Enqueue called directly over D-Bus at the same concurrency
-//     (the durable-queue floor webhookd cannot beat).
+// bench/webhook: benchbox-webhookd's door, each figure against a baseline
+// measured in the same run on the same machine:
+//   - signed deliveries accepted per second, each durably through
+//     Queue1.Enqueue into SQLite, with p50/p99 latency, and bad signatures
+//     rejected per second, against a trivial libmicrohttpd handler that
+//     reads the body and answers 200 (the HTTP floor) and against
+//     Queue1.Enqueue called directly over D-Bus (the durable-queue floor);
+//   - body throughput of a 25 MiB delivery (accepted, and refused at the
+//     signature) against the trivial handler reading the same body;
+//   - deliveries accepted per second while 200 hostile connections trickle
+//     header bytes, against the same without them.
 // Real processes: a private dbus-daemon, benchbox-queued with its SQLite
 // file, benchbox-webhookd on loopback; libcurl multi as the load generator,
 // a fresh connection per delivery as GitHub makes them.
 //
-//   bench-webhook [--count N] [--concurrency C] [--seconds S]
+//   bench-webhook [--count N] [--concurrency C] [--seconds S] [--big N]
 #include <curl/curl.h>
 #include <microhttpd.h>
 #include <systemd/sd-bus.h>
@@ -33,10 +36,12 @@
 
 #include "bus/connect.h"
 #include "bus/dict.h"
+#include "crowd.h"
 #include "harness.h"
+#include "load.h"
 
 using namespace bb::test;
-using Clock = std::chrono::steady_clock;
+using namespace bb::bench;
 using nlohmann::json;
 
 namespace {
@@ -47,28 +52,10 @@ struct Options {
   size_t count = 2000;
   size_t concurrency = 8;
   double seconds = 30;
+  size_t big = 6;  // 25 MiB deliveries per body-throughput phase
 };
 
-struct Request {
-  std::string body;
-  std::vector<std::string> headers;
-};
-
-struct PhaseResult {
-  std::string name;
-  size_t done = 0;
-  std::map<long, size_t> statuses;
-  std::vector<double> latencies_ms;
-  double seconds = 0;
-  double rate() const { return seconds > 0 ? static_cast<double>(done) / seconds : 0; }
-  double percentile(double p) const {
-    if (latencies_ms.empty()) return 0;
-    std::vector<double> v = latencies_ms;
-    std::sort(v.begin(), v.end());
-    size_t i = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
-    return v[i];
-  }
-};
+constexpr size_t k25MiB = 25u * 1024 * 1024;
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
@@ -76,101 +63,6 @@ std::string read_text(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::string sha_of(size_t n) {
-  char buf[41];
-  std::snprintf(buf, sizeof buf, "%040zx", n + 1);
-  return buf;
-}
-
-// Bodies and signatures are made before the clock starts, so the client's
-// HMAC does not count against the server.
-std::vector<Request> make_requests(const json& push, size_t count, const std::string& run, bool good_signature,
-                                   size_t sha_offset = 0) {
-  std::vector<Request> out;
-  out.reserve(count);
-  for (size_t i = 0; i < count; ++i) {
-    json p = push;
-    p["after"] = sha_of(sha_offset + i);  // a new commit each: a new job, not "same work"
-    Request r;
-    r.body = p.dump();
-    std::string sig = good_signature ? github_signature(kSecret, r.body) : github_signature("wrong", r.body);
-    r.headers = {"Content-Type: application/json", "X-GitHub-Event: push",
-                 "X-GitHub-Delivery: " + run + "-" + std::to_string(i), "X-Hub-Signature-256: " + sig,
-                 "Expect:"};
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
-size_t discard(char*, size_t size, size_t n, void*) { return size * n; }
-
-// Runs `requests` against `url` with `concurrency` transfers in flight,
-// until all are done or `seconds` pass.
-PhaseResult run_http(const std::string& name, const std::string& url, const std::vector<Request>& requests,
-                     size_t concurrency, double seconds) {
-  PhaseResult res;
-  res.name = name;
-  CURLM* multi = curl_multi_init();
-  struct Slot {
-    CURL* easy = nullptr;
-    curl_slist* headers = nullptr;
-    Clock::time_point start;
-  };
-  std::vector<Slot> slots(concurrency);
-  size_t next = 0, active = 0;
-  auto launch = [&](Slot& s) {
-    if (next >= requests.size()) return false;
-    const Request& r = requests[next++];
-    if (s.headers) curl_slist_free_all(s.headers);
-    s.headers = nullptr;
-    for (const auto& h : r.headers) s.headers = curl_slist_append(s.headers, h.c_str());
-    if (!s.easy) s.easy = curl_easy_init();
-    curl_easy_setopt(s.easy, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(s.easy, CURLOPT_POST, 1L);
-    curl_easy_setopt(s.easy, CURLOPT_POSTFIELDS, r.body.data());
-    curl_easy_setopt(s.easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
-    curl_easy_setopt(s.easy, CURLOPT_HTTPHEADER, s.headers);
-    curl_easy_setopt(s.easy, CURLOPT_WRITEFUNCTION, discard);
-    curl_easy_setopt(s.easy, CURLOPT_NOPROXY, "*");
-    curl_easy_setopt(s.easy, CURLOPT_FORBID_REUSE, 1L);  // a new connection per delivery, like GitHub
-    curl_easy_setopt(s.easy, CURLOPT_TIMEOUT_MS, 30000L);
-    curl_easy_setopt(s.easy, CURLOPT_PRIVATE, &s);
-    s.start = Clock::now();
-    curl_multi_add_handle(multi, s.easy);
-    ++active;
-    return true;
-  };
-  auto t0 = Clock::now();
-  auto deadline = t0 + std::chrono::duration<double>(seconds);
-  for (auto& s : slots) launch(s);
-  while (active > 0) {
-    int running = 0;
-    curl_multi_perform(multi, &running);
-    int left = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi, &left)) {
-      if (msg->msg != CURLMSG_DONE) continue;
-      Slot* s = nullptr;
-      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&s));
-      long status = 0;
-      if (msg->data.result == CURLE_OK) curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &status);
-      res.statuses[status]++;
-      res.latencies_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s->start).count());
-      ++res.done;
-      curl_multi_remove_handle(multi, msg->easy_handle);
-      --active;
-      if (Clock::now() < deadline) launch(*s);
-    }
-    if (active > 0) curl_multi_poll(multi, nullptr, 0, 50, nullptr);
-  }
-  res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  for (auto& s : slots) {
-    if (s.easy) curl_easy_cleanup(s.easy);
-    if (s.headers) curl_slist_free_all(s.headers);
-  }
-  curl_multi_cleanup(multi);
-  return res;
 }
 
 // The HTTP floor: read the body, answer 200.
@@ -240,17 +132,6 @@ PhaseResult run_direct_enqueue(const std::string& address, const json& push, siz
   return res;
 }
 
-void print(const PhaseResult& r) {
-  std::printf("  %-44s %6zu in %6.2f s  %8.1f /s   p50 %7.2f ms   p99 %7.2f ms   [", r.name.c_str(), r.done,
-              r.seconds, r.rate(), r.percentile(0.50), r.percentile(0.99));
-  bool first = true;
-  for (const auto& [status, n] : r.statuses) {
-    std::printf("%s%ld:%zu", first ? "" : " ", status, n);
-    first = false;
-  }
-  std::printf("]\n");
-}
-
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -258,9 +139,11 @@ Options parse(int argc, char** argv) {
     if (k == "--count") o.count = std::strtoull(argv[i + 1], nullptr, 10);
     else if (k == "--concurrency") o.concurrency = std::strtoull(argv[i + 1], nullptr, 10);
     else if (k == "--seconds") o.seconds = std::strtod(argv[i + 1], nullptr);
-    else throw std::runtime_error("usage: bench-webhook [--count N] [--concurrency C] [--seconds S]");
+    else if (k == "--big") o.big = std::strtoull(argv[i + 1], nullptr, 10);
+    else throw std::runtime_error("usage: bench-webhook [--count N] [--concurrency C] [--seconds S] [--big N]");
   }
-  if (o.count == 0 || o.concurrency == 0 || o.seconds <= 0) throw std::runtime_error("count, concurrency and seconds must be > 0");
+  if (o.count == 0 || o.concurrency == 0 || o.seconds <= 0 || o.big == 0)
+    throw std::runtime_error("count, concurrency, seconds and big must be > 0");
   return o;
 }
 
@@ -302,22 +185,45 @@ int main(int argc, char** argv) try {
   std::string base_url = "http://127.0.0.1:" + std::to_string(base_port) + "/webhook";
 
   std::printf("bench-webhook: %zu deliveries per phase (at most %.0f s), %zu concurrent connections, payload %zu bytes\n",
-              opt.count, opt.seconds, opt.concurrency, make_requests(push, 1, "x", true)[0].body.size());
+              opt.count, opt.seconds, opt.concurrency, make_requests(push, 1, "x", true, kSecret)[0].body.size());
   // The HTTP-only phases are ~50x faster: give them 10x the requests so
   // they last long enough to measure.
-  auto good = make_requests(push, opt.count, "accept", true);
-  auto many = make_requests(push, opt.count * 10, "floor", true, 3'000'000);
-  auto bad = make_requests(push, opt.count * 10, "reject", false);
+  auto good = make_requests(push, opt.count, "accept", true, kSecret);
+  auto crowded = make_requests(push, opt.count, "crowded", true, kSecret, 5'000'000);
+  auto many = make_requests(push, opt.count * 10, "floor", true, kSecret, 3'000'000);
+  auto bad = make_requests(push, opt.count * 10, "reject", false, kSecret);
+  // 25 MiB exactly: the padding fills the rest of GitHub's limit.
+  size_t pad = k25MiB - make_requests(push, 1, "x", true, kSecret, 0, 1)[0].body.size() + 1;
+  auto big_good = make_requests(push, opt.big, "big", true, kSecret, 7'000'000, pad);
+  auto big_bad = make_requests(push, opt.big, "big-bad", false, kSecret, 7'000'000, pad);
+  // No signature header at all: refused after the whole body is in, without
+  // an HMAC over it, so this is the door's own reading.
+  auto big_unsigned = big_bad;
+  for (auto& r : big_unsigned) std::erase_if(r.headers, [](const std::string& h) { return h.rfind("X-Hub-Signature", 0) == 0; });
+  if (big_good[0].body.size() != k25MiB) throw std::runtime_error("the large delivery is not 25 MiB");
 
   // Warm-up (connections, page cache, SQLite file growth), not counted.
-  run_http("warm-up", url, make_requests(push, 50, "warm", true, 2'000'000), opt.concurrency, 10);
+  run_http("warm-up", url, make_requests(push, 50, "warm", true, kSecret, 2'000'000), opt.concurrency, 10);
   run_http("warm-up", base_url, many, opt.concurrency, 1);
 
   PhaseResult base = run_http("baseline: trivial MHD handler, 200", base_url, many, opt.concurrency, opt.seconds);
   PhaseResult direct = run_direct_enqueue(bus.address(), push, opt.count, opt.concurrency, opt.seconds);
   PhaseResult accepted = run_http("webhookd: signed, Enqueue'd (202)", url, good, opt.concurrency, opt.seconds);
   PhaseResult rejected = run_http("webhookd: bad signature (401)", url, bad, opt.concurrency, opt.seconds);
+  // One 25 MiB delivery at a time, as a body-throughput figure.
+  PhaseResult big_base = run_http("baseline: trivial MHD handler, 25 MiB", base_url, big_good, 1, opt.seconds * 4);
+  PhaseResult big_acc = run_http("webhookd: 25 MiB signed (202)", url, big_good, 1, opt.seconds * 4);
+  PhaseResult big_rej = run_http("webhookd: 25 MiB bad signature (401)", url, big_bad, 1, opt.seconds * 4);
+  PhaseResult big_read = run_http("webhookd: 25 MiB unsigned (401, no HMAC)", url, big_unsigned, 1, opt.seconds * 4);
   MHD_stop_daemon(trivial);
+  PhaseResult under_crowd;
+  size_t crowd_cut = 0;
+  {
+    TrickleCrowd crowd(port, 200);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    under_crowd = run_http("webhookd: 202 with 200 tricklers held", url, crowded, opt.concurrency, opt.seconds);
+    crowd_cut = crowd.cut();
+  }
 
   // Durable means in the database: the queue must hold every accepted one.
   size_t accepted_ok = accepted.statuses[202];
@@ -326,18 +232,25 @@ int main(int argc, char** argv) try {
                 "' busctl --system get-property org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Queued",
             &out);
 
+  auto mib_per_s = [](const PhaseResult& r) { return r.rate() * 25.0; };
   std::printf("\n");
-  print(base);
-  print(direct);
-  print(accepted);
-  print(rejected);
+  for (const PhaseResult* r : {&base, &direct, &accepted, &rejected, &under_crowd, &big_base, &big_read, &big_rej, &big_acc})
+    print(*r);
   std::printf("\n  accepted/s vs trivial HTTP handler   %.3f\n", accepted.rate() / base.rate());
   std::printf("  accepted/s vs direct Queue1.Enqueue  %.3f\n", accepted.rate() / direct.rate());
   std::printf("  rejected/s vs trivial HTTP handler   %.3f\n", rejected.rate() / base.rate());
   std::printf("  accepted p50 latency vs trivial      %.1fx\n", accepted.percentile(0.5) / base.percentile(0.5));
+  std::printf("  accepted/s with 200 tricklers vs without  %.3f  (tricklers cut and back: %zu)\n",
+              under_crowd.rate() / accepted.rate(), crowd_cut);
+  std::printf("  25 MiB body, trivial handler %.0f MiB/s; webhookd:\n", mib_per_s(big_base));
+  std::printf("    read and refused unsigned      %6.0f MiB/s  %.3f\n", mib_per_s(big_read), big_read.rate() / big_base.rate());
+  std::printf("    read, HMAC, bad signature      %6.0f MiB/s  %.3f\n", mib_per_s(big_rej), big_rej.rate() / big_base.rate());
+  std::printf("    read, HMAC, JSON, Enqueue      %6.0f MiB/s  %.3f\n", mib_per_s(big_acc), big_acc.rate() / big_base.rate());
   std::printf("  queue holds: %s  (accepted 202: %zu, direct: %zu, warm-up: 50)\n",
               out.substr(0, out.find('\n')).c_str(), accepted_ok, direct.statuses[1]);
-  bool all_good = accepted.statuses.size() == 1 && accepted_ok == accepted.done && rejected.statuses[401] == rejected.done;
+  auto only = [](const PhaseResult& r, long status) { return r.statuses.size() == 1 && r.statuses.count(status); };
+  bool all_good = only(accepted, 202) && only(rejected, 401) && only(under_crowd, 202) && only(big_acc, 202) &&
+                  only(big_rej, 401) && only(big_read, 401) && only(big_base, 200);
   if (!all_good) std::printf("  WARNING: unexpected statuses (see brackets above)\n");
   curl_global_cleanup();
   return all_good ? 0 : 1;
