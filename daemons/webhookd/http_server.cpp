@@ -34,13 +34,16 @@ std::string peer_name(const sockaddr_storage& addr) {
   return "local";
 }
 
-// Which connection gives way first: one already answered, then one that
-// sent nothing, then the oldest unfinished request.
+// Which connection gives way first: one already answered, then the oldest
+// request not yet complete, counted from when it began, whether it has sent
+// bytes or not. Age, not silence, decides: a connection accepted a moment
+// ago has sent nothing yet either, and it is the one most likely to be a
+// real delivery.
 int eviction_rank(const Connection& c) {
   switch (c.phase()) {
     case Connection::Phase::lingering: return 0;
-    case Connection::Phase::idle: return 1;
-    case Connection::Phase::reading: return 2;
+    case Connection::Phase::idle:
+    case Connection::Phase::reading: return 1;
     default: return -1;  // with the handler or being answered: never
   }
 }
@@ -162,8 +165,8 @@ void HttpServer::stop_accepting() {
   listen_source_.reset();
   resume_timer_.reset();
   listen_fd_.reset();
-  for (auto& c : snapshot())
-    if (c->phase() == Connection::Phase::idle) c->close();
+  // Idle connections stay: one accepted just before the signal may not have
+  // sent its request yet. The drain gives them a moment, then closes them.
 }
 
 size_t HttpServer::open_requests() const {

@@ -41,8 +41,8 @@ class HttpServer final : public ConnectionHost {
   void set_limits(HttpLimits limits) { limits_ = limits; }
 
   // Stops accepting and closes the listening socket (a socket from systemd
-  // keeps queueing new connections for the next instance). Connections
-  // without a request in progress are closed; the others continue.
+  // keeps queueing new connections for the next instance). Open connections
+  // continue; the destructor closes what is left.
   void stop_accepting();
   // Connections with a request in progress (bytes arrived, with the
   // handler, or being answered).

@@ -88,6 +88,26 @@ TEST_CASE("chunked bodies are decoded; over the limit they fail with 413 as soon
   }
 }
 
+TEST_CASE("a final chunk that arrives a byte at a time is read, not an assertion (Beast 1.74)") {
+  RequestParser p;
+  std::string buf;
+  REQUIRE(feed(p, buf, "POST /webhook HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 1) ==
+          State::complete);
+  CHECK(p.body() == "hello");
+}
+
+TEST_CASE("an endless chunk extension or trailer cannot pile up") {
+  for (std::string tail : {std::string("5;ext=") + std::string(2000, 'a'),
+                           std::string("0\r\nX-Trailer: ") + std::string(2000, 'a')}) {
+    RequestParser p({1024, 1 << 20});
+    std::string buf = "POST /webhook HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+    State s = feed(p, buf, tail, 100);
+    REQUIRE(s == State::failed);
+    CHECK(p.failure().status == 400);
+    CHECK(buf.size() <= 1024 + 100);
+  }
+}
+
 TEST_CASE("announcing a large body reserves nothing; only a real body over the limit is refused") {
   RequestParser p({1024, 100});
   std::string buf = "POST /webhook HTTP/1.1\r\nContent-Length: 26214400\r\n\r\n";

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Builds the libFuzzer targets (clang, ASan+UBSan) in build-fuzz and runs
 # each for SECONDS (default 30) from its committed corpus. An input that
-# crashes a parser is copied into tests/fuzz/corpus/<format>/ so the corpus
-# keeps every input that found a bug, and the script fails.
+# crashes a parser is copied into tests/fuzz/corpus/<target>/ so the corpus
+# keeps every input that found a bug, and the script fails. Targets: the
+# result formats and http-request (webhookd's request parser).
 #   tests/fuzz/run-fuzzers.sh [SECONDS] [FORMAT...]
 set -eu
 seconds=${1:-30}
@@ -10,7 +11,7 @@ seconds=${1:-30}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BB_FUZZ_BUILD:-$root/build-fuzz}
 corpus_root=$root/tests/fuzz/corpus
-formats=${*:-asv benchbox bmf cargo-bench catch2-xml criterion go-test google-benchmark hyperfine pytest-benchmark}
+formats=${*:-asv benchbox bmf cargo-bench catch2-xml criterion go-test google-benchmark hyperfine pytest-benchmark http-request}
 
 if [ ! -f "$build/build.ninja" ]; then
   CXX=clang++ CC=clang meson setup "$build" "$root" -Dfuzz=true -Db_sanitize=address,undefined \

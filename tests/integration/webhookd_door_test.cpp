@@ -113,8 +113,7 @@ TEST_CASE("200 trickling connections do not keep legitimate deliveries out", "[w
   }
   CHECK(accepted == 8);
   CHECK(took < seconds(20));
-  CHECK(cut > 0);       // the oldest gave way to newcomers
-  CHECK(answered > 0);  // and those that reached the header deadline were told 408
+  CHECK(cut > 0);  // the oldest gave way to newcomers (with 72 over the limit, before any reaches its 408)
   WARN("8 deliveries through 200 tricklers in " << std::chrono::duration_cast<milliseconds>(took).count()
                                                  << " ms; tricklers cut: " << cut << ", of them answered 408: "
                                                  << answered);

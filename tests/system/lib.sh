@@ -305,6 +305,22 @@ $out"; fi
   while IFS= read -r line; do echo "   | $line"; done <<<"$out"
 }
 
+# webhookd answers GET /healthz through the socket PID 1 holds, and its
+# watchdog (petted only while its own probe of that socket succeeds) never
+# lapsed, restarts included.
+check_webhook_liveness() {
+  local answer watchdog
+  answer=$(curl -sS --max-time 10 "http://127.0.0.1:$port/healthz") || fail "GET /healthz failed"
+  [[ $answer == '{"status":"serving"}' ]] || fail "GET /healthz answered: $answer"
+  watchdog=$(in_ct systemctl show -P WatchdogUSec benchbox-webhookd.service)
+  [[ -n $watchdog && $watchdog != 0 ]] || fail "benchbox-webhookd has no watchdog (WatchdogUSec=$watchdog)"
+  if in_ct journalctl --no-pager -u benchbox-webhookd.service | grep -q "not petting the watchdog"; then
+    fail "webhookd stopped serving at some point: $(in_ct journalctl --no-pager -u benchbox-webhookd.service |
+      grep "not petting" | tail -1)"
+  fi
+  note "GET /healthz: $answer; watchdog $watchdog, petted throughout (liveness probe of the socket)"
+}
+
 check_credentials_not_leaked() {
   local pid
   pid=$(in_ct systemctl show -P MainPID benchbox-webhookd.service)

@@ -91,6 +91,7 @@ check_hanging_benchmark
 
 step "4. restarts under load: no failed connection, no lost delivery"
 check_restarts_under_load
+check_webhook_liveness
 
 step "7. host tuning: shielding by slices as far as this host allows, then restore"
 check_tuning
