@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "util/version.h"
 
 namespace bb::cli {
 
@@ -19,7 +20,7 @@ int fail(const std::string& message) {
 bool use_color() { return ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"); }
 
 int cmd_version(const Args&) {
-  std::cout << "benchboxctl " << BENCHBOX_VERSION << "\n";
+  std::cout << "benchboxctl " << bb::version() << "\n";
   return 0;
 }
 
@@ -57,6 +58,9 @@ int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {  // as every daemon takes it
+    return cmd_version({});
   }
   Args args(argv + 2, argv + argc);
   for (const auto& c : kCommands) {

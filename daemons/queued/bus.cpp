@@ -16,6 +16,7 @@
 #include "bus/dict.h"
 #include "bus/errors.h"
 #include "bus/names.h"
+#include "util/version.h"
 
 namespace bb::queued {
 
@@ -197,7 +198,7 @@ int method_get_pull_request(sd_bus_message* m, void* userdata, sd_bus_error* err
 
 int get_version(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void*,
                 sd_bus_error*) {
-  return sd_bus_message_append(reply, "s", BENCHBOX_VERSION);
+  return sd_bus_message_append(reply, "s", bb::version());
 }
 
 int get_count(sd_bus*, const char*, const char*, const char* property, sd_bus_message* reply,

@@ -5,6 +5,7 @@
 #include "bus.h"
 #include "bus/errors.h"
 #include "bus/names.h"
+#include "util/version.h"
 
 namespace bb::reporterd {
 
@@ -42,7 +43,7 @@ int property_jobs_reported(sd_bus*, const char*, const char*, const char*, sd_bu
 
 int property_version(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void*,
                      sd_bus_error*) {
-  return sd_bus_message_append(reply, "s", BENCHBOX_VERSION);
+  return sd_bus_message_append(reply, "s", bb::version());
 }
 
 const sd_bus_vtable kReporterVtable[] = {

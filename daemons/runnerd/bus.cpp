@@ -8,6 +8,7 @@
 
 #include "bus/errors.h"
 #include "bus/names.h"
+#include "util/version.h"
 
 namespace bb::runnerd {
 
@@ -44,7 +45,7 @@ int get_cpus(sd_bus*, const char*, const char*, const char*, sd_bus_message* rep
 }
 
 int get_version(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void*, sd_bus_error* error) {
-  return guarded(error, [&] { return sd_bus_message_append(reply, "s", BENCHBOX_VERSION); });
+  return guarded(error, [&] { return sd_bus_message_append(reply, "s", bb::version()); });
 }
 
 int method_cancel_current(sd_bus_message* m, void* userdata, sd_bus_error* error) {

@@ -11,6 +11,7 @@
 #include "bus/names.h"
 #include "daemon/log.h"
 #include "manager.h"
+#include "util/version.h"
 
 namespace bb::tunerd {
 
@@ -91,7 +92,7 @@ int property_string(sd_bus* , const char*, const char*, const char* property, sd
     if (p == "State") value = manager->state();
     else if (p == "HousekeepingCPUs") value = manager->housekeeping_cpus();
     else if (p == "BenchmarkCPUs") value = manager->benchmark_cpus();
-    else if (p == "Version") value = BENCHBOX_VERSION;
+    else if (p == "Version") value = bb::version();
     return sd_bus_message_append(reply, "s", value.c_str());
   });
 }

@@ -12,6 +12,7 @@
 #include "github/payload.h"
 #include "github/signature.h"
 #include "http/form.h"
+#include "util/version.h"
 
 namespace bb::webhookd {
 
@@ -419,7 +420,9 @@ void Manager::drain() {
 }
 
 std::string Manager::status_line() const {
-  return "Serving webhooks: " + std::to_string(accepted_) + " accepted, " + std::to_string(ignored_) +
+  // The version first: `systemctl status` and `benchboxctl status` show
+  // which build answers (webhookd owns no bus name to ask).
+  return std::string("benchbox-webhookd ") + bb::version() + ": serving webhooks: " + std::to_string(accepted_) + " accepted, " + std::to_string(ignored_) +
          " ignored, " + std::to_string(refused_) + " refused, " + std::to_string(spooled_) + " spooled, " +
          std::to_string(replayed_) + " replayed";
 }

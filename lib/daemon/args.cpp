@@ -1,4 +1,5 @@
 #include "daemon/args.h"
+#include "util/version.h"
 
 #include <cstdio>
 
@@ -33,7 +34,7 @@ std::optional<Args> parse_args(int argc, char** argv, const std::string& program
       return std::nullopt;
     }
     if (arg == "--version") {
-      std::printf("%s %s\n", program.c_str(), BENCHBOX_VERSION);
+      std::printf("%s %s\n", program.c_str(), bb::version());
       *exit_code = 0;
       return std::nullopt;
     }

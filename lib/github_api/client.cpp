@@ -6,6 +6,7 @@
 
 #include "github_api/app_jwt.h"
 #include "util/json_read.h"
+#include "util/version.h"
 
 namespace bb::github_api {
 
@@ -51,7 +52,7 @@ Result<ApiReply> Client::call(const std::string& method, const std::string& path
   auto add = [&](const std::string& h) { headers.reset(curl_slist_append(headers.release(), h.c_str())); };
   add("Accept: application/vnd.github+json");
   add("X-GitHub-Api-Version: 2022-11-28");
-  add("User-Agent: benchbox/" BENCHBOX_VERSION);
+  add(std::string("User-Agent: benchbox/") + bb::version());
   add("Authorization: Bearer " + bearer);
   std::string payload;
   if (body) {

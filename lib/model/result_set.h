@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/result.h"
+#include "util/version.h"
 
 namespace bb::model {
 
@@ -57,7 +58,7 @@ struct ResultSet {
   std::string ref;
   int64_t job_id = 0;
   std::string role;              // "" (a plain run), "base" or "head" (a PR comparison)
-  std::string benchbox_version = BENCHBOX_VERSION;
+  std::string benchbox_version = bb::version();
   std::string config_sha256;     // of the .benchbox.yml used
   std::string config_text;
   std::string environment_key;   // what must match for results to be comparable
