@@ -1,7 +1,8 @@
 // The org.benchbox.Runner1 vtable, the one place the interface is spelled
 // out (docs/ARCHITECTURE.md, "Bus interfaces"). Handlers catch every
-// exception so none crosses into sd-bus. CancelCurrent is unprivileged at
-// the sd-bus level; who may call it is the D-Bus policy's job (policy/).
+// exception so none crosses into sd-bus. CancelCurrent, Pause and Resume
+// are unprivileged at the sd-bus level; who may call them is the D-Bus
+// policy's job (policy/).
 #include "bus.h"
 
 #include <cstddef>
@@ -58,6 +59,34 @@ int method_cancel_current(sd_bus_message* m, void* userdata, sd_bus_error* error
   });
 }
 
+int get_paused(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+               sd_bus_error* error) {
+  return guarded(error, [&] { return sd_bus_message_append(reply, "b", manager_of(userdata)->paused()); });
+}
+
+int get_paused_reason(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+                      sd_bus_error* error) {
+  return guarded(error,
+                 [&] { return sd_bus_message_append(reply, "s", manager_of(userdata)->paused_reason().c_str()); });
+}
+
+int method_pause(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    const char* reason = nullptr;
+    int r = sd_bus_message_read(m, "s", &reason);
+    if (r < 0) return r;
+    manager_of(userdata)->pause(reason);
+    return sd_bus_reply_method_return(m, "");
+  });
+}
+
+int method_resume(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    manager_of(userdata)->resume();
+    return sd_bus_reply_method_return(m, "");
+  });
+}
+
 const sd_bus_vtable kRunnerVtable[] = {
     SD_BUS_VTABLE_START(0),
     SD_BUS_PROPERTY("Version", "s", get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -66,8 +95,12 @@ const sd_bus_vtable kRunnerVtable[] = {
     SD_BUS_PROPERTY("JobsRun", "t", get_jobs_run, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Isolation", "s", get_isolation, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("BenchmarkCPUs", "s", get_cpus, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Paused", "b", get_paused, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("PausedReason", "s", get_paused_reason, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_METHOD_WITH_NAMES("CancelCurrent", "s", SD_BUS_PARAM(reason), "", , method_cancel_current,
                              SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Pause", "s", SD_BUS_PARAM(reason), "", , method_pause, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("Resume", "", "", method_resume, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };
 

@@ -144,8 +144,23 @@ int Manager::on_worker_done(sd_event_source*, int fd, uint32_t, void* userdata) 
   return 0;
 }
 
+void Manager::pause(const std::string& reason) {
+  paused_reason_ = reason.empty() ? "paused" : reason;
+  if (!paused_) daemon::log_notice("paused: no new job is claimed (" + paused_reason_ + ")");
+  paused_ = true;
+  sd_bus_emit_properties_changed(bus_, bus::kRunnerPath, bus::kRunnerInterface, "Paused", "PausedReason", nullptr);
+}
+
+void Manager::resume() {
+  if (paused_) daemon::log_notice("resumed: claiming jobs again");
+  paused_ = false;
+  paused_reason_.clear();
+  sd_bus_emit_properties_changed(bus_, bus::kRunnerPath, bus::kRunnerInterface, "Paused", "PausedReason", nullptr);
+  try_claim();
+}
+
 void Manager::try_claim() {
-  if (current_) return;
+  if (current_ || paused_) return;
   bus::BusError error;
   sd_bus_message* raw = nullptr;
   int r = sd_bus_call_method(bus_, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Claim", error.get(),

@@ -52,6 +52,15 @@ class Manager {
   // cancelled in the queue with `reason`.
   Status cancel_current(const std::string& reason);
 
+  // Runner1.Pause/Resume: a paused runner finishes the job it has and
+  // claims no other until resumed (the self-updater waits for it to be
+  // idle instead of cutting a benchmark short). In memory only: a
+  // restarted runner (on the new version) is not paused.
+  void pause(const std::string& reason);
+  void resume();
+  bool paused() const { return paused_; }
+  const std::string& paused_reason() const { return paused_reason_; }
+
  private:
   static int on_job_queued(sd_bus_message* m, void* userdata, sd_bus_error* error);
   static int on_poll_timer(sd_event_source* s, uint64_t usec, void* userdata);
@@ -84,6 +93,8 @@ class Manager {
   std::string cancel_reason_;        // CancelCurrent's reason, to Cancel the job with
   uint64_t jobs_run_ = 0;
   bool queue_reachable_ = true;      // to log losing/regaining the queue once
+  bool paused_ = false;
+  std::string paused_reason_;
 
   UniqueFd done_fd_;
   bus::SourcePtr done_source_, poll_timer_, heartbeat_timer_;

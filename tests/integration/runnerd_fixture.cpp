@@ -121,6 +121,11 @@ std::string RunnerdFixture::runner_property(const char* name, const char* type) 
     if (sd_bus_message_read(raw, "s", &s) < 0) return "";
     return s;
   }
+  if (type[0] == 'b') {
+    int v = 0;
+    if (sd_bus_message_read(raw, "b", &v) < 0) return "";
+    return v ? "true" : "false";
+  }
   if (type[0] == 'x') {
     int64_t v = 0;
     if (sd_bus_message_read(raw, "x", &v) < 0) return "";

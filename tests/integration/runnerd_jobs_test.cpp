@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <thread>
 
 #include "runnerd_fixture.h"
 #include "util/file.h"
@@ -278,6 +279,45 @@ TEST_CASE("CancelCurrent stops the job's processes and cancels it in the queue")
   CHECK(job["error"].get<std::string>().find("operator asked") != std::string::npos);
   CHECK(wait_until([&] { return f.runner_property("State", "s") == "idle"; }));
   CHECK(f.runner_property("JobsRun", "t") == "0");
+}
+
+TEST_CASE("Pause lets the running job finish and claims no other until Resume") {
+  RunnerdFixture f;
+  const std::string started = f.dir() / "started", release = f.dir() / "release";
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\nsuites:\n  - name: wait\n    run: \"touch " + started +
+                                 "; while [ ! -e " + release + " ]; do sleep 0.1; done\"\n    repetitions: 1\n"
+                                 "    timeout: 60\n",
+                             "wait");
+  f.start_runner();
+  int64_t first = f.enqueue(f.push_spec(sha));
+  REQUIRE(wait_until([&] { return path_exists(started); }));
+  auto busctl = [&](const std::string& args) {
+    std::string out;
+    int rc = run_shell("DBUS_SYSTEM_BUS_ADDRESS=" + f.address() +
+                           " busctl --system call org.benchbox.Runner1 /org/benchbox/Runner1 org.benchbox.Runner1 " +
+                           args + " 2>&1",
+                       &out);
+    INFO(out);
+    CHECK(rc == 0);
+  };
+  busctl("Pause s 'benchbox-update: 0.1.0 -> 0.1.1'");
+  CHECK(f.runner_property("Paused", "b") == "true");
+  CHECK(f.runner_property("PausedReason", "s") == "benchbox-update: 0.1.0 -> 0.1.1");
+  std::string other = f.commit("README", "two", "second");
+  int64_t second = f.enqueue(f.push_spec(other));
+  run_shell("touch '" + release + "'");
+  CHECK(f.wait_finished(first, 60)["state"] == "done");  // the running job was not cut short
+  REQUIRE(wait_until([&] { return f.runner_property("State", "s") == "idle"; }));
+  std::this_thread::sleep_for(std::chrono::seconds(6));  // past the idle poll (5 s): still not claimed
+  json job;
+  REQUIRE_FALSE(f.client().get(second, &job));
+  CHECK(job["state"] == "queued");
+  CHECK(f.runner_property("State", "s") == "idle");
+  busctl("Resume");
+  CHECK(f.runner_property("Paused", "b") == "false");
+  CHECK(f.wait_finished(second, 60)["state"] == "done");
+  CHECK(f.runner_log().find("paused: no new job is claimed (benchbox-update: 0.1.0 -> 0.1.1)") != std::string::npos);
 }
 
 TEST_CASE("harness formats: hyperfine JSON from $BENCHBOX_OUTPUT, bad output, an unknown format") {
