@@ -1,10 +1,14 @@
 // benchboxctl status: is each daemon there, and what does it say.
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 
 #include "bus/names.h"
 #include "bus_client.h"
 #include "commands.h"
+#include "config/appliance.h"
+#include "update/updater.h"
+#include "util/file.h"
 #include "util/version.h"
 
 namespace bb::cli {
@@ -63,6 +67,37 @@ bool webhookd_status(BusClient& client) {
   return true;
 }
 
+// The last self-update attempt (benchbox-update's state.json). Not counted
+// as down: an update that failed leaves the box on a working version.
+void update_status() {
+  auto cfg = config::load_appliance_config(config::ConfigSource{});
+  if (!cfg) return;
+  std::string path = path_join(cfg->update_dir(), "state.json");
+  if (!path_exists(path)) {
+    std::printf("%-20s no attempt yet\n", "update");
+    return;
+  }
+  auto text = read_file(path, 1 << 20);
+  Result<update::State> state = make_error(Errc::parse, "unreadable");
+  if (text) {
+    try {
+      state = update::state_from_json(nlohmann::json::parse(*text));
+    } catch (const std::exception& e) {
+      state = make_error(Errc::parse, e.what());
+    }
+  }
+  if (!state || !state->last) {
+    std::printf("%-20s %s: %s\n", "update", path.c_str(), state ? "no attempt yet" : state.error().message.c_str());
+    return;
+  }
+  const update::Attempt& a = *state->last;
+  char when[32] = "";
+  std::time_t t = static_cast<std::time_t>(a.finished);
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&t));
+  std::printf("%-20s last attempt %s: %s: %s%s\n", "update", when, update::to_string(a.outcome), a.reason.c_str(),
+              a.cut_job ? " (a running job was cut and re-queued)" : "");
+}
+
 }  // namespace
 
 // Exit status 0 when every daemon answers, 1 when any does not.
@@ -91,6 +126,7 @@ int cmd_status(const Args& args) {
   // webhookd is a bus client only: it has no name to ask, so ask systemd
   // for its unit (its STATUS= line starts with its version).
   if (!webhookd_status(*client)) ++down;
+  update_status();
   return down ? 1 : 0;
 }
 

@@ -33,7 +33,7 @@ Status parse_repository(const std::string& src, const YAML::Node& n, const std::
 
 Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceConfig& c) {
   BB_TRY(check_keys(src, root, "", {"state_dir", "cache_dir", "repositories", "webhook", "queue",
-                                    "runner", "reporter", "tuner"}));
+                                    "runner", "reporter", "tuner", "update"}));
   BB_TRY(read_string(src, root, "", "state_dir", c.state_dir));
   BB_TRY(read_string(src, root, "", "cache_dir", c.cache_dir));
 
@@ -105,6 +105,14 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
     BB_TRY(read_int(src, r, "reporter", "github_app_id", c.reporter.github_app_id));
   }
 
+  if (YAML::Node u = root["update"]; u && !u.IsNull()) {
+    BB_TRY(check_keys(src, u, "update", {"source", "max_wait_seconds", "health_timeout_seconds", "state_dir"}));
+    BB_TRY(read_string(src, u, "update", "source", c.update.source));
+    BB_TRY(read_uint_in(src, u, "update", "max_wait_seconds", c.update.max_wait_seconds, 0, 7 * 24 * 3600));
+    BB_TRY(read_uint_in(src, u, "update", "health_timeout_seconds", c.update.health_timeout_seconds, 1, 3600));
+    BB_TRY(read_string(src, u, "update", "state_dir", c.update.state_dir));
+  }
+
   if (YAML::Node t = root["tuner"]; t && !t.IsNull()) {
     BB_TRY(check_keys(src, t, "tuner", {"sysfs_root", "profile", "verify_interval_seconds"}));
     uint64_t iv = c.tuner.verify_interval_seconds;
@@ -130,6 +138,7 @@ const RepositoryPolicy* ApplianceConfig::find_repository(const std::string& name
   return nullptr;
 }
 
+std::string ApplianceConfig::update_dir() const { return or_default(update.state_dir, state_dir, "update"); }
 std::string ApplianceConfig::spool_dir() const { return or_default(webhook.spool_dir, state_dir, "spool"); }
 std::string ApplianceConfig::queue_database() const { return or_default(queue.database, state_dir, "queue.db"); }
 std::string ApplianceConfig::work_dir() const { return or_default(runner.work_dir, cache_dir, "work"); }

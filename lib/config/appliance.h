@@ -68,6 +68,14 @@ struct TunerConfig {
   unsigned verify_interval_seconds = 60;
 };
 
+// benchbox-update (docs/install.md, "Updates").
+struct UpdateConfig {
+  std::string source = "/etc/apt/sources.list.d/benchbox.sources";  // the one apt source refreshed
+  unsigned max_wait_seconds = 3600;        // for runnerd to finish its job
+  unsigned health_timeout_seconds = 120;   // for every daemon to come up on the new version
+  std::string state_dir;                   // "" = <state_dir>/update
+};
+
 struct ApplianceConfig {
   std::string state_dir = "/var/lib/benchbox";
   std::string cache_dir = "/var/cache/benchbox";
@@ -77,6 +85,7 @@ struct ApplianceConfig {
   RunnerConfig runner;
   ReporterConfig reporter;
   TunerConfig tuner;
+  UpdateConfig update;
 
   const RepositoryPolicy* find_repository(const std::string& name) const;
   // Paths with their defaults filled in from state_dir/cache_dir.
@@ -87,6 +96,7 @@ struct ApplianceConfig {
   std::string history_database() const;
   std::string reports_dir() const;
   std::string site_dir() const;
+  std::string update_dir() const;
 };
 
 // Parses YAML text. Errors name `source`, the line and column, and what was

@@ -90,3 +90,15 @@ queue:
   CHECK(cap.error().message.find("webhook.max_body_bytes_in_flight: must be at least webhook.max_body_bytes") !=
         std::string::npos);
 }
+
+TEST_CASE("the update section") {
+  auto c = parse_appliance_config("state_dir: /s\nupdate:\n  max_wait_seconds: 60\n  health_timeout_seconds: 20\n", "t.yml");
+  REQUIRE(c.ok());
+  CHECK(c->update.max_wait_seconds == 60);
+  CHECK(c->update.health_timeout_seconds == 20);
+  CHECK(c->update.source == "/etc/apt/sources.list.d/benchbox.sources");
+  CHECK(c->update_dir() == "/s/update");
+  auto bad = parse_appliance_config("update:\n  health_timeout_seconds: 0\n", "t.yml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("update.health_timeout_seconds: expected 1 to 3600") != std::string::npos);
+}
