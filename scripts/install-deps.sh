@@ -9,6 +9,7 @@ packages=(
   libssl-dev catch2 libsqlite3-dev libboost-dev libmicrohttpd-dev libbenchmark-dev libxml2-dev
   dbus systemd systemd-container git curl openssl hyperfine valgrind python3
   iproute2 procps
+  debhelper dpkg-dev lintian apt-utils gnupg polkitd
 )
 
 missing=()
