@@ -54,11 +54,14 @@ if [[ ${FUZZ_SECONDS:-30} != 0 && -x tests/fuzz/run-fuzzers.sh ]]; then
   if tests/fuzz/run-fuzzers.sh "${FUZZ_SECONDS:-30}"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 fi
 
+upgrade_line=""
 if [[ -z ${SKIP_SYSTEM:-} ]]; then
-  echo "== system test (systemd-nspawn)"
+  echo "== system test (systemd-nspawn): the package, the signed archive, the self-update"
   run_suites build --suite system
+  upgrade_line=$(grep -m1 '^upgrade: ' build/meson-logs/testlog.txt || true)
 fi
 
 echo
+[[ -z $upgrade_line ]] || echo "$upgrade_line"
 echo "${passed} passed, ${failed} failed"
 [[ $failed -eq 0 ]]

@@ -16,4 +16,6 @@ for d in webhookd queued tunerd runnerd reporterd; do
   got=$("$build/daemons/$d/benchbox-$d" --version)
   [ "$got" = "benchbox-$d $want" ] || fail "benchbox-$d --version says '$got', VERSION says $want"
 done
+got=$("$build/daemons/updater/benchbox-update" --version)
+[ "$got" = "benchbox-update $want" ] || fail "benchbox-update --version says '$got', VERSION says $want"
 echo "version $want everywhere"

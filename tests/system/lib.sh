@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2154
-# (sourced by run-system-test.sh, which sets build, source_dir, stage, machine)
+# (sourced by run-system-test.sh, which sets source_dir, stage, machine)
 # Helpers for run-system-test.sh: the container's life cycle and one
-# function per check. Sourced; uses the caller's $build, $source_dir, $here,
+# function per check. Sourced; uses the caller's $source_dir, $here,
 # $stage, $machine. Every wait polls with a deadline; nothing sleeps blindly
 # except the poll interval itself.
 
@@ -38,17 +38,10 @@ wait_for() {
 require_tools() {
   [[ $(id -u) -eq 0 ]] || skip "needs root (systemd-nspawn)"
   local t
-  for t in systemd-nspawn nsenter curl openssl python3 meson git setsid; do
+  for t in systemd-nspawn nsenter curl openssl python3 meson git setsid dpkg-buildpackage dpkg-deb \
+    apt-ftparchive gpg lintian systemd-creds; do
     command -v "$t" >/dev/null || skip "$t is not installed (scripts/install-deps.sh installs it)"
   done
-}
-
-check_prefix() {
-  local prefix
-  prefix=$(meson introspect --buildoptions "$1" |
-    python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
-  [[ $prefix == /usr ]] ||
-    fail "the build is configured with prefix $prefix; the system test installs like a package and needs --prefix=/usr"
 }
 
 free_port() {
@@ -100,22 +93,17 @@ cleanup() {
 
 # ---------------------------------------------------------------- preparation
 
-prepare_credentials() {
-  [[ -e /var/lib/systemd/credential.secret ]] || created_host_key=1
-  secret=$(openssl rand -hex 24)
-  local tool="$stage/root/usr/sbin/benchbox-credentials"
-  printf '%s\n' "$secret" | "$tool" --credstore "$stage/credstore" --with-key=host set webhook-secret >/dev/null
-  openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$stage/app-key.pem" 2>/dev/null
-  "$tool" --credstore "$stage/credstore" --with-key=host set github-app-key "$stage/app-key.pem" >/dev/null
-  rm -f "$stage/app-key.pem"
-  [[ -s $stage/credstore/webhook-secret && -s $stage/credstore/github-app-key ]] ||
-    fail "benchbox-credentials did not create both credentials"
-  if grep -qF "$secret" "$stage/credstore/webhook-secret"; then fail "the stored webhook-secret is not encrypted"; fi
-  note "webhook-secret and github-app-key encrypted with the host key"
+# The host key systemd-creds seals credentials with: the container sees the
+# host's (--bind-ro), so benchbox-credentials in the container uses it.
+prepare_host_key() {
+  [[ -e /var/lib/systemd/credential.secret ]] && return
+  created_host_key=1
+  systemd-creds setup >/dev/null 2>&1 || fail "systemd-creds setup could not create the host key"
 }
 
-# One repository, two branches: main measures a probe that prints where it
-# runs; hang measures a command that never ends (timeout 3 s).
+# One repository, three branches: main measures a probe that prints where
+# it runs; hang measures a command that never ends (timeout 3 s); slow one
+# that takes 12 s (running while the update starts).
 prepare_repositories() {
   local repo="$stage/repos/demo"
   mkdir -p "$repo"
@@ -148,6 +136,21 @@ suites:
 EOF
   git -C "$repo" commit -q -am hang
   hang_sha=$(git -C "$repo" rev-parse HEAD)
+  # slow: a benchmark that is still running when the update starts.
+  git -C "$repo" checkout -q main
+  git -C "$repo" checkout -q -b slow
+  cat >"$repo/.benchbox.yml" <<'EOF'
+version: 1
+suites:
+  - name: slow
+    run: "sleep 12; echo BENCHBOX_SLOW_DONE"
+    format: command
+    repetitions: 1
+    warmup: 0
+    timeout: 120
+EOF
+  git -C "$repo" commit -q -am slow
+  slow_sha=$(git -C "$repo" rev-parse HEAD)
   git -C "$repo" checkout -q main
 }
 
@@ -159,7 +162,7 @@ write_config() {
 repositories:
   - name: bench/demo
     clone_url: file:///srv/benchbox-test/demo
-    branches: [main, hang]
+    branches: [main, hang, slow]
   - name: bench/load
     clone_url: file:///srv/benchbox-test/demo
     branches: ["load-*"]
@@ -170,6 +173,9 @@ runner:
   heartbeat_seconds: 5
 reporter:
   github_app_id: 0
+update:
+  max_wait_seconds: 120
+  health_timeout_seconds: 20
 EOF
   printf '[Socket]\nListenStream=\nListenStream=127.0.0.1:%s\n' "$port" >"$stage/socket-port.conf"
   webhook_url="http://127.0.0.1:$port/webhook"
@@ -187,6 +193,9 @@ install_repositories_in_container() {
 boot_container() {
   setsid timeout 1500 systemd-nspawn -D / --volatile=yes -M "$machine" --register=no --keep-unit -b \
     --console=pipe --uuid="$(cat /etc/machine-id)" --overlay=/usr::/usr \
+    --bind-ro=/var/lib/dpkg:/mnt/host/dpkg --bind-ro=/etc/apt:/mnt/host/apt --bind-ro=/etc/dpkg:/mnt/host/etc-dpkg \
+    --bind-ro=/etc/passwd:/mnt/host/passwd --bind-ro=/etc/group:/mnt/host/group \
+    --bind-ro=/etc/shadow:/mnt/host/shadow --bind-ro=/etc/gshadow:/mnt/host/gshadow \
     --bind-ro=/var/lib/systemd/credential.secret --bind-ro="$stage:/mnt/bb-stage" \
     -- systemd.mask=systemd-firstboot.service >"$stage/container.log" 2>&1 </dev/null &
   nspawn_wrapper=$!
@@ -240,7 +249,9 @@ check_host_clean() {
 
 check_verify() {
   local files=() u out
-  for u in "${units[@]}" benchbox-bench.slice; do files+=("/lib/systemd/system/$u"); done
+  for u in "${units[@]}" benchbox-bench.slice benchbox-update.service benchbox-update.timer; do
+    files+=("/lib/systemd/system/$u")
+  done
   out=$(in_ct systemd-analyze verify "${files[@]}" 2>&1) || fail "systemd-analyze verify failed:
 $out"
   [[ -z $out ]] || fail "systemd-analyze verify is not clean:
@@ -331,11 +342,15 @@ check_credentials_not_leaked() {
   note "the webhook secret is neither in webhookd's environment nor in the journal"
 }
 
-# Writes a push payload for repository $1, branch $2, commit $3 to $4.
+# Writes a push payload for repository $1, branch $2, commit $3 to $4; a
+# fifth argument goes into the commit message, so the same commit can be
+# delivered again as a new body (webhookd answers a repeated body with its
+# first job: replay protection).
 push_payload() {
   python3 - "$source_dir/tests/fixtures/github/push_branch.json" "$@" <<'EOF'
 import json, sys
-fixture, repo, branch, sha, out = sys.argv[1:]
+fixture, repo, branch, sha, out = sys.argv[1:6]
+nonce = sys.argv[6] if len(sys.argv) > 6 else ""
 p = json.load(open(fixture))
 owner, name = repo.split("/")
 p["ref"] = "refs/heads/" + branch
@@ -346,7 +361,9 @@ p["repository"]["name"] = name
 p["repository"]["owner"]["login"] = owner
 p["repository"]["owner"]["name"] = owner
 p["repository"]["clone_url"] = "file:///srv/benchbox-test/demo"
-if p.get("head_commit"): p["head_commit"]["id"] = sha
+if p.get("head_commit"):
+    p["head_commit"]["id"] = sha
+    if nonce: p["head_commit"]["message"] += " " + nonce
 for c in p.get("commits", []): c["id"] = sha
 json.dump(p, open(out, "w"))
 EOF
@@ -372,11 +389,12 @@ job_field() {
 job_state_is() { [[ $(job_field "$1" state) == "$2" ]]; }
 job_finished() { [[ $(job_field "$1" state) =~ ^(done|failed|cancelled)$ ]]; }
 
-# Sends a push for commit $2 on branch $1 of bench/demo; prints the job id.
+# Sends a push for commit $2 on branch $1 of bench/demo ($3: a nonce, for a
+# new delivery of the same commit); prints the job id.
 enqueue_push() {
-  local file="$stage/push-$1.json" answer id
-  push_payload bench/demo "$1" "$2" "$file"
-  answer=$(send_delivery push "$file" "system-test-$1-$$")
+  local file="$stage/push-$1${3:+-$3}.json" answer id
+  push_payload bench/demo "$1" "$2" "$file" ${3:+"$3"}
+  answer=$(send_delivery push "$file" "system-test-$1-$$${3:+-$3}")
   [[ $answer =~ ^20[02]\ 0 ]] || fail "the $1 delivery was not accepted: $answer"
   id=$(sed -n 's/.*"job_id":\([0-9]*\).*/\1/p' <<<"$answer")
   [[ -n $id ]] || fail "no job id in webhookd's answer: $answer"
@@ -460,7 +478,8 @@ load_generator() {
     sha=$(printf 'load-%s-%s-%s' "$$" "$worker" "$i" | sha1sum | cut -c1-40)
     push_payload bench/load "load-$worker-$i" "$sha" "$file"
     answer=$(send_delivery push "$file" "load-$$-$worker-$i")
-    echo "load-$$-$worker-$i ${answer%% \{*}" >>"$stage/load.log"
+    # delivery id, status, curl's exit, when the answer came (upgrade.sh's gaps)
+    echo "load-$$-$worker-$i ${answer%% \{*} $(date +%s.%N)" >>"$stage/load.log"
   done
 }
 
@@ -479,19 +498,47 @@ for j in jobs:
 
 unit_active() { [[ $(in_ct systemctl is-active "$1") == active ]]; }
 
-check_restarts_under_load() {
-  # Jobs stay queued while the runner is stopped, so each one can be counted.
-  in_ct systemctl stop benchbox-runnerd.service
+# Cancels the bench/load jobs still queued, so the runner is free for the
+# next step (they exist only to be counted).
+cancel_load_jobs() {
+  in_ct sh -c '
+    busctl --json=short call org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 List su queued 0 |
+      python3 -c "
+import json, sys
+for j in json.load(sys.stdin)[\"data\"][0]:
+    if j.get(\"repository\", {}).get(\"data\") == \"bench/load\": print(j[\"id\"][\"data\"])" |
+      while read -r id; do
+        busctl call org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Cancel xs "$id" "load only" >/dev/null 2>&1 || true
+      done'
+}
+
+# Four concurrent senders (so restarts land while requests are in flight),
+# until stop_load; their lines go to a fresh load.log.
+start_load() {
   : >"$stage/load.log"
-  # Four concurrent senders, so restarts land while requests are in flight.
-  local w load_pids=()
+  rm -f "$stage/load.stop"
+  local w
+  load_pids=()
   for w in 1 2 3 4; do
     load_generator "$w" &
     load_pids+=($!)
   done
   load_pid="${load_pids[*]}"
-  wait_for 60 bash -c "[[ \$(grep -c ' 20[02] 0' '$stage/load.log') -ge 5 ]]" ||
+  wait_for 60 bash -c "[[ \$(grep -c ' 20[02] 0' '$stage/load.log') -ge 4 ]]" ||
     fail "the load generator's first deliveries were not accepted: $(head -3 "$stage/load.log")"
+}
+
+stop_load() {
+  touch "$stage/load.stop"
+  local w
+  for w in "${load_pids[@]}"; do wait "$w" || true; done
+  load_pid=""
+}
+
+check_restarts_under_load() {
+  # Jobs stay queued while the runner is stopped, so each one can be counted.
+  in_ct systemctl stop benchbox-runnerd.service
+  start_load
   local k restarts=5
   for ((k = 1; k <= restarts; k++)); do
     # Manual restarts count toward StartLimitBurst= (5 in 10 s, which guards
@@ -507,9 +554,7 @@ check_restarts_under_load() {
   before=$(wc -l <"$stage/load.log")
   # Keep the load on after the last restart, and make sure it was a load.
   wait_for 60 bash -c "[[ \$(wc -l < '$stage/load.log') -ge $((before + 20)) && \$(wc -l < '$stage/load.log') -ge 100 ]]" || true
-  touch "$stage/load.stop"
-  for w in "${load_pids[@]}"; do wait "$w" || true; done
-  load_pid=""
+  stop_load
 
   local sent ok failed_conn other
   sent=$(wc -l <"$stage/load.log")

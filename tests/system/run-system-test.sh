@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# The system test: boots this host's own OS in systemd-nspawn (a real
+# The system test: builds benchbox's Debian package, publishes it to a
+# signed apt archive, boots this host's own OS in systemd-nspawn (a real
 # systemd as PID 1, see ../../docs/systemd.md and /work/shared/PLATFORM.md),
-# installs the build into the container's /usr overlay exactly as a package
-# would, and drives benchbox with systemctl, busctl, journalctl and curl:
+# provisions the box exactly as docs/install.md says (trust the key, add the
+# source, apt install benchbox, create the credentials, edit the config,
+# systemctl enable --now benchbox.target), and drives it with systemctl,
+# busctl, journalctl and curl:
+#   p. the package: nothing starts without the webhook secret, and status and
+#      the journal say how to create it; users, directories, conffiles
 #   0. systemd-analyze verify is clean; systemd-analyze security per unit
 #   1. all units active; every interface introspects; benchboxctl status
 #   2. signed webhook -> job done; its benchmark ran in benchbox-job-*.scope
@@ -14,38 +19,44 @@
 #      failed connections, zero lost deliveries
 #   7. tunerd applies CPU shielding by slices (AllowedCPUs=) as far as the
 #      host allows, every item it cannot apply says why, restore undoes it
+#   8. the self-update: a baseline restart of benchbox.target under load;
+#      benchbox-update to N+1 under load with a job running (no failed
+#      connection, no lost delivery, the job done); a tampered N+2, N+2
+#      signed by a stranger and a replayed older index refused; a broken N+3
+#      rolled back; one `upgrade:` line with the counts
+#   9. apt purge benchbox: no process or unit left
 #   6. clean poweroff, nothing left on the host
 # Usage: run-system-test.sh BUILD_DIR SOURCE_DIR
 # Exit 77 (meson: skipped) when it cannot run here (not root, no nspawn).
-# BB_SYSTEM_KEEP=1 leaves the staging directory for a post-mortem.
+# BB_SYSTEM_KEEP=1 leaves the staging directory for a post-mortem;
+# BB_SYSTEM_DEBS=DIR takes the packages from DIR (its dist/) instead of
+# building them (development only).
 set -euo pipefail
 
-build=$(cd "${1:?build dir}" && pwd)
 source_dir=$(cd "${2:?source dir}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 
 # shellcheck source=tests/system/lib.sh
 . "$here/lib.sh"
+# shellcheck source=tests/system/package.sh
+. "$here/package.sh"
+# shellcheck source=tests/system/upgrade.sh
+. "$here/upgrade.sh"
 
 require_tools
-check_prefix "$build"
 
 stage=$(mktemp -d /var/tmp/bb-system.XXXXXX)
+# apt in the container reads the archive in here as its sandbox user _apt.
+chmod 0755 "$stage"
 machine="bbsys-$$"
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-step "install the build into a staging tree"
-DESTDIR="$stage/root" meson install -C "$build" --no-rebuild --quiet >"$stage/install.log" 2>&1 ||
-  fail "meson install failed: $(tail -5 "$stage/install.log")"
-for f in lib/systemd/system/benchbox.target usr/share/dbus-1/system.d/org.benchbox.Queue1.conf \
-         usr/share/dbus-1/system-services/org.benchbox.Queue1.service usr/lib/sysusers.d/benchbox.conf \
-         usr/lib/tmpfiles.d/benchbox.conf usr/sbin/benchbox-credentials usr/bin/benchboxctl; do
-  [[ -e $stage/root/$f || -e $stage/root/usr/$f ]] || fail "meson install did not install $f"
-done
-
-step "create the encrypted credentials on the host"
-prepare_credentials
+step "build the package: N with scripts/build-deb.sh, N+1 from the same tree, N+2 and N+3 re-packed"
+build_packages
+step "publish $ver_n to a signed archive (scripts/archive.sh)"
+make_archive
+prepare_host_key
 prepare_repositories
 port=$(free_port)
 write_config "$port"
@@ -54,27 +65,19 @@ step "boot the host OS in systemd-nspawn (machine $machine)"
 boot_container
 in_ct systemctl --version | head -1
 
-step "install into the container's /usr overlay; sysusers, tmpfiles, dbus reload"
-in_ct sh -c 'tar -C /mnt/bb-stage/root -cf - . | tar -C / -xf - --keep-directory-symlink --no-same-owner'
-in_ct install -D -m 0644 /mnt/bb-stage/benchbox.yml /etc/benchbox/benchbox.yml
-in_ct install -d -m 0700 /etc/credstore.encrypted
-in_ct install -m 0600 /mnt/bb-stage/credstore/webhook-secret /mnt/bb-stage/credstore/github-app-key \
-  /etc/credstore.encrypted/
-in_ct install -D -m 0644 /mnt/bb-stage/socket-port.conf \
-  /etc/systemd/system/benchbox-webhookd.socket.d/50-test-port.conf
-in_ct systemd-sysusers
-in_ct systemd-tmpfiles --create /usr/lib/tmpfiles.d/benchbox.conf
-in_ct id benchbox-runner
-in_ct systemctl daemon-reload
-in_ct busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+step "p. provision as docs/install.md says: trust the key, add the source, apt install benchbox"
+prepare_package_manager
+provision_box
+check_nothing_started
+configure_box
 install_repositories_in_container
+in_ct systemctl enable --now benchbox.target
 
 step "0. systemd-analyze verify and security"
 check_verify
 measure_security
 
-step "1. start benchbox.target: every unit active, every interface there"
-in_ct systemctl start benchbox.target || true
+step "1. every unit active, every interface there"
 wait_units_active
 check_introspection
 check_benchboxctl_status
@@ -92,9 +95,21 @@ check_hanging_benchmark
 step "4. restarts under load: no failed connection, no lost delivery"
 check_restarts_under_load
 check_webhook_liveness
+cancel_load_jobs
+in_ct systemctl start benchbox-runnerd.service
 
 step "7. host tuning: shielding by slices as far as this host allows, then restore"
 check_tuning
+
+step "8. the self-update"
+measure_restart_baseline
+check_update_under_load
+check_refusals
+check_rollback
+upgrade_summary
+
+step "9. apt purge benchbox"
+check_purge
 
 step "6. clean poweroff, nothing left on the host"
 poweroff_container
