@@ -24,7 +24,8 @@
 #      connection, no lost delivery, the job done); a tampered N+2, N+2
 #      signed by a stranger and a replayed older index refused; a broken N+3
 #      rolled back; one `upgrade:` line with the counts
-#   9. apt purge benchbox: no process or unit left
+#   9. apt remove keeps queue, history and config, a reinstall carries on
+#      with them; apt purge benchbox: no process or unit left
 #   6. clean poweroff, nothing left on the host
 # Usage: run-system-test.sh BUILD_DIR SOURCE_DIR
 # Exit 77 (meson: skipped) when it cannot run here (not root, no nspawn).
@@ -79,6 +80,8 @@ measure_security
 
 step "1. every unit active, every interface there"
 wait_units_active
+[[ $(in_ct systemctl is-active benchbox-update.timer) == active ]] || fail "benchbox-update.timer is not active"
+note "benchbox-update.timer: next run $(in_ct systemctl show -P NextElapseUSecRealtime benchbox-update.timer)"
 check_introspection
 check_benchboxctl_status
 check_credentials_not_leaked
@@ -108,7 +111,8 @@ check_refusals
 check_rollback
 upgrade_summary
 
-step "9. apt purge benchbox"
+step "9. apt remove keeps the state, a reinstall carries on; apt purge leaves nothing running"
+check_remove_reinstall
 check_purge
 
 step "6. clean poweroff, nothing left on the host"
