@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan+UBSan) in build-fuzz and runs
 # each for SECONDS (default 30) from its committed corpus. An input that
 # crashes a parser is copied into tests/fuzz/corpus/<target>/ so the corpus
@@ -23,25 +23,46 @@ ninja -C "$build" -j2 $targets >/dev/null
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failed=""
-for f in $formats; do
+# One fuzzer per core at a time: each is single-threaded, and the stage's
+# time is what CI waits for.
+jobs=${FUZZ_JOBS:-$(nproc)}
+run_one() {
+  f=$1
   mkdir -p "$work/$f" "$work/artifacts-$f" "$corpus_root/$f"
-  echo "fuzz-$f: ${seconds}s"
-  if ! UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+  if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
       "$build/tests/fuzz/fuzz-$f" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -max_len=65536 -print_final_stats=0 -artifact_prefix="$work/artifacts-$f/" \
       "$work/$f" "$corpus_root/$f" >"$work/$f.log" 2>&1; then
-    tail -40 "$work/$f.log"
-    for a in "$work/artifacts-$f"/*; do
-      [ -f "$a" ] || continue
-      keep="$corpus_root/$f/bug-$(sha1sum "$a" | cut -c1-16)"
-      cp "$a" "$keep"
-      echo "fuzz-$f: kept the failing input as $keep"
-    done
-    failed="$failed $f"
+    echo ok >"$work/$f.status"
   else
-    grep -E '^(Done|#[0-9]+ *DONE)' "$work/$f.log" | tail -1 || true
+    echo failed >"$work/$f.status"
   fi
+}
+running=0
+for f in $formats; do
+  echo "fuzz-$f: ${seconds}s"
+  run_one "$f" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n 2>/dev/null || wait
+    running=$((running - 1))
+  fi
+done
+wait
+failed=""
+for f in $formats; do
+  if [ "$(cat "$work/$f.status" 2>/dev/null)" = ok ]; then
+    echo "fuzz-$f: $(grep -E '^(Done|#[0-9]+ *DONE)' "$work/$f.log" | tail -1)"
+    continue
+  fi
+  tail -40 "$work/$f.log"
+  for a in "$work/artifacts-$f"/*; do
+    [ -f "$a" ] || continue
+    keep="$corpus_root/$f/bug-$(sha1sum "$a" | cut -c1-16)"
+    cp "$a" "$keep"
+    echo "fuzz-$f: kept the failing input as $keep"
+  done
+  failed="$failed $f"
 done
 if [ -n "$failed" ]; then
   echo "fuzzers that found a bug:$failed" >&2
