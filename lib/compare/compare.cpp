@@ -150,12 +150,20 @@ BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model:
   row.n_base = base.samples.size();
   row.n_head = head.samples.size();
   row.threshold = options.threshold_for(head.key.metric);
-  row.higher_is_better = contains(options.higher_is_better, head.key.metric);
+  // The parser's direction; Options::higher_is_better can only add metrics.
+  row.higher_is_better = head.direction == model::Direction::higher_is_better ||
+                         contains(options.higher_is_better, head.key.metric);
   row.p_value = row.p_adjusted = std::nan("");
 
   if (base.unit != head.unit) {
     row.verdict = Verdict::not_comparable;
     row.note = "unit differs: base " + base.unit + ", head " + head.unit;
+    return row;
+  }
+  if (base.direction != head.direction && !contains(options.higher_is_better, head.key.metric)) {
+    row.verdict = Verdict::not_comparable;
+    row.note = std::string("direction differs: base ") + model::to_string(base.direction) + ", head " +
+               model::to_string(head.direction);
     return row;
   }
   if (base.summary_only || head.summary_only) {
@@ -289,6 +297,7 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
       row = compare_benchmark(*bb, hb, options);
     }
     if (row.unit.empty()) row.unit = hb.unit;
+    row.higher_is_better = row.higher_is_better || hb.direction == model::Direction::higher_is_better;
     c.rows.push_back(std::move(row));
   }
   for (const auto& bm : base.benchmarks) {
@@ -296,6 +305,7 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
     Verdict v = expected.count(bm.key) ? Verdict::missing : Verdict::removed;
     auto row = unmeasured(bm.key, v, v == Verdict::missing ? "expected but absent on head" : "");
     row.unit = bm.unit;
+    row.higher_is_better = bm.direction == model::Direction::higher_is_better;
     row.n_base = bm.samples.size();
     row.base_median = stats::median(stats::finite_only(bm.samples));
     c.rows.push_back(std::move(row));

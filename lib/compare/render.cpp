@@ -90,6 +90,12 @@ std::string verdict_cell(Verdict v) {
   }
 }
 
+// The benchmark's cell: its key, and ↑ where higher is better (a rate), so
+// a reader knows a positive change there is good news.
+std::string key_cell(const BenchmarkComparison& r) {
+  return "`" + r.key.to_string() + "`" + (r.higher_is_better ? " ↑" : "");
+}
+
 std::string percent_or_dash(double x, int decimals) {
   if (!std::isfinite(x)) return "–";
   return fmt(decimals == 1 ? "%.1f %%" : "%.3f %%", x * 100);
@@ -133,7 +139,7 @@ std::string render_markdown(const Comparison& c) {
   out << "|:--|--:|--:|:--|:--|--:|--:|\n";
   for (const auto* r : rows) {
     const bool fine = r->threshold > 0 && r->threshold < 0.002;
-    out << "| `" << r->key.to_string() << "` | " << format_value(r->base_median, r->unit) << " | "
+    out << "| " << key_cell(*r) << " | " << format_value(r->base_median, r->unit) << " | "
         << format_value(r->head_median, r->unit) << " | " << change_cell(*r) << " | " << verdict_cell(r->verdict)
         << " | " << (r->method.empty() ? "–" : "±" + percent_or_dash(r->noise, fine ? 3 : 1)) << " | "
         << (r->method.empty() ? "–" : percent_or_dash(r->min_detectable, fine ? 3 : 1)) << " |\n";
@@ -155,7 +161,7 @@ std::string render_markdown(const Comparison& c) {
       << " % confidence interval: Wilcoxon signed-rank on the log ratios of base and head runs that ran "
          "adjacent (interleaved rounds), Mann-Whitney where runs were not paired, exact comparison for "
          "deterministic counts. A benchmark regressed or improved when the whole interval lies beyond the "
-         "threshold, is unchanged when it lies inside ±threshold, and is inconclusive otherwise. Noise is the "
+         "threshold (for ↑ rates, higher is better: a fall is the regression), is unchanged when it lies inside ±threshold, and is inconclusive otherwise. Noise is the "
          "robust spread (MAD) of one measurement; min. detectable is the change that would be caught 80 % of "
          "the time with these samples. Benjamini-Hochberg false-discovery control: "
       << cleared << " of " << tested << " tested benchmarks cleared it. Seed " << c.seed << ".\n\n";
@@ -196,6 +202,7 @@ nlohmann::json to_json(const Comparison& c) {
         {"head_median", number(r.head_median)},
         {"threshold", r.threshold},
         {"higher_is_better", r.higher_is_better},
+        {"direction", r.higher_is_better ? "higher_is_better" : "lower_is_better"},
         {"note", r.note},
     });
   }

@@ -121,6 +121,7 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at,
     b.key.params = combos[j];
     b.key.metric = how->metric;
     b.unit = how->unit;
+    b.direction = model::direction_for_unit(b.unit);
     if (!version.empty()) b.extra["benchmark_version"] = version;
     if (decl && !decl->version.empty() && !version.empty() && decl->version != version) {
       b.status = model::BenchmarkStatus::skipped;
@@ -237,6 +238,7 @@ Result<ParsedList> parse_results(const Input& in, DeclaredMap* declared) {
       auto how = metric_for(d.type, d.unit, root);
       p.bench.key.metric = how ? how->metric : "wall_time";
       p.bench.unit = how ? how->unit : "s";
+      p.bench.direction = model::direction_for_unit(p.bench.unit);
       p.bench.status = model::BenchmarkStatus::skipped;
       p.bench.reason = "listed in benchmarks.json but absent from this results file";
       out.push_back(std::move(p));

@@ -47,6 +47,10 @@ Result<ParsedList> parse_bmf(const Input& in) {
       p.bench.key.name = name;
       p.bench.key.metric = how.metric;
       p.bench.unit = how.unit;
+      // Bencher keeps a measure's direction on its server, not in the file:
+      // throughput and rates are higher-is-better, every other measure lower.
+      p.bench.direction = how.metric == "throughput" ? model::Direction::higher_is_better
+                                                      : model::direction_for_unit(how.unit);
       p.bench.summary_only = true;
       p.bench.samples = {*value * how.scale};
       p.bench.summary["value"] = *value * how.scale;

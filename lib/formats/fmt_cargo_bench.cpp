@@ -46,6 +46,7 @@ Result<ParsedList> parse_cargo_bench(const Input& in) {
         Parsed t = p;
         t.bench.key.metric = "throughput";
         t.bench.unit = "MB/s";
+        t.bench.direction = model::Direction::higher_is_better;
         t.bench.samples = {*mbs};
         t.bench.summary = {{"median", *mbs}};
         out.push_back(std::move(p));

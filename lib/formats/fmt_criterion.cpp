@@ -82,6 +82,32 @@ Result<Parsed> parse_criterion_files(const CriterionFiles& files) {
   return p;
 }
 
+std::vector<Parsed> criterion_throughput(const Parsed& wall) {
+  std::vector<Parsed> out;
+  auto t = wall.bench.extra.find("throughput");
+  if (t == wall.bench.extra.end() || !t->is_object()) return out;
+  auto add = [&](const char* metric, const char* unit, const nlohmann::json& n) {
+    if (!n.is_number() || !(n.get<double>() > 0)) return;
+    Parsed p = wall;
+    p.bench.key.metric = metric;
+    p.bench.unit = unit;
+    p.bench.direction = model::Direction::higher_is_better;
+    p.bench.summary.clear();
+    p.bench.extra.erase("full_id");
+    for (double& s : p.bench.samples) s = s > 0 ? n.get<double>() / s : 0;
+    out.push_back(std::move(p));
+  };
+  for (const auto& [kind, n] : t->items()) {
+    if (kind == "Bytes" || kind == "BytesDecimal") add("throughput", "bytes/s", n);
+    else if (kind == "Elements") add("throughput", "elements/s", n);
+    else if (kind == "ElementsAndBytes" && n.is_object()) {
+      add("throughput", "elements/s", n.value("elements", nlohmann::json()));
+      add("throughput_bytes", "bytes/s", n.value("bytes", nlohmann::json()));
+    }
+  }
+  return out;
+}
+
 namespace {
 
 Result<std::string> read_member(const std::filesystem::path& p, const ParseOptions& options) {
@@ -134,6 +160,7 @@ Result<ParsedList> parse_criterion_dir(const std::string& dir, const ParseOption
     auto p = parse_criterion_files(files);
     if (!p) return p.error();
     p->place = files.benchmark_source;
+    for (auto& t : criterion_throughput(*p)) out.push_back(std::move(t));
     out.push_back(std::move(*p));
   }
   return out;

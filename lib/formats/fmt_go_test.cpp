@@ -126,6 +126,7 @@ class Reader {
       Parsed p;
       p.bench.key = key;
       p.bench.unit = unit;
+      p.bench.direction = model::direction_for_unit(unit);  // MB/s and a ReportMetric rate
       p.place = place(line, 1);
       order_[key] = order_.size();
       it = entries_.emplace(key, std::move(p)).first;

@@ -140,6 +140,10 @@ class Reader {
       it->second.key.name = g.run_name;
       it->second.key.metric = name;
       it->second.unit = counter_unit(name);
+      // The JSON does not carry a counter's flags: the two rates the
+      // library itself sets (SetBytesProcessed/SetItemsProcessed) are
+      // higher-is-better, a user counter is taken as lower-is-better.
+      it->second.direction = model::direction_for_unit(it->second.unit);
     }
     return it->second;
   }

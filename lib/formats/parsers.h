@@ -60,6 +60,11 @@ struct CriterionFiles {
   std::string estimates_json, estimates_source;  // empty text: not present
 };
 Result<Parsed> parse_criterion_files(const CriterionFiles& files);
+// The throughput criterion reports beside the time when benchmark.json
+// declares one ({"Bytes": n}, {"BytesDecimal": n}, {"Elements": n} or
+// {"ElementsAndBytes": {"elements": e, "bytes": b}}): per sample, n over
+// the seconds per iteration, higher-is-better. Nothing when none is declared.
+std::vector<Parsed> criterion_throughput(const Parsed& wall);
 Result<ParsedList> parse_criterion_dir(const std::string& dir, const ParseOptions& options);
 
 // asv: the results file plus, when known, benchmarks.json (units, parameter

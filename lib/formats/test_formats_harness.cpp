@@ -282,7 +282,7 @@ TEST_CASE("asv: results alone, and bad input") {
 
 TEST_CASE("criterion: directory output") {
   auto v = ok("criterion", "criterion-documented-schema/criterion");
-  REQUIRE(v.size() == 2);  // base/ and report/ are not read
+  REQUIRE(v.size() == 3);  // base/ and report/ are not read; parse's throughput is a metric
   const auto& fib = find(v, "fib/iterative");
   CHECK(fib.key.params.at("value") == "20");
   CHECK(fib.samples.size() == 5);
@@ -293,6 +293,10 @@ TEST_CASE("criterion: directory output") {
   const auto& parse = find(v, "parse");
   CHECK(parse.summary.empty());  // no estimates.json
   CHECK(parse.extra["throughput"]["Bytes"] == 4096);
+  const auto& rate = find(v, "parse", "throughput");
+  CHECK(rate.unit == "bytes/s");
+  CHECK(rate.direction == model::Direction::higher_is_better);
+  CHECK(rate.samples[0] == Approx(4096 / parse.samples[0]));
 
   auto file = parse_path("criterion", fixture("criterion-documented-schema/criterion/parse/new/sample.json"), opts());
   REQUIRE_FALSE(file.ok());

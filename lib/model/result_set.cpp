@@ -30,6 +30,18 @@ const char* to_string(BenchmarkStatus s) {
   return "ok";
 }
 
+const char* to_string(Direction d) {
+  return d == Direction::higher_is_better ? "higher_is_better" : "lower_is_better";
+}
+
+Direction direction_for_unit(std::string_view unit) {
+  auto ends = [&](std::string_view tail) {
+    return unit.size() >= tail.size() && unit.substr(unit.size() - tail.size()) == tail;
+  };
+  if (ends("/s") || ends("/sec") || ends("per_second") || ends("Hz")) return Direction::higher_is_better;
+  return Direction::lower_is_better;
+}
+
 nlohmann::json to_json(const BenchmarkKey& k) {
   return {{"suite", k.suite}, {"name", k.name}, {"params", k.params}, {"metric", k.metric}};
 }
@@ -37,6 +49,7 @@ nlohmann::json to_json(const BenchmarkKey& k) {
 nlohmann::json to_json(const Benchmark& b) {
   nlohmann::json j = to_json(b.key);
   j["unit"] = b.unit;
+  j["direction"] = to_string(b.direction);
   j["samples"] = b.samples;
   if (!b.rounds.empty()) j["rounds"] = b.rounds;
   if (!b.iterations.empty()) j["iterations"] = b.iterations;
@@ -115,8 +128,8 @@ Result<Benchmark> benchmark_from_json(const nlohmann::json& j, const std::string
   if (!key) return key.error();
   Benchmark b;
   b.key = std::move(*key);
-  std::string status = "ok";
-  for (auto st : {opt(j, where, "unit", b.unit), req(j, where, "samples", b.samples),
+  std::string status = "ok", direction;
+  for (auto st : {opt(j, where, "unit", b.unit), opt(j, where, "direction", direction), req(j, where, "samples", b.samples),
                   opt(j, where, "rounds", b.rounds), opt(j, where, "iterations", b.iterations),
                   opt(j, where, "summary_only", b.summary_only), opt(j, where, "summary", b.summary),
                   opt(j, where, "status", status), opt(j, where, "reason", b.reason)})
@@ -126,6 +139,11 @@ Result<Benchmark> benchmark_from_json(const nlohmann::json& j, const std::string
   else if (status == "failed") b.status = BenchmarkStatus::failed;
   else if (status == "skipped") b.status = BenchmarkStatus::skipped;
   else return bad(where + "/status", "expected ok, failed or skipped, got '" + status + "'");
+  // Absent (files written before benchbox 0.2, or by hand): what the unit implies.
+  if (direction.empty()) b.direction = direction_for_unit(b.unit);
+  else if (direction == "lower_is_better") b.direction = Direction::lower_is_better;
+  else if (direction == "higher_is_better") b.direction = Direction::higher_is_better;
+  else return bad(where + "/direction", "expected lower_is_better or higher_is_better, got '" + direction + "'");
   for (size_t i = 0; i < b.samples.size(); ++i)
     if (!std::isfinite(b.samples[i]))
       return bad(where + "/samples/" + std::to_string(i), "is not a finite number");

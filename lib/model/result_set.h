@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -36,11 +37,21 @@ struct BenchmarkKey {
 enum class BenchmarkStatus { ok, failed, skipped };
 const char* to_string(BenchmarkStatus s);
 
+// Which way is better. Times, memory and counts: lower; rates (MB/s,
+// ops/s, items_per_second, throughput): higher. The parser decides, from the
+// harness's own marking where it has one; the engine only reads it.
+enum class Direction { lower_is_better, higher_is_better };
+const char* to_string(Direction d);
+// The direction a unit implies when the harness says nothing: a rate (a
+// unit ending in "/s", "per_second", "Hz") is higher-is-better.
+Direction direction_for_unit(std::string_view unit);
+
 struct Benchmark {
   BenchmarkKey key;
   // Canonical units: time metrics in seconds ("s"); counts "count"; memory
   // "bytes". A harness's own metric keeps its own unit.
   std::string unit = "s";
+  Direction direction = Direction::lower_is_better;
   std::vector<double> samples;   // raw samples, one per measurement, in `unit`
   std::vector<int64_t> rounds;   // round of each sample: base/head samples with the
                                  // same round ran adjacent (pairing); empty = unknown

@@ -22,7 +22,7 @@ std::string SeriesChange::range() const { return short_sha(commit_before) + ".."
 
 std::string SeriesChange::describe() const {
   char buf[96];
-  std::snprintf(buf, sizeof buf, " ×%.3f [%.3f, %.3f]", ratio, ci_low, ci_high);
+  std::snprintf(buf, sizeof buf, " ×%.3f [%.3f, %.3f] %s", ratio, ci_low, ci_high, worse ? "worse" : "better");
   return range() + buf;
 }
 
@@ -38,7 +38,8 @@ nlohmann::json SeriesChange::to_json() const {
           {"ci_high", finite_or_null(ci_high)},
           {"confidence", confidence},
           {"p_value", p_value},
-          {"seed", seed}};
+          {"seed", seed},
+          {"worse", worse}};
 }
 
 uint64_t series_seed(const Series& series) {
@@ -93,6 +94,7 @@ std::vector<SeriesChange> detect_changes(const Series& series, const ChangeOptio
     c.confidence = mw.confidence;
     c.p_value = found[k].p_value;
     c.seed = detector.seed;
+    c.worse = series.direction == model::Direction::higher_is_better ? c.ratio < 1 : c.ratio > 1;
     out.push_back(std::move(c));
   }
   return out;

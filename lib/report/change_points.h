@@ -44,9 +44,11 @@ struct SeriesChange {
   double ratio = 1, ci_low = 0, ci_high = 0, confidence = 0;
   double p_value = 1;          // the permutation test's p-value of the split
   uint64_t seed = 0;           // permutation seed (series_seed): replayable
+  bool worse = false;          // a step the wrong way for the series' direction
+
 
   std::string range() const;     // "abc123456789..def456789012"
-  std::string describe() const;  // "abc..def ×1.120 [1.080, 1.160]"
+  std::string describe() const;  // "abc..def ×1.120 [1.080, 1.160] worse"
   nlohmann::json to_json() const;
 };
 

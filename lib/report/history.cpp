@@ -38,6 +38,9 @@ const std::vector<store::Migration> kMigrations = {
           samples INTEGER NOT NULL,
           PRIMARY KEY (job_id, role, benchmark_key));
         CREATE INDEX points_by_series ON points(repository, ref, benchmark_key, environment_key);)"},
+    // Rows from before: empty, read as what the unit implies.
+    {"which way is better, per point",
+     "ALTER TABLE points ADD COLUMN direction TEXT NOT NULL DEFAULT ''"},
 };
 
 double median_of(std::vector<double> v) {
@@ -80,7 +83,7 @@ Status HistoryStore::ingest(const model::ResultSet& rs, const std::string& kind)
   if (auto st = run->run(); !st) return st;
   auto point = db_.prepare(
       "INSERT OR REPLACE INTO points (job_id, role, repository, ref, benchmark_key, environment_key,"
-      " unit, status, median, samples) VALUES (?,?,?,?,?,?,?,?,?,?)");
+      " unit, status, median, samples, direction) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
   if (!point) return point.error();
   for (const auto& b : rs.benchmarks) {
     point->reset();
@@ -90,6 +93,7 @@ Status HistoryStore::ingest(const model::ResultSet& rs, const std::string& kind)
     if (b.samples.empty()) point->bind_null(9);
     else point->bind(9, format_real(median_of(b.samples)));
     point->bind(10, static_cast<int64_t>(b.samples.size()));
+    point->bind(11, std::string(model::to_string(b.direction)));
     if (auto st = point->run(); !st) return st;
   }
   return tx->commit();
@@ -124,7 +128,7 @@ Result<std::optional<model::ResultSet>> HistoryStore::previous_run(const std::st
 Result<std::vector<Series>> HistoryStore::series(const std::string& repository, const std::string& ref) {
   auto q = db_.prepare(
       "SELECT p.benchmark_key, p.environment_key, p.unit, p.job_id, r.commit_sha, r.created,"
-      " p.median, p.samples, p.status FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role"
+      " p.median, p.samples, p.status, p.direction FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role"
       " WHERE p.repository = ? AND p.ref = ? AND p.role = ''"
       " ORDER BY p.benchmark_key, p.environment_key, p.job_id");
   if (!q) return q.error();
@@ -136,7 +140,13 @@ Result<std::vector<Series>> HistoryStore::series(const std::string& repository, 
     if (!*row) break;
     std::string key = q->column_text(0), env = q->column_text(1);
     if (out.empty() || out.back().key != key || out.back().environment_key != env)
+    {
       out.push_back(Series{repository, key, env, q->column_text(2), {}});
+      const std::string d = q->column_text(9);
+      out.back().direction = d == "higher_is_better" ? model::Direction::higher_is_better
+                             : d.empty()             ? model::direction_for_unit(out.back().unit)
+                                                     : model::Direction::lower_is_better;
+    }
     SeriesPoint p;
     p.job_id = q->column_int64(3);
     p.commit = q->column_text(4);

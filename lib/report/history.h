@@ -30,6 +30,7 @@ struct Series {
   std::string environment_key;
   std::string unit;
   std::vector<SeriesPoint> points;  // oldest first
+  model::Direction direction = model::Direction::lower_is_better;  // as its first point recorded it
 };
 
 class HistoryStore {

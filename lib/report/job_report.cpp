@@ -164,10 +164,12 @@ void add_change_points(JobReport& report, const std::vector<Series>& series, Cha
     nlohmann::json j = latest->to_json();
     j["benchmark"] = s.key;
     j["environment_key"] = s.environment_key;
+    j["direction"] = model::to_string(s.direction);
     list.push_back(std::move(j));
     char effect[128];
-    std::snprintf(effect, sizeof effect, "×%.3f | [%.3f, %.3f] (%.0f %%) | %.3f", latest->ratio, latest->ci_low,
-                  latest->ci_high, latest->confidence * 100, latest->p_value);
+    std::snprintf(effect, sizeof effect, "×%.3f %s | [%.3f, %.3f] (%.0f %%) | %.3f", latest->ratio,
+                  latest->worse ? "worse" : "better", latest->ci_low, latest->ci_high, latest->confidence * 100,
+                  latest->p_value);
     rows += "| `" + s.key + "` | `" + latest->range() + "` (jobs " + std::to_string(latest->job_before) + ".." +
             std::to_string(latest->job_after) + ") | " + effect + " | " + std::to_string(latest->seed) + " |\n";
   }

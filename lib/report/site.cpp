@@ -112,7 +112,9 @@ Status render_repository(HistoryStore& history, const std::string& site_dir, con
     const auto& changes = cache.changes(s);
     std::vector<size_t> marks;
     for (const auto& c : changes) marks.push_back(c.index);
-    body += "<tr><td><code>" + html_escape(s.key) + "</code></td><td>" + sparkline_svg(s, 160, 32, marks) +
+    const bool up = s.direction == model::Direction::higher_is_better;
+    body += "<tr><td><code>" + html_escape(s.key) + "</code>" +
+            (up ? " <span title=\"higher is better\">↑</span>" : "") + "</td><td>" + sparkline_svg(s, 160, 32, marks) +
             "</td><td>" + change_points_cell(changes) + "</td><td class=\"num\">" +
             (last.status == "ok" ? format_value(last.median, s.unit) : html_escape(last.status)) +
             "</td><td class=\"num\">" + std::to_string(s.points.size()) + "</td><td><a href=\"file://" +

@@ -79,6 +79,8 @@ TEST_CASE("a +10 % step at run 20 of 40 is found with its commit range and effec
   CHECK(c.p_value < 0.05);
   CHECK(c.seed == report::series_seed(s));
   CHECK(c.describe().find(" ×1.1") != std::string::npos);
+  CHECK(c.worse);  // a time that grew
+  CHECK(c.describe().find(" worse") != std::string::npos);
   // Deterministic: the same series gives the same answer, seed included.
   const auto again = report::detect_changes(s);
   REQUIRE(again.size() == 1);
@@ -166,4 +168,39 @@ TEST_CASE("the dashboard marks change points in a column and on the sparkline") 
   CHECK(page->find(commit_of(11).substr(0, 12) + ".." + commit_of(12).substr(0, 12) + " ×1.1") !=
         std::string::npos);
   CHECK(page->find("class=\"change-point\"") != std::string::npos);
+}
+
+TEST_CASE("a step up of a higher-is-better series is better, a step down worse") {
+  report::Series up = step_series(1.10, 20);
+  up.direction = model::Direction::higher_is_better;
+  auto changes = report::detect_changes(up);
+  REQUIRE(changes.size() == 1);
+  CHECK_FALSE(changes[0].worse);
+  CHECK(changes[0].to_json()["worse"] == false);
+  report::Series down = step_series(0.90, 20);
+  down.direction = model::Direction::higher_is_better;
+  changes = report::detect_changes(down);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].worse);
+}
+
+TEST_CASE("history keeps each series' direction") {
+  Dir dir;
+  auto h = report::HistoryStore::open(dir.path + "/history.db");
+  REQUIRE(h.ok());
+  model::ResultSet rs = run(1, commit_of(1), 1.0);
+  model::Benchmark rate = rs.benchmarks[0];
+  rate.key.metric = "throughput";
+  rate.unit = "ops";  // no /s: only the recorded direction says higher-is-better
+  rate.direction = model::Direction::higher_is_better;
+  rs.benchmarks.push_back(rate);
+  REQUIRE(h->ingest(rs, "push").ok());
+  auto series = h->series("o/r", "refs/heads/main");
+  REQUIRE(series.ok());
+  REQUIRE(series->size() == 2);
+  for (const auto& s : *series) {
+    INFO(s.key);
+    CHECK(s.direction == (s.key == "micro/loop:throughput" ? model::Direction::higher_is_better
+                                                           : model::Direction::lower_is_better));
+  }
 }
