@@ -29,7 +29,9 @@ constexpr const char* kUsage =
     "                           [--confidence LEVEL] [--fdr-q Q] [--seed N]\n"
     "BASE, HEAD: result-set or job-result files, or ids of finished jobs of the running appliance\n"
     "(one job: its base against its head).\n"
-    "Thresholds are fractions (0.02 or 2%); exit 1 when a benchmark regressed, failed or is missing.\n";
+    "Thresholds are fractions (0.02 or 2%); without --threshold each suite's own (.benchbox.yml\n"
+    "thresholds:, carried in the result set) apply, then the engine's defaults.\n"
+    "Exit 1 when a benchmark regressed, failed or is missing.\n";
 
 struct Loaded {
   model::ResultSet plain;                 // a result-set file, or a job result's only set
@@ -145,11 +147,9 @@ int cmd_compare(const Args& args) {
         options.confidence = *f;
       } else if (a == "--fdr-q") {
         options.fdr_q = *f;
-      } else if (metric.empty()) {
-        options.default_threshold = *f;
-        for (auto& [m, t] : options.thresholds) t = *f;
       } else {
-        options.thresholds[metric] = *f;
+        // Over the suites' own thresholds too: the caller asked for this one.
+        options.overrides[metric] = *f;
       }
     } else if (!a.empty() && a[0] == '-') {
       return fail("unknown option '" + a + "'\n" + kUsage);

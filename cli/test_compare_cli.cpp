@@ -89,6 +89,17 @@ TEST_CASE("compare two result-set files") {
 
   // A threshold above the change makes it inconclusive or unchanged, not regressed.
   CHECK(run(base + " " + slow + " --threshold wall_time=50%").status == 0);
+
+  // The suite's own threshold, carried in the head's result set, is what
+  // the CLI judges with; --threshold overrides it.
+  model::ResultSet lenient = result_set("dddd", 1.10);
+  lenient.thresholds["suite"]["wall_time"] = 0.5;
+  const auto lax = dir.write("lax.json", model::to_json(lenient).dump());
+  const Run suite_says = run(base + " " + lax + " --json");
+  CHECK(suite_says.status == 0);
+  CHECK(nlohmann::json::parse(suite_says.out)["rows"][0]["threshold"] == 0.5);
+  CHECK(run(base + " " + lax + " --threshold wall_time=2%").status == 1);
+  CHECK(run(base + " " + lax + " --threshold 0.02").status == 1);
 }
 
 TEST_CASE("compare a job result's base against its head") {

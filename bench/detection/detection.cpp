@@ -138,7 +138,7 @@ void print_design(const EngineConfig& c) {
   for (size_t i = 0; i < s.design().looks.size(); ++i)
     std::printf(" %zu (%.4f%%)", s.design().looks[i], s.design().look_alpha[i] * 100);
   compare::Options o;
-  std::printf("\nthreshold %.2f%% (%s), fixed-n methods use %zu runs a side\n", o.threshold_for(c.metric) * 100,
+  std::printf("\nthreshold %.2f%% (%s), fixed-n methods use %zu runs a side\n", o.threshold_for({"", "", {}, c.metric}) * 100,
               c.metric.c_str(), c.fixed_n);
 }
 

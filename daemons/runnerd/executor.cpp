@@ -210,6 +210,8 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     rs.isolation = ctx.isolation;
     rs.cpus = ctx.cpus;
     rs.created = clock.now_unix();
+    for (const auto& s : *suites)
+      if (!s.thresholds.empty()) rs.thresholds[s.name] = s.thresholds;
   }
   MeasureContext mctx{job.id, ctx.cpus, ctx.runner, ctx.cancel};
   for (auto& t : targets) {

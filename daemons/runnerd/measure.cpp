@@ -211,8 +211,6 @@ void finish(const config::Suite& suite, Target& t, SuiteProgress& p, const Seque
       b.extra["failed_round"] = p.failed_round;
       if (!p.stderr_tail.empty()) b.extra["output_tail"] = p.stderr_tail;
     }
-    if (auto it = suite.thresholds.find(b.key.metric); it != suite.thresholds.end())
-      b.extra["threshold"] = it->second;
     if (sequential) b.extra["sequential"] = sequential->record(b.key);
     t.result.benchmarks.push_back(std::move(b));
   }

@@ -5,10 +5,10 @@
 namespace bb::runnerd {
 
 SequentialRounds::SequentialRounds(const config::Suite& suite) : suite_(suite) {
-  // The engine's defaults (the reporter compares with the same ones), with
-  // the suite's own thresholds: a verdict the report would not reach must
-  // not stop the sampling.
-  for (const auto& [metric, threshold] : suite.thresholds) options_.thresholds[metric] = threshold;
+  // The engine's defaults with the suite's own thresholds, as the reporter
+  // will judge (they travel in the result set): a verdict the report would
+  // not reach must not stop the sampling.
+  options_.suite_thresholds[suite.name] = suite.thresholds;
 }
 
 SequentialRounds::PerBenchmark& SequentialRounds::state_for(const model::BenchmarkKey& key) {

@@ -128,8 +128,12 @@ const char* to_string(Verdict v) {
   return "inconclusive";
 }
 
-double Options::threshold_for(const std::string& metric) const {
-  auto it = thresholds.find(metric);
+double Options::threshold_for(const model::BenchmarkKey& key) const {
+  if (auto it = overrides.find(key.metric); it != overrides.end()) return it->second;
+  if (auto it = overrides.find(""); it != overrides.end()) return it->second;
+  if (auto s = suite_thresholds.find(key.suite); s != suite_thresholds.end())
+    if (auto it = s->second.find(key.metric); it != s->second.end()) return it->second;
+  auto it = thresholds.find(key.metric);
   return it == thresholds.end() ? default_threshold : it->second;
 }
 
@@ -149,7 +153,7 @@ BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model:
   row.unit = head.unit;
   row.n_base = base.samples.size();
   row.n_head = head.samples.size();
-  row.threshold = options.threshold_for(head.key.metric);
+  row.threshold = options.threshold_for(head.key);
   // The parser's direction; Options::higher_is_better can only add metrics.
   row.higher_is_better = head.direction == model::Direction::higher_is_better ||
                          contains(options.higher_is_better, head.key.metric);
@@ -250,7 +254,13 @@ BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model:
   return row;
 }
 
-Comparison compare(const model::ResultSet& base, const model::ResultSet& head, const Options& options) {
+Comparison compare(const model::ResultSet& base, const model::ResultSet& head, const Options& given) {
+  // The suites' thresholds travel in the result sets: the head's (its
+  // .benchbox.yml is the one under review), else the base's; a caller's
+  // suite_thresholds entry stays.
+  Options options = given;
+  for (const auto* rs : {&head, &base})
+    for (const auto& [suite, metrics] : rs->thresholds) options.suite_thresholds.emplace(suite, metrics);
   Comparison c;
   c.repository = head.repository.empty() ? base.repository : head.repository;
   c.base_commit = base.commit;

@@ -23,10 +23,16 @@ const char* to_string(Verdict v);
 
 struct Options {
   double confidence = 0.99;                 // interval level
-  // Relative threshold per metric: a change inside ±threshold is "unchanged".
+  // Relative threshold: a change inside ±threshold is "unchanged". Which
+  // one applies, first match wins: `overrides` (the caller's, e.g.
+  // benchboxctl compare --threshold; "" = every metric), the suite's own
+  // (`suite_thresholds`, which compare() fills from the result sets), then
+  // these defaults per metric, then default_threshold.
   std::map<std::string, double> thresholds = {
       {"wall_time", 0.01}, {"cpu_time", 0.005}, {"instructions", 0.0005}, {"memory", 0.01}};
   double default_threshold = 0.01;
+  std::map<std::string, std::map<std::string, double>> suite_thresholds;  // suite -> metric -> t
+  std::map<std::string, double> overrides;                                 // metric ("" = all) -> t
   double fdr_q = 0.05;                      // Benjamini-Hochberg level over a run
   // A regressed/improved verdict whose p-value does not clear Benjamini-
   // Hochberg at fdr_q over the whole run is downgraded to inconclusive.
@@ -40,7 +46,7 @@ struct Options {
   // Metrics where a larger value is better (throughput); all others: smaller is better.
   std::vector<std::string> higher_is_better;
 
-  double threshold_for(const std::string& metric) const;
+  double threshold_for(const model::BenchmarkKey& key) const;
 };
 
 struct BenchmarkComparison {

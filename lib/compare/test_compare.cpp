@@ -84,6 +84,42 @@ TEST_CASE("improvement and equivalence") {
   CHECK_FALSE(compare::any_regression(c));
 }
 
+TEST_CASE("one threshold everywhere: the suite's travels in the result set, the caller's overrides it") {
+  stats::Rng rng(21);
+  auto [b, h] = simulated_pair(rng, 40, 0.03, 0.002);  // a clear 3 % slowdown
+  auto base = set_of({b}, "a"), head = set_of({h}, "b");
+  // The engine's default 1 %: regressed.
+  CHECK(compare::compare(base, head, {}).rows.at(0).verdict == Verdict::regressed);
+  // The suite says 5 %: unchanged, and the row says which threshold it used.
+  head.thresholds["s"]["wall_time"] = 0.05;
+  auto c = compare::compare(base, head, {});
+  CHECK(c.rows.at(0).verdict == Verdict::unchanged);
+  CHECK(c.rows.at(0).threshold == 0.05);
+  // Only the head carries it (a plain run compared with an older one): the
+  // base's is used when the head has none.
+  CHECK(compare::compare(head, base, {}).rows.at(0).threshold == 0.05);
+  // Another suite's threshold does not apply.
+  auto other = set_of({h}, "b");
+  other.thresholds["t"]["wall_time"] = 0.05;
+  CHECK(compare::compare(base, other, {}).rows.at(0).threshold == 0.01);
+  // benchboxctl compare --threshold wall_time=2% and --threshold 2% win over the suite.
+  compare::Options o;
+  o.overrides["wall_time"] = 0.02;
+  CHECK(compare::compare(base, head, o).rows.at(0).verdict == Verdict::regressed);
+  compare::Options all;
+  all.overrides[""] = 0.02;
+  CHECK(compare::compare(base, head, all).rows.at(0).threshold == 0.02);
+  // It survives the JSON round trip, and a bad one is refused with its place.
+  auto back = model::result_set_from_json(model::to_json(head));
+  REQUIRE(back.ok());
+  CHECK(back->thresholds == head.thresholds);
+  auto j = model::to_json(head);
+  j["thresholds"]["s"]["wall_time"] = 2;
+  auto bad = model::result_set_from_json(j);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == "/thresholds/s/wall_time: expected a fraction in (0, 1)");
+}
+
 TEST_CASE("without matching rounds the unpaired test is used") {
   stats::Rng rng(3);
   auto [b, h] = simulated_pair(rng, 30, 0.05, 0.01);

@@ -72,8 +72,9 @@ Status parse_thresholds(const std::string& src, const YAML::Node& n, const std::
     const std::string metric = kv.first.Scalar();
     double v = 0;
     BB_TRY(read_double(src, n, path, metric.c_str(), v));
-    if (!kv.second.IsScalar() || v <= 0)
-      return yaml_error(src, kv.second, path + "." + metric, "expected a number > 0 (0.02 = 2%)");
+    // A fraction: 2 would be 200 %, most likely meant as 2 %.
+    if (!kv.second.IsScalar() || !(v > 0 && v < 1))
+      return yaml_error(src, kv.second, path + "." + metric, "expected a fraction between 0 and 1 (0.02 = 2%)");
     s.thresholds[metric] = v;
   }
   return {};

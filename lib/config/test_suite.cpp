@@ -149,7 +149,9 @@ TEST_CASE("env and thresholds") {
   CHECK(error_of(head + "    thresholds: {wall_time: fast}\n") ==
         ".benchbox.yml:5:29: suites[0].thresholds.wall_time: expected a number, got 'fast'");
   CHECK(error_of(head + "    thresholds: {wall_time: -0.1}\n") ==
-        ".benchbox.yml:5:29: suites[0].thresholds.wall_time: expected a number > 0 (0.02 = 2%)");
+        ".benchbox.yml:5:29: suites[0].thresholds.wall_time: expected a fraction between 0 and 1 (0.02 = 2%)");
+  CHECK(error_of(head + "    thresholds: {wall_time: 2}\n") ==
+        ".benchbox.yml:5:29: suites[0].thresholds.wall_time: expected a fraction between 0 and 1 (0.02 = 2%)");
 }
 
 TEST_CASE("sequential: the budget of rounds and seconds") {

@@ -79,6 +79,7 @@ nlohmann::json to_json(const ResultSet& rs) {
           {"isolation", rs.isolation},
           {"cpus", rs.cpus},
           {"created", rs.created},
+          {"thresholds", rs.thresholds},
           {"benchmarks", std::move(benches)}};
 }
 
@@ -171,8 +172,12 @@ Result<ResultSet> result_set_from_json(const nlohmann::json& j) {
                   opt(j, "", "environment_key", rs.environment_key),
                   opt(j, "", "machine_fingerprint", rs.machine_fingerprint),
                   opt(j, "", "host_drifted", rs.host_drifted), opt(j, "", "isolation", rs.isolation),
-                  opt(j, "", "cpus", rs.cpus), opt(j, "", "created", rs.created)})
+                  opt(j, "", "cpus", rs.cpus), opt(j, "", "created", rs.created),
+                  opt(j, "", "thresholds", rs.thresholds)})
     if (!st) return st.error();
+  for (const auto& [suite, metrics] : rs.thresholds)
+    for (const auto& [metric, t] : metrics)
+      if (!(t > 0 && t < 1)) return bad("/thresholds/" + suite + "/" + metric, "expected a fraction in (0, 1)");
   auto it = j.find("benchmarks");
   if (it == j.end() || !it->is_array()) return bad("/benchmarks", "expected an array");
   for (size_t i = 0; i < it->size(); ++i) {

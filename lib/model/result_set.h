@@ -78,6 +78,9 @@ struct ResultSet {
   std::string isolation;         // how processes were pinned ("scope+AllowedCPUs", "affinity")
   std::vector<int> cpus;         // benchmark cores used
   int64_t created = 0;
+  // Each suite's `thresholds:` from .benchbox.yml (suite -> metric ->
+  // relative threshold): what every comparison of this run judges with.
+  std::map<std::string, std::map<std::string, double>> thresholds;
   std::vector<Benchmark> benchmarks;
 };
 

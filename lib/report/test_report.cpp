@@ -89,6 +89,18 @@ TEST_CASE("a PR report compares head with the merge-base and shows a regression"
   CHECK(rep.json["overall"] == "regressed");
 }
 
+TEST_CASE("the report judges with the suite's thresholds from the result set") {
+  JobResult jr;
+  jr.job_id = 5;
+  jr.kind = "pull_request";
+  jr.base = run(5, "base", 0.100, "base");
+  jr.head = run(5, "head", 0.120, "head");
+  jr.base->thresholds["micro"]["wall_time"] = jr.head.thresholds["micro"]["wall_time"] = 0.25;
+  auto rep = report::build_report(done_job(5, JobKind::pull_request), jr, std::nullopt, {});
+  CHECK(rep.overall != report::Overall::regressed);
+  CHECK(rep.json["comparison"]["rows"][0]["threshold"] == 0.25);
+}
+
 TEST_CASE("a PR report says when a suite sampled sequentially and why it stopped") {
   JobResult jr;
   jr.kind = "pull_request";

@@ -355,7 +355,7 @@ TEST_CASE("harness formats: hyperfine JSON from $BENCHBOX_OUTPUT, bad output, an
   CHECK((*hf)["status"] == "ok");
   CHECK((*hf)["rounds"] == json::array({0, 0, 0, 1, 1, 1}));
   CHECK((*hf)["samples"] == json::array({0.11, 0.21, 0.31, 0.12, 0.22, 0.32}));
-  CHECK((*hf)["extra"]["threshold"] == 0.05);
+  CHECK(head["thresholds"] == json({{"hf", {{"wall_time", 0.05}}}}));
   const json* bad = find_bench(head, "garbage", "wall_time");
   REQUIRE(bad);
   CHECK((*bad)["status"] == "failed");
