@@ -226,6 +226,16 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
       if (!reason.empty()) return failed(reason);
       built.push_back(s.build);
     }
+    for (const auto& s : *suites) {
+      bool was_cancelled = false;
+      model::SuiteOutcome declared = declare_suite(s, t, mctx, was_cancelled);
+      if (was_cancelled) return cancelled();
+      if (!declared.list_error.empty())
+        daemon::log_warning("list command of suite '" + s.name + "' failed at " + short_sha(t.commit) + ": " +
+                                declared.list_error,
+                            {{"JOB_ID", id}, {"COMMIT", t.commit}});
+      t.result.suites[s.name] = std::move(declared);
+    }
   }
 
   // 4. Measure, interleaving base and head in a recorded random order.

@@ -25,6 +25,7 @@ namespace {
 // result would be truncated, so the round fails instead.
 constexpr size_t kMaxHarnessStdout = size_t(64) << 20;
 constexpr size_t kTailLines = 10;
+constexpr size_t kMaxListing = size_t(16) << 20;
 
 struct SuiteProgress {
   std::map<model::BenchmarkKey, model::Benchmark> benchmarks;
@@ -201,6 +202,11 @@ void finish(const config::Suite& suite, Target& t, SuiteProgress& p, const Seque
     placeholder.key = {suite.name, suite.name, {}, "wall_time"};
     p.get(placeholder);
   }
+  model::SuiteOutcome& outcome = t.result.suites[suite.name];
+  if (p.failed) {
+    outcome.status = model::BenchmarkStatus::failed;
+    outcome.reason = p.reason;
+  }
   for (const auto& key : p.order) {
     model::Benchmark b = std::move(p.benchmarks.at(key));
     // Interrupted runs leave ragged iterations; keep them only if complete.
@@ -276,6 +282,47 @@ std::string build_suite(const config::Suite& suite, const Target& target, const 
   if (outcome->success()) return "";
   std::string text = tail.text();
   return where + ": " + outcome->describe() + (text.empty() ? "" : ":\n" + text);
+}
+
+model::SuiteOutcome declare_suite(const config::Suite& suite, const Target& target, const MeasureContext& ctx,
+                                  bool& cancelled) {
+  cancelled = false;
+  model::SuiteOutcome o;
+  if (!suite.benchmarks.empty()) {
+    o.declared = suite.benchmarks;
+    o.declared_by = ".benchbox.yml";
+    return o;
+  }
+  if (suite.list.empty()) return o;
+  Tail tail;
+  exec::Command c = make_command(suite, target, ctx, suite.list, tail, "");
+  c.max_output_bytes = kMaxListing;
+  auto outcome = ctx.runner->run(c, ctx.cancel);
+  if (!outcome) {
+    o.list_error = "could not start: " + outcome.error().message;
+    return o;
+  }
+  if (outcome->cancelled) {
+    cancelled = true;
+    return o;
+  }
+  if (!outcome->success()) {
+    std::string text = tail.text();
+    o.list_error = outcome->describe() + (text.empty() ? "" : ":\n" + text);
+    return o;
+  }
+  if (outcome->dropped_bytes > 0) {
+    o.list_error = "its output is larger than " + std::to_string(kMaxListing) + " bytes";
+    return o;
+  }
+  auto names = formats::parse_listing(suite.format, outcome->stdout_text, suite.name + " list");
+  if (!names) {
+    o.list_error = names.error().message;
+    return o;
+  }
+  o.declared = std::move(*names);
+  o.declared_by = "list command";
+  return o;
 }
 
 std::string environment_key(const std::vector<int>& cpus, const std::string& isolation,

@@ -47,6 +47,14 @@ bool measure_suite(const config::Suite& suite, std::vector<Target>& targets, std
 std::string build_suite(const config::Suite& suite, const Target& target, const MeasureContext& ctx,
                         bool& cancelled);
 
+// What the suite declares on the target's commit: its `benchmarks:`, or
+// the names its `list:` command prints (run in the target's tree, unpinned,
+// after the build). A listing that fails is recorded in list_error and does
+// not stop the suite: a benchmark that then vanishes is reported missing,
+// not removed. `cancelled` is set when the job was cancelled.
+model::SuiteOutcome declare_suite(const config::Suite& suite, const Target& target, const MeasureContext& ctx,
+                                  bool& cancelled);
+
 // The environment key of the result sets: sha256 over a canonical JSON of
 // the benchmark CPUs, the isolation kind, the runner id and, per suite, its
 // name, build, run, format and env. Documented in docs/benchbox-yml.md.

@@ -100,6 +100,27 @@ BenchmarkComparison unmeasured(const model::BenchmarkKey& key, Verdict v, std::s
   return row;
 }
 
+// A benchmark the base measured and the head did not: removed when the head
+// no longer declares it, missing when the head should have produced it.
+std::pair<Verdict, std::string> vanished(const model::Benchmark& bm, const model::ResultSet& head) {
+  if (head.suites.empty())  // a result set from before suites were recorded
+    return {Verdict::removed, "absent from the head"};
+  auto it = head.suites.find(bm.key.suite);
+  if (it == head.suites.end())
+    return {Verdict::removed, "suite '" + bm.key.suite + "' is no longer in the head's .benchbox.yml"};
+  const model::SuiteOutcome& s = it->second;
+  if (s.status == model::BenchmarkStatus::failed)
+    return {Verdict::missing, "suite '" + bm.key.suite + "' failed on head" + (s.reason.empty() ? "" : ": " + s.reason)};
+  if (s.declared)
+    return s.declares(bm.key)
+               ? std::pair{Verdict::missing, "still declared on head (" + s.declared_by + ") but not measured"}
+               : std::pair{Verdict::removed, "no longer declared on head (" + s.declared_by + ")"};
+  if (!s.list_error.empty())
+    return {Verdict::missing, "not measured on head, and its list command failed, so it may have been lost: " +
+                                  s.list_error};
+  return {Verdict::removed, "not in the head's results (the suite declares no list: to tell a removal from a loss)"};
+}
+
 bool has_test(const BenchmarkComparison& r) {
   switch (r.verdict) {
     case Verdict::improved:
@@ -312,8 +333,9 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
   }
   for (const auto& bm : base.benchmarks) {
     if (!done.insert(bm.key).second) continue;
-    Verdict v = expected.count(bm.key) ? Verdict::missing : Verdict::removed;
-    auto row = unmeasured(bm.key, v, v == Verdict::missing ? "expected but absent on head" : "");
+    auto [v, why] = expected.count(bm.key) ? std::pair{Verdict::missing, std::string("expected but absent on head")}
+                                           : vanished(bm, head);
+    auto row = unmeasured(bm.key, v, why);
     row.unit = bm.unit;
     row.higher_is_better = bm.direction == model::Direction::higher_is_better;
     row.n_base = bm.samples.size();

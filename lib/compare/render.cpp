@@ -106,8 +106,10 @@ nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : 
 }  // namespace
 
 std::string render_markdown(const Comparison& c) {
-  std::vector<const BenchmarkComparison*> rows;
-  for (const auto& r : c.rows) rows.push_back(&r);
+  // Removed benchmarks are no one's failure: they get their own list below
+  // the table, which is about what was measured (or should have been).
+  std::vector<const BenchmarkComparison*> rows, removed;
+  for (const auto& r : c.rows) (r.verdict == Verdict::removed ? removed : rows).push_back(&r);
   std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) {
     if (severity(a->verdict) != severity(b->verdict)) return severity(a->verdict) < severity(b->verdict);
     return a->key.to_string() < b->key.to_string();
@@ -135,8 +137,10 @@ std::string render_markdown(const Comparison& c) {
   out << "\n\n";
 
   const int level = int(std::lround(c.confidence * 100));
-  out << "| benchmark | base | head | change (" << level << " % CI) | verdict | noise | min. detectable |\n";
-  out << "|:--|--:|--:|:--|:--|--:|--:|\n";
+  if (!rows.empty()) {
+    out << "| benchmark | base | head | change (" << level << " % CI) | verdict | noise | min. detectable |\n";
+    out << "|:--|--:|--:|:--|:--|--:|--:|\n";
+  }
   for (const auto* r : rows) {
     const bool fine = r->threshold > 0 && r->threshold < 0.002;
     out << "| " << key_cell(*r) << " | " << format_value(r->base_median, r->unit) << " | "
@@ -149,6 +153,15 @@ std::string render_markdown(const Comparison& c) {
   for (const auto* r : rows)
     if (!r->note.empty()) notes << "- `" << r->key.to_string() << "`: " << r->note << "\n";
   if (!notes.str().empty()) out << "\n" << notes.str();
+
+  if (!removed.empty()) {
+    std::stable_sort(removed.begin(), removed.end(),
+                     [](auto* a, auto* b) { return a->key.to_string() < b->key.to_string(); });
+    out << "\n#### Removed on head (" << removed.size() << ")\n\n";
+    for (const auto* r : removed)
+      out << "- `" << r->key.to_string() << "` (base " << format_value(r->base_median, r->unit) << ")"
+          << (r->note.empty() ? "" : ": " + r->note) << "\n";
+  }
 
   size_t tested = 0, cleared = 0;
   for (const auto& r : c.rows)

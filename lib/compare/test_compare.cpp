@@ -187,6 +187,59 @@ TEST_CASE("benchmarks not measured on both sides") {
   CHECK(compare::any_problem(c));  // failed and missing are never a success
 }
 
+TEST_CASE("removed or missing: what the head's suites say decides") {
+  auto base = set_of({bench("kept", {1, 2}), bench("dropped", {1, 2}), bench("BenchmarkFib/n=5", {1, 2}),
+                      bench("test_sort", {1, 2})},
+                     "a");
+  auto in = [](const model::BenchmarkKey& k, const std::string& suite) {
+    model::BenchmarkKey o = k;
+    o.suite = suite;
+    return o;
+  };
+  auto lost = bench("lost", {1});
+  lost.key = in(lost.key, "other");
+  base.benchmarks.push_back(lost);
+  auto head = set_of({bench("kept", {1, 2})}, "b");
+
+  SECTION("a failed suite: whatever it did not measure is missing, with why") {
+    head.suites["s"].status = model::BenchmarkStatus::failed;
+    head.suites["s"].reason = "timed out after 600 s";
+    auto c = compare::compare(base, head, {});
+    CHECK(row(c, "dropped").verdict == Verdict::missing);
+    CHECK(row(c, "dropped").note == "suite 's' failed on head: timed out after 600 s");
+    CHECK(row(c, "lost").verdict == Verdict::removed);  // suite 'other' is gone from the head
+    CHECK(row(c, "lost").note == "suite 'other' is no longer in the head's .benchbox.yml");
+    CHECK(compare::any_problem(c));
+  }
+  SECTION("a listing: declared but absent is missing, undeclared is removed") {
+    head.suites["s"].declared = std::vector<std::string>{"BenchmarkFib", "kept", "test_sort[10]"};
+    head.suites["s"].declared_by = "list command";
+    auto c = compare::compare(base, head, {});
+    CHECK(row(c, "dropped").verdict == Verdict::removed);
+    CHECK(row(c, "dropped").note == "no longer declared on head (list command)");
+    CHECK(row(c, "BenchmarkFib/n=5").verdict == Verdict::missing);  // its family is still listed
+    CHECK(row(c, "test_sort").verdict == Verdict::missing);        // a parametrised id of it
+    CHECK(row(c, "test_sort").note == "still declared on head (list command) but not measured");
+    // The report: removed in its own section, not in the table.
+    const std::string md = compare::render_markdown(c);
+    CHECK(md.find("#### Removed on head (2)") != std::string::npos);
+    CHECK(md.find("- `s/dropped:wall_time` (base 1.5 s): no longer declared on head (list command)") !=
+          std::string::npos);
+    CHECK(md.find("| `s/dropped:wall_time` |") == std::string::npos);
+  }
+  SECTION("the listing failed: a vanished benchmark may be lost, so it is missing") {
+    head.suites["s"].list_error = "exit status 127";
+    auto c = compare::compare(base, head, {});
+    CHECK(row(c, "dropped").verdict == Verdict::missing);
+  }
+  SECTION("a suite that ran and declares nothing: what it no longer reports is removed") {
+    head.suites["s"];
+    auto c = compare::compare(base, head, {});
+    CHECK(row(c, "dropped").verdict == Verdict::removed);
+    CHECK_FALSE(compare::any_problem(c));
+  }
+}
+
 TEST_CASE("different environments or units are not comparable") {
   stats::Rng rng(5);
   auto [b, h] = simulated_pair(rng, 20, 0.2, 0.01);

@@ -106,7 +106,8 @@ Status parse_sequential(const std::string& src, const YAML::Node& n, const std::
 Status parse_suite(const std::string& src, const YAML::Node& n, const std::string& path, Suite& s) {
   if (!n.IsMap()) return yaml_error(src, n, path, "expected a mapping with name and run");
   BB_TRY(check_mapping(src, n, path, {"name", "build", "run", "format", "output", "repetitions",
-                                      "warmup", "timeout", "allow_empty", "env", "thresholds", "sequential"}));
+                                      "warmup", "timeout", "allow_empty", "env", "thresholds", "sequential",
+                                      "list", "benchmarks"}));
   BB_TRY(read_string(src, n, path, "name", s.name));
   if (!n["name"]) return yaml_error(src, n, path, "missing key 'name'");
   if (!valid_name(s.name))
@@ -144,6 +145,16 @@ Status parse_suite(const std::string& src, const YAML::Node& n, const std::strin
   if (YAML::Node e = n["env"]; e && !e.IsNull()) BB_TRY(parse_env(src, e, path + ".env", s));
   if (YAML::Node t = n["thresholds"]; t && !t.IsNull()) BB_TRY(parse_thresholds(src, t, path + ".thresholds", s));
   if (YAML::Node q = n["sequential"]; q && !q.IsNull()) BB_TRY(parse_sequential(src, q, path + ".sequential", s));
+  BB_TRY(read_string(src, n, path, "list", s.list));
+  if (YAML::Node l = n["list"]; l && !l.IsNull() && s.list.empty())
+    return yaml_error(src, l, path + ".list", "must not be empty");
+  BB_TRY(read_string_list(src, n, path, "benchmarks", s.benchmarks));
+  if (YAML::Node b = n["benchmarks"]; b && !b.IsNull()) {
+    if (!s.list.empty())
+      return yaml_error(src, b, path + ".benchmarks",
+                        "give either 'list' (the harness lists its benchmarks) or 'benchmarks', not both");
+    if (s.benchmarks.empty()) return yaml_error(src, b, path + ".benchmarks", "expected at least one name");
+  }
   return {};
 }
 

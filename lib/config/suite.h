@@ -44,6 +44,12 @@ struct Suite {
   std::map<std::string, std::string> env;
   std::map<std::string, double> thresholds;  // metric -> relative threshold for the engine
   std::optional<SequentialSampling> sequential;  // unset: always exactly `repetitions` rounds
+  // What the suite declares, to tell a removed benchmark from a lost one:
+  // `list`, a command printing the harness's own listing (one name a line,
+  // or the harness's list format: docs/benchbox-yml.md), or `benchmarks`,
+  // the names written out. At most one of the two.
+  std::string list;
+  std::vector<std::string> benchmarks;
 };
 
 struct SuiteConfig {

@@ -105,7 +105,7 @@ TEST_CASE("suite entries: required keys, names, unknown and duplicate keys") {
         ".benchbox.yml:3:11: suites[0].name: 'a b' is not a valid suite name (letters, digits, '.', '_', '-')");
   CHECK(error_of(head + "  - name: a\n    run: x\n    repetiton: 3\n") ==
         ".benchbox.yml:5:5: suites[0]: unknown key 'repetiton' (known: name, build, run, format, output, "
-        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential)");
+        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks)");
   CHECK(error_of(head + "  - name: a\n    run: x\n    run: y\n") ==
         ".benchbox.yml:5:5: suites[0]: duplicate key 'run'");
   CHECK(error_of(head + "  - {name: a, run: x}\n  - {name: a, run: y}\n") ==
@@ -136,6 +136,21 @@ TEST_CASE("format and output") {
         ".benchbox.yml:6:13: suites[0].output: must stay inside the work tree (no '..')");
   CHECK(error_of(head + "    format: \"hyper fine\"\n") ==
         ".benchbox.yml:5:13: suites[0].format: 'hyper fine' is not a format name");
+}
+
+TEST_CASE("list and benchmarks: what a suite declares") {
+  const std::string head = "version: 1\nsuites:\n  - name: a\n    run: x\n";
+  auto listed = config::parse_suite_config(head + "    list: ./bench --benchmark_list_tests\n", ".benchbox.yml");
+  REQUIRE(listed.ok());
+  CHECK(listed->suites[0].list == "./bench --benchmark_list_tests");
+  auto written = config::parse_suite_config(head + "    benchmarks: [sort, grep]\n", ".benchbox.yml");
+  REQUIRE(written.ok());
+  CHECK(written->suites[0].benchmarks == std::vector<std::string>{"sort", "grep"});
+  CHECK(error_of(head + "    list: ''\n") == ".benchbox.yml:5:11: suites[0].list: must not be empty");
+  CHECK(error_of(head + "    benchmarks: []\n") == ".benchbox.yml:5:17: suites[0].benchmarks: expected at least one name");
+  CHECK(error_of(head + "    list: ./l\n    benchmarks: [a]\n") ==
+        ".benchbox.yml:6:17: suites[0].benchmarks: give either 'list' (the harness lists its benchmarks) or "
+        "'benchmarks', not both");
 }
 
 TEST_CASE("env and thresholds") {

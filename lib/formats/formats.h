@@ -33,6 +33,11 @@ Result<std::vector<model::Benchmark>> parse_text(const std::string& format, std:
 Result<std::vector<model::Benchmark>> parse_path(const std::string& format, const std::string& path,
                                                  const ParseOptions& options);
 
+// The names in a harness's own listing (a suite's `list:` output), read
+// the way `format`'s harness prints it (listing.cpp says how), sorted.
+Result<std::vector<std::string>> parse_listing(const std::string& format, std::string_view text,
+                                               const std::string& source);
+
 // Recognises the format from content where that is unambiguous; an error
 // that says what it looked like otherwise.
 Result<std::string> detect_format(const std::string& path);

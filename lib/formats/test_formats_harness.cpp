@@ -360,3 +360,26 @@ TEST_CASE("detect_format recognises each fixture") {
   REQUIRE_FALSE(src.ok());
   CHECK(src.error().message.find("name the format with --format") != std::string::npos);
 }
+
+TEST_CASE("listings: each harness's own list format") {
+  auto names = [](const std::string& format, const std::string& text) {
+    auto r = parse_listing(format, text, "list");
+    if (!r) FAIL(r.error().message);
+    return *r;
+  };
+  using V = std::vector<std::string>;
+  // ./bench --benchmark_list_tests
+  CHECK(names("google-benchmark", "BM_memcpy/8\nBM_memcpy/64\n\nBM_sort\n") == V{"BM_memcpy/64", "BM_memcpy/8", "BM_sort"});
+  // go test -list 'Benchmark.*' ./...: tests and the package lines are not benchmarks
+  CHECK(names("go-test", "BenchmarkFib\nTestFib\nBenchmarkJoin\nok  \texample.com/fib\t0.003s\n"
+                         "?   \texample.com/cmd\t[no test files]\n") == V{"BenchmarkFib", "BenchmarkJoin"});
+  // pytest --collect-only -q
+  CHECK(names("pytest-benchmark", "tests/test_sort.py::test_sort[10]\ntests/test_sort.py::test_sort[100]\n\n"
+                                  "2 tests collected in 0.01s\n") ==
+        V{"tests/test_sort.py::test_sort[100]", "tests/test_sort.py::test_sort[10]"});
+  // anything else: one name a line; comments, blanks and repeats dropped; CRLF is fine
+  CHECK(names("hyperfine", "# header\r\nsort\r\nsort\r\n  grep  \r\n") == V{"grep", "sort"});
+  auto nul = parse_listing("hyperfine", std::string("a\nb\0c\n", 6), "list");
+  REQUIRE_FALSE(nul.ok());
+  CHECK(nul.error().message == "list:2: a NUL byte in the listing");
+}

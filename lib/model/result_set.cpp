@@ -61,9 +61,33 @@ nlohmann::json to_json(const Benchmark& b) {
   return j;
 }
 
+bool SuiteOutcome::declares(const BenchmarkKey& key) const {
+  if (!declared) return false;
+  const std::string& name = key.name;
+  for (const std::string& d : *declared) {
+    if (d == name) return true;
+    if (name.size() > d.size() && name.compare(0, d.size(), d) == 0 && name[d.size()] == '/') return true;
+    if (d.size() > name.size() && d.compare(0, name.size(), name) == 0 && d[name.size()] == '[') return true;
+  }
+  return false;
+}
+
+nlohmann::json to_json(const SuiteOutcome& s) {
+  nlohmann::json j = {{"status", to_string(s.status)}};
+  if (!s.reason.empty()) j["reason"] = s.reason;
+  if (s.declared) {
+    j["declared"] = *s.declared;
+    j["declared_by"] = s.declared_by;
+  }
+  if (!s.list_error.empty()) j["list_error"] = s.list_error;
+  return j;
+}
+
 nlohmann::json to_json(const ResultSet& rs) {
   nlohmann::json benches = nlohmann::json::array();
   for (const auto& b : rs.benchmarks) benches.push_back(to_json(b));
+  nlohmann::json suites = nlohmann::json::object();
+  for (const auto& [name, s] : rs.suites) suites[name] = to_json(s);
   return {{"schema", kResultSetSchema},
           {"repository", rs.repository},
           {"commit", rs.commit},
@@ -80,6 +104,7 @@ nlohmann::json to_json(const ResultSet& rs) {
           {"cpus", rs.cpus},
           {"created", rs.created},
           {"thresholds", rs.thresholds},
+          {"suites", std::move(suites)},
           {"benchmarks", std::move(benches)}};
 }
 
@@ -157,6 +182,22 @@ Result<Benchmark> benchmark_from_json(const nlohmann::json& j, const std::string
   return b;
 }
 
+Result<SuiteOutcome> suite_outcome_from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) return bad(where, "expected an object");
+  SuiteOutcome s;
+  std::string status = "ok";
+  std::vector<std::string> declared;
+  for (auto st : {opt(j, where, "status", status), opt(j, where, "reason", s.reason),
+                  opt(j, where, "declared", declared), opt(j, where, "declared_by", s.declared_by),
+                  opt(j, where, "list_error", s.list_error)})
+    if (!st) return st.error();
+  if (status == "ok") s.status = BenchmarkStatus::ok;
+  else if (status == "failed") s.status = BenchmarkStatus::failed;
+  else return bad(where + "/status", "expected ok or failed, got '" + status + "'");
+  if (j.contains("declared") && !j["declared"].is_null()) s.declared = std::move(declared);
+  return s;
+}
+
 Result<ResultSet> result_set_from_json(const nlohmann::json& j) {
   if (!j.is_object()) return bad("", "expected a result set object");
   std::string schema;
@@ -178,6 +219,14 @@ Result<ResultSet> result_set_from_json(const nlohmann::json& j) {
   for (const auto& [suite, metrics] : rs.thresholds)
     for (const auto& [metric, t] : metrics)
       if (!(t > 0 && t < 1)) return bad("/thresholds/" + suite + "/" + metric, "expected a fraction in (0, 1)");
+  if (auto s = j.find("suites"); s != j.end() && !s->is_null()) {
+    if (!s->is_object()) return bad("/suites", "expected an object of suite name -> outcome");
+    for (const auto& [name, v] : s->items()) {
+      auto o = suite_outcome_from_json(v, "/suites/" + name);
+      if (!o) return o.error();
+      rs.suites.emplace(name, std::move(*o));
+    }
+  }
   auto it = j.find("benchmarks");
   if (it == j.end() || !it->is_array()) return bad("/benchmarks", "expected an array");
   for (size_t i = 0; i < it->size(); ++i) {

@@ -63,6 +63,23 @@ struct Benchmark {
   nlohmann::json extra = nlohmann::json::object();  // format-specific (counters, exit codes)
 };
 
+// How a suite went on one commit, and what it declares: what tells a
+// benchmark that was removed from one that went missing.
+struct SuiteOutcome {
+  BenchmarkStatus status = BenchmarkStatus::ok;  // failed: its build, a round or its output failed
+  std::string reason;                            // why it failed
+  // The benchmarks the suite declares on this commit, when known: from the
+  // harness's own listing (`list:`), or the suite's `benchmarks:`.
+  std::optional<std::vector<std::string>> declared;
+  std::string declared_by;   // "list command" or ".benchbox.yml"
+  std::string list_error;    // the listing was asked for and could not be had
+
+  // True when `declared` names the benchmark: its name, its family's parent
+  // (go -list prints "BenchmarkFib", results say "BenchmarkFib/n=5"), or a
+  // parametrised id of it ("test_sort[10]" for test_sort with params).
+  bool declares(const BenchmarkKey& key) const;
+};
+
 struct ResultSet {
   std::string repository;
   std::string commit;
@@ -81,6 +98,7 @@ struct ResultSet {
   // Each suite's `thresholds:` from .benchbox.yml (suite -> metric ->
   // relative threshold): what every comparison of this run judges with.
   std::map<std::string, std::map<std::string, double>> thresholds;
+  std::map<std::string, SuiteOutcome> suites;  // per suite measured; empty in files from before 0.2
   std::vector<Benchmark> benchmarks;
 };
 
@@ -95,6 +113,7 @@ struct JobResult {
 };
 
 nlohmann::json to_json(const BenchmarkKey& k);
+nlohmann::json to_json(const SuiteOutcome& s);
 nlohmann::json to_json(const Benchmark& b);
 nlohmann::json to_json(const ResultSet& rs);
 nlohmann::json to_json(const JobResult& jr);
@@ -102,6 +121,7 @@ nlohmann::json to_json(const JobResult& jr);
 // Strict readers: every error names the JSON pointer of the bad value.
 Result<BenchmarkKey> benchmark_key_from_json(const nlohmann::json& j, const std::string& where);
 Result<Benchmark> benchmark_from_json(const nlohmann::json& j, const std::string& where);
+Result<SuiteOutcome> suite_outcome_from_json(const nlohmann::json& j, const std::string& where);
 Result<ResultSet> result_set_from_json(const nlohmann::json& j);
 Result<JobResult> job_result_from_json(const nlohmann::json& j);
 

@@ -234,6 +234,46 @@ TEST_CASE("a hanging or crashing benchmark is marked failed; the rest of the job
   REQUIRE(fine);
   CHECK((*fine)["status"] == "ok");
   CHECK((*fine)["samples"].size() == 2);
+  // Each suite's outcome: what tells a lost benchmark from a removed one.
+  CHECK(head["suites"]["hangs"] == json({{"status", "failed"}, {"reason", "timed out after 1 s"}}));
+  CHECK(head["suites"]["crashes"]["status"] == "failed");
+  CHECK(head["suites"]["fine"] == json({{"status", "ok"}}));
+}
+
+TEST_CASE("a suite's declaration: its list command's names, its benchmarks:, a listing that fails") {
+  RunnerdFixture f;
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\n"
+                             "suites:\n"
+                             "  - name: listed\n"
+                             "    run: \"true\"\n"
+                             "    repetitions: 1\n"
+                             "    list: \"printf 'BenchmarkB\\\\nBenchmarkA\\\\nok  example.com/x 0.01s\\\\n'\"\n"
+                             "    format: command\n"
+                             "  - name: written\n"
+                             "    run: \"true\"\n"
+                             "    repetitions: 1\n"
+                             "    benchmarks: [one, two]\n"
+                             "  - name: broken-list\n"
+                             "    run: \"true\"\n"
+                             "    repetitions: 1\n"
+                             "    list: \"echo no such harness >&2; exit 3\"\n",
+                             "declarations");
+  f.start_runner();
+  json job = f.wait_finished(f.enqueue(f.push_spec(sha)));
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  json suites = f.result_of(job)["head"]["suites"];
+  INFO(suites.dump(2));
+  // format: command reads one name a line, the trailing go line included.
+  CHECK(suites["listed"]["declared"] == json({"BenchmarkA", "BenchmarkB", "ok  example.com/x 0.01s"}));
+  CHECK(suites["listed"]["declared_by"] == "list command");
+  CHECK(suites["written"]["declared"] == json({"one", "two"}));
+  CHECK(suites["written"]["declared_by"] == ".benchbox.yml");
+  CHECK(suites["broken-list"]["status"] == "ok");  // measured all the same
+  CHECK(suites["broken-list"]["list_error"] == "exit status 3:\nno such harness");
+  CHECK_FALSE(suites["broken-list"].contains("declared"));
+  CHECK(f.runner_log().find("list command of suite 'broken-list' failed") != std::string::npos);
 }
 
 TEST_CASE("a job whose every benchmark hangs fails, naming the timeout") {
