@@ -146,15 +146,32 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
 
   if (is_command) {
     if (!measured) return true;
+    // Everything the runner measures from outside the process, each a raw
+    // sample per round; the suite's `metrics:` says which are judged.
+    const std::pair<const char*, double> times[] = {
+        {"wall_time", outcome->wall_seconds},
+        {"cpu_time", outcome->user_seconds + outcome->system_seconds},
+        {"user_time", outcome->user_seconds},
+        {"system_time", outcome->system_seconds}};
+    const std::pair<const char*, double> counts[] = {
+        {"voluntary_switches", double(outcome->voluntary_switches)},
+        {"involuntary_switches", double(outcome->involuntary_switches)}};
     model::Benchmark proto;
-    proto.key = {suite.name, suite.name, {}, "wall_time"};
-    auto& wall = p.get(proto);
-    wall.samples.push_back(outcome->wall_seconds);
-    wall.rounds.push_back(round);
-    proto.key.metric = "cpu_time";
-    auto& cpu = p.get(proto);
-    cpu.samples.push_back(outcome->user_seconds + outcome->system_seconds);
-    cpu.rounds.push_back(round);
+    proto.key = {suite.name, suite.name, {}, ""};
+    auto add = [&](const char* metric, const char* unit, double value) -> model::Benchmark& {
+      proto.key.metric = metric;
+      proto.unit = unit;
+      auto& b = p.get(proto);
+      b.samples.push_back(value);
+      b.rounds.push_back(round);
+      return b;
+    };
+    for (const auto& [metric, v] : times) add(metric, "s", v);
+    for (const auto& [metric, v] : counts) add(metric, "count", v);
+    if (outcome->peak_memory_bytes > 0) {
+      auto& mem = add("peak_memory", "bytes", double(outcome->peak_memory_bytes));
+      mem.extra["memory_source"] = outcome->memory_source;
+    }
     return true;
   }
 
@@ -288,6 +305,7 @@ model::SuiteOutcome declare_suite(const config::Suite& suite, const Target& targ
                                   bool& cancelled) {
   cancelled = false;
   model::SuiteOutcome o;
+  o.metrics = config::shown_metrics(suite);
   if (!suite.benchmarks.empty()) {
     o.declared = suite.benchmarks;
     o.declared_by = ".benchbox.yml";

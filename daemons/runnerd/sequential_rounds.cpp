@@ -54,10 +54,15 @@ bool SequentialRounds::after_round(const SideSoFar& base, const SideSoFar& head,
   rounds_ = rounds;
   out_of_time_ = out_of_time_ || out_of_time;
   const bool final_round = out_of_time_ || rounds >= suite_.sequential->max_repetitions;
+  // Only the metrics the report judges decide when to stop; the others
+  // (context switches, say) are recorded along.
+  const std::vector<std::string> shown = config::shown_metrics(suite_);
   std::vector<model::BenchmarkKey> keys;
   for (const auto* side : {&base.benchmarks, &head.benchmarks})
     for (const auto& [key, b] : *side)
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+      if (std::find(keys.begin(), keys.end(), key) == keys.end() &&
+          (shown.empty() || std::find(shown.begin(), shown.end(), key.metric) != shown.end()))
+        keys.push_back(key);
 
   bool all_stopped = true;
   for (const auto& key : keys) {

@@ -303,6 +303,11 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
   const std::set<model::BenchmarkKey> expected(options.expected.begin(), options.expected.end());
 
   std::set<model::BenchmarkKey> done;
+  // A metric its suite does not show (`metrics:`) is recorded, not judged.
+  for (const auto& b : head.benchmarks)
+    if (!model::shown(head, b.key)) done.insert(b.key);
+  for (const auto& b : base.benchmarks)
+    if (!model::shown(head.suites.count(b.key.suite) ? head : base, b.key)) done.insert(b.key);
   for (const auto& hb : head.benchmarks) {
     if (!done.insert(hb.key).second) continue;
     auto it = base_by_key.find(hb.key);

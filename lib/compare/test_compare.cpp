@@ -240,6 +240,20 @@ TEST_CASE("removed or missing: what the head's suites say decides") {
   }
 }
 
+TEST_CASE("a metric the suite does not show is recorded, not judged") {
+  stats::Rng rng(22);
+  auto [b, h] = simulated_pair(rng, 30, 0.10, 0.01);  // a clear regression...
+  auto switches_b = b, switches_h = h;
+  switches_b.key.metric = switches_h.key.metric = "involuntary_switches";
+  auto base = set_of({b, switches_b}, "a"), head = set_of({h, switches_h}, "b");
+  head.suites["s"].metrics = {"wall_time"};
+  auto c = compare::compare(base, head, {});
+  REQUIRE(c.rows.size() == 1);  // ...in a metric that is not shown does not count
+  CHECK(c.rows[0].key.metric == "wall_time");
+  head.suites["s"].metrics.clear();  // empty: everything
+  CHECK(compare::compare(base, head, {}).rows.size() == 2);
+}
+
 TEST_CASE("different environments or units are not comparable") {
   stats::Rng rng(5);
   auto [b, h] = simulated_pair(rng, 20, 0.2, 0.01);

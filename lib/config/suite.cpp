@@ -107,7 +107,7 @@ Status parse_suite(const std::string& src, const YAML::Node& n, const std::strin
   if (!n.IsMap()) return yaml_error(src, n, path, "expected a mapping with name and run");
   BB_TRY(check_mapping(src, n, path, {"name", "build", "run", "format", "output", "repetitions",
                                       "warmup", "timeout", "allow_empty", "env", "thresholds", "sequential",
-                                      "list", "benchmarks"}));
+                                      "list", "benchmarks", "metrics"}));
   BB_TRY(read_string(src, n, path, "name", s.name));
   if (!n["name"]) return yaml_error(src, n, path, "missing key 'name'");
   if (!valid_name(s.name))
@@ -155,6 +155,9 @@ Status parse_suite(const std::string& src, const YAML::Node& n, const std::strin
                         "give either 'list' (the harness lists its benchmarks) or 'benchmarks', not both");
     if (s.benchmarks.empty()) return yaml_error(src, b, path + ".benchmarks", "expected at least one name");
   }
+  BB_TRY(read_string_list(src, n, path, "metrics", s.metrics));
+  if (YAML::Node m = n["metrics"]; m && !m.IsNull() && s.metrics.empty())
+    return yaml_error(src, m, path + ".metrics", "expected at least one metric (e.g. [wall_time, peak_memory])");
   return {};
 }
 
@@ -184,6 +187,7 @@ Status parse_root(const std::string& src, const YAML::Node& root, SuiteConfig& c
 
 #undef BB_TRY
 
+
 }  // namespace
 
 const Suite* SuiteConfig::find(const std::string& name) const {
@@ -209,6 +213,12 @@ Result<SuiteConfig> parse_suite_config(const std::string& text, const std::strin
     return yaml_error(source, e.mark, e.msg);
   }
   return c;
+}
+
+std::vector<std::string> shown_metrics(const Suite& suite) {
+  if (!suite.metrics.empty()) return suite.metrics;
+  if (suite.format == kCommandFormat) return {"wall_time", "cpu_time"};
+  return {};
 }
 
 }  // namespace bb::config

@@ -50,7 +50,15 @@ struct Suite {
   // the names written out. At most one of the two.
   std::string list;
   std::vector<std::string> benchmarks;
+  // The metrics reports judge and show. Empty: wall_time and cpu_time for
+  // `format: command` (runnerd also records user_time, system_time,
+  // peak_memory and context switches), every metric a harness reports.
+  std::vector<std::string> metrics;
 };
+
+// The metrics a suite's reports judge: `metrics:`, else the default above
+// (empty = every metric the harness reports).
+std::vector<std::string> shown_metrics(const Suite& suite);
 
 struct SuiteConfig {
   int version = 1;

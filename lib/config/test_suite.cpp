@@ -105,7 +105,7 @@ TEST_CASE("suite entries: required keys, names, unknown and duplicate keys") {
         ".benchbox.yml:3:11: suites[0].name: 'a b' is not a valid suite name (letters, digits, '.', '_', '-')");
   CHECK(error_of(head + "  - name: a\n    run: x\n    repetiton: 3\n") ==
         ".benchbox.yml:5:5: suites[0]: unknown key 'repetiton' (known: name, build, run, format, output, "
-        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks)");
+        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks, metrics)");
   CHECK(error_of(head + "  - name: a\n    run: x\n    run: y\n") ==
         ".benchbox.yml:5:5: suites[0]: duplicate key 'run'");
   CHECK(error_of(head + "  - {name: a, run: x}\n  - {name: a, run: y}\n") ==
@@ -151,6 +151,21 @@ TEST_CASE("list and benchmarks: what a suite declares") {
   CHECK(error_of(head + "    list: ./l\n    benchmarks: [a]\n") ==
         ".benchbox.yml:6:17: suites[0].benchmarks: give either 'list' (the harness lists its benchmarks) or "
         "'benchmarks', not both");
+}
+
+TEST_CASE("metrics: which the reports judge, with a default per kind of suite") {
+  const std::string head = "version: 1\nsuites:\n  - name: a\n    run: x\n";
+  auto plain = config::parse_suite_config(head, ".benchbox.yml");
+  REQUIRE(plain.ok());
+  CHECK(config::shown_metrics(plain->suites[0]) == std::vector<std::string>{"wall_time", "cpu_time"});
+  auto harness = config::parse_suite_config(head + "    format: hyperfine\n", ".benchbox.yml");
+  REQUIRE(harness.ok());
+  CHECK(config::shown_metrics(harness->suites[0]).empty());  // every metric the harness reports
+  auto chosen = config::parse_suite_config(head + "    metrics: [wall_time, peak_memory]\n", ".benchbox.yml");
+  REQUIRE(chosen.ok());
+  CHECK(config::shown_metrics(chosen->suites[0]) == std::vector<std::string>{"wall_time", "peak_memory"});
+  CHECK(error_of(head + "    metrics: []\n") ==
+        ".benchbox.yml:5:14: suites[0].metrics: expected at least one metric (e.g. [wall_time, peak_memory])");
 }
 
 TEST_CASE("env and thresholds") {

@@ -42,6 +42,13 @@ struct Outcome {
   double wall_seconds = 0;
   double user_seconds = 0;     // rusage of the whole process tree that was waited for
   double system_seconds = 0;
+  int64_t voluntary_switches = 0;    // ru_nvcsw: the tree waited for I/O or a lock
+  int64_t involuntary_switches = 0;  // ru_nivcsw: the tree was preempted
+  // Peak memory: the scope's cgroup memory.peak (every process of the
+  // command together) where the kernel has it, else ru_maxrss (the largest
+  // single process of the tree). memory_source says which.
+  int64_t peak_memory_bytes = 0;
+  std::string memory_source;         // "cgroup memory.peak" or "ru_maxrss"
   std::string isolation;       // "affinity:1", "scope:benchbox-bench.slice", ...
 
   bool success() const { return !timed_out && !cancelled && term_signal == 0 && exit_code == 0; }

@@ -336,6 +336,7 @@ Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>
         read_some(streams[i], sink);
   }
 
+  if (hooks_.after_exit) hooks_.after_exit(pid, outcome);
   // The shell is gone: anything it left in its group goes too, then reap.
   ::killpg(pid, SIGKILL);
   int status = 0;
@@ -365,6 +366,12 @@ Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>
   outcome.wall_seconds = std::chrono::duration<double>(end - start).count();
   outcome.user_seconds = seconds_of(usage.ru_utime);
   outcome.system_seconds = seconds_of(usage.ru_stime);
+  outcome.voluntary_switches = usage.ru_nvcsw;
+  outcome.involuntary_switches = usage.ru_nivcsw;
+  if (outcome.memory_source.empty()) {
+    outcome.peak_memory_bytes = int64_t(usage.ru_maxrss) * 1024;  // Linux reports KiB
+    outcome.memory_source = "ru_maxrss";
+  }
   return outcome;
 }
 

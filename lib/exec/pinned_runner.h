@@ -33,6 +33,10 @@ struct ChildHooks {
   // Replaces killpg(child, signal) for the SIGTERM on timeout or cancel and
   // the SIGKILL after the grace period.
   std::function<void(pid_t child, int signal)> stop;
+  // Runs once the shell has exited, before it is reaped and before what it
+  // left in its group is killed: the last moment its cgroup surely exists.
+  // May refine the outcome (ScopeRunner reads the scope's memory.peak).
+  std::function<void(pid_t child, Outcome& outcome)> after_exit;
 };
 
 class PinnedChildRunner final : public CommandRunner {

@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "bus/connect.h"
 #include "bus/handles.h"
+#include "exec/cgroup_memory.h"
 #include "exec/pinned_runner.h"
 #include "util/cpu_list.h"
 #include "util/file.h"
@@ -254,6 +256,7 @@ Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>
   const auto mask = cpu_mask_bytes(command.cpus);
   const bool set_allowed = options_.allowed_cpus && !command.cpus.empty();
   bool scope_started = false;
+  std::optional<std::string> cgroup;
 
   ChildHooks hooks;
   hooks.before_exec = [&](pid_t child) -> Status {
@@ -265,8 +268,20 @@ Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>
       return errno_error("pin to CPUs " + format_cpu_list(command.cpus), errno);
     Status st = systemd->start_scope(unit, options_.slice, "benchbox: " + short_command(command.shell),
                                      child, options_.kill_grace, set_allowed ? &mask : nullptr);
-    if (st) scope_started = true;
+    if (st) {
+      scope_started = true;
+      cgroup = cgroup2_path_of(options_.root, child);  // PID 1 has moved it by now
+    }
     return st;
+  };
+  // The shell has exited and is not reaped yet: the scope and its cgroup
+  // are still there to be asked for their peak.
+  hooks.after_exit = [&](pid_t, Outcome& o) {
+    if (!cgroup) return;
+    if (auto peak = cgroup2_memory_peak(options_.root, *cgroup)) {
+      o.peak_memory_bytes = *peak;
+      o.memory_source = "cgroup memory.peak";
+    }
   };
   // Stopping the scope reaches every process in it, including any that
   // left the process group; the process group is the fallback.

@@ -39,6 +39,7 @@ struct ScopeOptions {
   // How long PID 1 may take to create (or stop) a scope.
   std::chrono::milliseconds systemd_timeout{std::chrono::seconds(30)};
   bool allowed_cpus = false;    // also set AllowedCPUs= (see cgroup2_cpuset_available)
+  std::string root;             // where /proc and /sys/fs/cgroup are read ("" = the real ones)
 };
 
 class ScopeRunner final : public CommandRunner {

@@ -24,6 +24,7 @@
 
 #include "exec/scope_runner.h"
 #include "util/cpu_list.h"
+#include "util/file.h"
 
 using namespace bb;
 using namespace bb::exec;
@@ -86,6 +87,9 @@ struct FakeSystemd {
   std::vector<std::string> calls;  // "StopUnit benchbox-job-1-1.scope", ...
   std::string refuse;              // StartTransientUnit fails for this unit
   uint32_t next_job = 1;
+  // What PID 1 does to the cgroup tree when it makes a scope (the test's
+  // fake /proc and /sys/fs/cgroup); runs on the fake's thread.
+  std::function<void(const std::string& unit, pid_t pid)> on_start;
 
   std::atomic<bool> quit{false};
   std::thread thread;
@@ -162,6 +166,7 @@ struct FakeSystemd {
       if (n > 0) u.exe_at_start.assign(buf, static_cast<size_t>(n));
     }
     f->started[name] = u;
+    if (f->on_start && !u.pids.empty()) f->on_start(name, static_cast<pid_t>(u.pids[0]));
     f->alive.insert(name);
     f->calls.push_back(std::string("StartTransientUnit ") + name);
     f->reply_job(m, name);
@@ -312,6 +317,38 @@ TEST_CASE("a command runs in its scope, pinned before the scope exists and exec'
   // The scope is stopped afterwards (the fake never collects it by itself).
   CHECK(fake.alive.empty());
   CHECK(no_children_left());
+}
+
+TEST_CASE("peak memory is the scope's cgroup memory.peak where the kernel has one, else ru_maxrss") {
+  PrivateBus bus;
+  FakeSystemd fake(bus.address);
+  SystemBusOverride env(bus.address);
+  TempDir root;
+  fake.on_start = [&](const std::string& unit, pid_t pid) {
+    const std::string cg = "/benchbox.slice/benchbox-bench.slice/" + unit;
+    std::system(("mkdir -p '" + root.path + "/proc/" + std::to_string(pid) + "' '" + root.path +
+                 "/sys/fs/cgroup" + cg + "'")
+                    .c_str());
+    // On the fake's thread: no REQUIRE here; the checks below see a miss.
+    (void)write_file_atomic(root.path + "/proc/" + std::to_string(pid) + "/cgroup", "0::" + cg + "\n");
+    if (unit == "benchbox-job-8-1.scope")
+      (void)write_file_atomic(root.path + "/sys/fs/cgroup" + cg + "/memory.peak", "123456789\n");
+  };
+  ScopeOptions options = quiet_options();
+  options.root = root.path;
+  ScopeRunner runner(options);
+  Command c;
+  c.shell = "true";
+  c.unit_name = "benchbox-job-8-1.scope";
+  auto o = runner.run(c, nullptr);
+  REQUIRE(o);
+  CHECK(o->memory_source == "cgroup memory.peak");
+  CHECK(o->peak_memory_bytes == 123456789);
+  c.unit_name = "benchbox-job-8-2.scope";  // a kernel without memory.peak
+  o = runner.run(c, nullptr);
+  REQUIRE(o);
+  CHECK(o->memory_source == "ru_maxrss");
+  CHECK(o->peak_memory_bytes > 0);
 }
 
 TEST_CASE("AllowedCPUs= is sent as a CPU bitmask when the cpuset controller applies") {

@@ -2,6 +2,7 @@
 
 #include "util/json_read.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace bb::model {
@@ -72,8 +73,16 @@ bool SuiteOutcome::declares(const BenchmarkKey& key) const {
   return false;
 }
 
+bool shown(const ResultSet& rs, const BenchmarkKey& key) {
+  auto it = rs.suites.find(key.suite);
+  if (it == rs.suites.end() || it->second.metrics.empty()) return true;
+  const auto& m = it->second.metrics;
+  return std::find(m.begin(), m.end(), key.metric) != m.end();
+}
+
 nlohmann::json to_json(const SuiteOutcome& s) {
   nlohmann::json j = {{"status", to_string(s.status)}};
+  if (!s.metrics.empty()) j["metrics"] = s.metrics;
   if (!s.reason.empty()) j["reason"] = s.reason;
   if (s.declared) {
     j["declared"] = *s.declared;
@@ -189,7 +198,7 @@ Result<SuiteOutcome> suite_outcome_from_json(const nlohmann::json& j, const std:
   std::vector<std::string> declared;
   for (auto st : {opt(j, where, "status", status), opt(j, where, "reason", s.reason),
                   opt(j, where, "declared", declared), opt(j, where, "declared_by", s.declared_by),
-                  opt(j, where, "list_error", s.list_error)})
+                  opt(j, where, "list_error", s.list_error), opt(j, where, "metrics", s.metrics)})
     if (!st) return st.error();
   if (status == "ok") s.status = BenchmarkStatus::ok;
   else if (status == "failed") s.status = BenchmarkStatus::failed;

@@ -73,6 +73,9 @@ struct SuiteOutcome {
   std::optional<std::vector<std::string>> declared;
   std::string declared_by;   // "list command" or ".benchbox.yml"
   std::string list_error;    // the listing was asked for and could not be had
+  // The metrics its reports judge and show (`metrics:`); empty = all.
+  // Every metric is recorded either way, as raw samples.
+  std::vector<std::string> metrics;
 
   // True when `declared` names the benchmark: its name, its family's parent
   // (go -list prints "BenchmarkFib", results say "BenchmarkFib/n=5"), or a
@@ -111,6 +114,10 @@ struct JobResult {
   std::optional<ResultSet> base;
   int64_t seed = 0;              // seed of the interleaving order
 };
+
+// True when the benchmark's suite shows its metric (SuiteOutcome::metrics);
+// a suite the set knows nothing about shows everything.
+bool shown(const ResultSet& rs, const BenchmarkKey& key);
 
 nlohmann::json to_json(const BenchmarkKey& k);
 nlohmann::json to_json(const SuiteOutcome& s);

@@ -71,7 +71,8 @@ bool any_failed(const model::ResultSet& rs) {
 std::string recorded_table(const model::ResultSet& rs) {
   std::string md = "| benchmark | samples | status |\n|---|---:|---|\n";
   for (const auto& b : rs.benchmarks)
-    md += "| `" + b.key.to_string() + "` | " + std::to_string(b.samples.size()) + " | " +
+    if (model::shown(rs, b.key))
+      md += "| `" + b.key.to_string() + "` | " + std::to_string(b.samples.size()) + " | " +
           model::to_string(b.status) + (b.reason.empty() ? "" : ": " + b.reason) + " |\n";
   return md;
 }
