@@ -170,16 +170,22 @@ Status Manager::process(const model::Job& job) {
     }
   }
 
-  std::optional<model::ResultSet> previous;
+  std::optional<model::ResultSet> previous, elsewhere;
   if (result && !result->base) {
     auto prev = history_.previous_run(job.spec.repository, result->head.ref,
                                       result->head.environment_key, job.id);
     if (!prev) return prev.error();
     previous = std::move(*prev);
+    if (!previous) {
+      // A first run in this environment: the report says what changed.
+      auto other = history_.latest_run(job.spec.repository, result->head.ref, job.id);
+      if (!other) return other.error();
+      elsewhere = std::move(*other);
+    }
   }
 
   compare::Options options;
-  report::JobReport rep = report::build_report(effective, result, previous, options);
+  report::JobReport rep = report::build_report(effective, result, previous, options, elsewhere);
 
   Status ingested;
   if (result) {

@@ -193,10 +193,20 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     fs::remove_all(work, ec);
   }
   SystemClock clock;
-  const std::string env_key = environment_key(ctx.cpus, ctx.isolation, ctx.runner_id, *suites);
   for (auto& t : targets) {
     t.tree_dir = path_join(work, t.role.empty() ? "run" : t.role);
     if (auto st = repo->export_tree(t.commit, t.tree_dir); !st) return failed(st.error().message);
+  }
+  MeasureContext mctx{job.id, ctx.cpus, ctx.runner, ctx.cancel};
+  // One environment for the job, from the head's tree: a PR's base and head
+  // are always compared, even when the PR changes a lock file.
+  bool env_cancelled = false;
+  const model::Environment env = describe_environment(ctx.isolation, ctx.runner_id, *suites, targets.back(), mctx,
+                                                      env_cancelled);
+  if (env_cancelled) return cancelled();
+  const std::string env_key = env.key();
+  const nlohmann::json env_inputs = env.to_json();
+  for (auto& t : targets) {
     auto& rs = t.result;
     rs.repository = spec.repository;
     rs.commit = t.commit;
@@ -205,6 +215,7 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     rs.config_sha256 = sha256_hex(*text);
     rs.config_text = *text;
     rs.environment_key = env_key;
+    rs.environment = env_inputs;
     rs.machine_fingerprint = ctx.machine_fingerprint;
     rs.host_drifted = ctx.host_drifted;
     rs.isolation = ctx.isolation;
@@ -213,7 +224,6 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     for (const auto& s : *suites)
       if (!s.thresholds.empty()) rs.thresholds[s.name] = s.thresholds;
   }
-  MeasureContext mctx{job.id, ctx.cpus, ctx.runner, ctx.cancel};
   for (auto& t : targets) {
     std::vector<std::string> built;
     for (const auto& s : *suites) {

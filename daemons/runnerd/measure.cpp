@@ -343,16 +343,48 @@ model::SuiteOutcome declare_suite(const config::Suite& suite, const Target& targ
   return o;
 }
 
-std::string environment_key(const std::vector<int>& cpus, const std::string& isolation,
-                            const std::string& runner_id, const std::vector<config::Suite>& suites) {
-  nlohmann::json j;
-  j["cpus"] = format_cpu_list(cpus);
-  j["isolation"] = isolation;
-  j["runner"] = runner_id;
-  j["suites"] = nlohmann::json::array();
-  for (const auto& s : suites)
-    j["suites"].push_back({{"name", s.name}, {"build", s.build}, {"run", s.run}, {"format", s.format}, {"env", s.env}});
-  return sha256_hex(j.dump());
+model::Environment describe_environment(const std::string& isolation, const std::string& runner_id,
+                                        const std::vector<config::Suite>& suites, const Target& head,
+                                        const MeasureContext& ctx, bool& cancelled) {
+  cancelled = false;
+  model::Environment e;
+  e.cpus = format_cpu_list(ctx.cpus);
+  e.isolation = isolation;
+  e.runner = runner_id;
+  std::map<std::string, std::string> asked;  // suites often share `cc --version`
+  for (const auto& s : suites) {
+    model::SuiteEnvironment se{s.name, s.build, s.run, s.format, s.env, {}, {}};
+    for (const auto& command : s.toolchain) {
+      auto known = asked.find(command);
+      if (known != asked.end()) {
+        se.toolchain[command] = known->second;
+        continue;
+      }
+      Tail tail;
+      exec::Command c = make_command(s, head, ctx, command, tail, "");
+      auto outcome = ctx.runner->run(c, ctx.cancel);
+      std::string printed;
+      if (!outcome) {
+        printed = "could not start: " + outcome.error().message;
+      } else if (outcome->cancelled) {
+        cancelled = true;
+        return e;
+      } else {
+        // Some tools print their version on stderr (java -version).
+        printed = trim(outcome->stdout_text + outcome->stderr_text);
+        if (!outcome->success()) printed = "failed (" + outcome->describe() + ")" + (printed.empty() ? "" : ": " + printed);
+      }
+      se.toolchain[command] = asked[command] = printed;
+    }
+    for (const auto& file : s.lock_files) {
+      auto text = read_file(path_join(head.tree_dir, file), size_t(256) << 20);
+      se.lock_files[file] = text                                 ? sha256_hex(*text)
+                            : text.error().code == Errc::not_found ? "absent"
+                                                                   : "unreadable: " + text.error().message;
+    }
+    e.suites.push_back(std::move(se));
+  }
+  return e;
 }
 
 }  // namespace bb::runnerd

@@ -11,6 +11,7 @@
 
 #include "config/suite.h"
 #include "exec/command_runner.h"
+#include "model/environment.h"
 #include "model/result_set.h"
 
 namespace bb::runnerd {
@@ -55,10 +56,13 @@ std::string build_suite(const config::Suite& suite, const Target& target, const 
 model::SuiteOutcome declare_suite(const config::Suite& suite, const Target& target, const MeasureContext& ctx,
                                   bool& cancelled);
 
-// The environment key of the result sets: sha256 over a canonical JSON of
+// The inputs of the result sets' environment key (model/environment.h):
 // the benchmark CPUs, the isolation kind, the runner id and, per suite, its
-// name, build, run, format and env. Documented in docs/benchbox-yml.md.
-std::string environment_key(const std::vector<int>& cpus, const std::string& isolation,
-                            const std::string& runner_id, const std::vector<config::Suite>& suites);
+// name, build, run, format and env, what its `toolchain:` commands print
+// (run in `head`'s tree, unpinned; a failing one records how it failed) and
+// the sha256 of its `lock_files:` there. Documented in docs/benchbox-yml.md.
+model::Environment describe_environment(const std::string& isolation, const std::string& runner_id,
+                                        const std::vector<config::Suite>& suites, const Target& head,
+                                        const MeasureContext& ctx, bool& cancelled);
 
 }  // namespace bb::runnerd

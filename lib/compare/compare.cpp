@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 
+#include "model/environment.h"
 #include "stats/describe.h"
 #include "stats/fdr.h"
 #include "stats/rank_tests.h"
@@ -291,8 +292,15 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
 
   std::string incomparable;
   if (!base.environment_key.empty() && !head.environment_key.empty() &&
-      base.environment_key != head.environment_key)
-    incomparable = "environment differs: base " + base.environment_key + ", head " + head.environment_key;
+      base.environment_key != head.environment_key) {
+    // Say which input changed when both sets carry their inputs.
+    std::string what;
+    for (const auto& line : model::environment_changes(base.environment, head.environment))
+      what += (what.empty() ? "" : "; ") + line;
+    incomparable = "environment differs: " + (what.empty() ? "base " + base.environment_key.substr(0, 12) + ", head " +
+                                                                 head.environment_key.substr(0, 12)
+                                                           : what);
+  }
   else if (!base.machine_fingerprint.empty() && !head.machine_fingerprint.empty() &&
            base.machine_fingerprint != head.machine_fingerprint)
     incomparable = "machine fingerprint differs";

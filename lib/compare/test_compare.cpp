@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "compare/compare.h"
+#include "model/environment.h"
 #include "stats/rng.h"
 
 using namespace bb;
@@ -261,6 +262,15 @@ TEST_CASE("different environments or units are not comparable") {
   bs.environment_key = "py3.11";
   hs.environment_key = "py3.12";
   CHECK(compare::compare(bs, hs, {}).rows.at(0).verdict == Verdict::not_comparable);
+  // With the inputs stored beside the keys, the note names what changed.
+  model::Environment eb, eh;
+  eb.suites.push_back({"s", "", "./bench", "command", {}, {{"python3 -VV", "Python 3.11.2"}}, {}});
+  eh = eb;
+  eh.suites[0].toolchain["python3 -VV"] = "Python 3.12.1";
+  bs.environment = eb.to_json();
+  hs.environment = eh.to_json();
+  CHECK(compare::compare(bs, hs, {}).rows.at(0).note ==
+        "environment differs: suite s: `python3 -VV`: Python 3.11.2 → Python 3.12.1");
   hs.environment_key = "py3.11";
   hs.benchmarks[0].unit = "bytes";
   CHECK(compare::compare(bs, hs, {}).rows.at(0).verdict == Verdict::not_comparable);

@@ -107,7 +107,7 @@ Status parse_suite(const std::string& src, const YAML::Node& n, const std::strin
   if (!n.IsMap()) return yaml_error(src, n, path, "expected a mapping with name and run");
   BB_TRY(check_mapping(src, n, path, {"name", "build", "run", "format", "output", "repetitions",
                                       "warmup", "timeout", "allow_empty", "env", "thresholds", "sequential",
-                                      "list", "benchmarks", "metrics"}));
+                                      "list", "benchmarks", "metrics", "toolchain", "lock_files"}));
   BB_TRY(read_string(src, n, path, "name", s.name));
   if (!n["name"]) return yaml_error(src, n, path, "missing key 'name'");
   if (!valid_name(s.name))
@@ -158,6 +158,18 @@ Status parse_suite(const std::string& src, const YAML::Node& n, const std::strin
   BB_TRY(read_string_list(src, n, path, "metrics", s.metrics));
   if (YAML::Node m = n["metrics"]; m && !m.IsNull() && s.metrics.empty())
     return yaml_error(src, m, path + ".metrics", "expected at least one metric (e.g. [wall_time, peak_memory])");
+  BB_TRY(read_string_list(src, n, path, "toolchain", s.toolchain));
+  for (size_t i = 0; i < s.toolchain.size(); ++i)
+    if (s.toolchain[i].empty())
+      return yaml_error(src, n["toolchain"][i], path + ".toolchain[" + std::to_string(i) + "]", "must not be empty");
+  BB_TRY(read_string_list(src, n, path, "lock_files", s.lock_files));
+  for (size_t i = 0; i < s.lock_files.size(); ++i) {
+    const std::string& f = s.lock_files[i];
+    const std::string at = path + ".lock_files[" + std::to_string(i) + "]";
+    if (f.empty() || f[0] == '/') return yaml_error(src, n["lock_files"][i], at, "expected a path relative to the work tree");
+    for (const auto& piece : split(f, '/'))
+      if (piece == "..") return yaml_error(src, n["lock_files"][i], at, "must stay inside the work tree (no '..')");
+  }
   return {};
 }
 

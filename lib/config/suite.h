@@ -54,6 +54,11 @@ struct Suite {
   // `format: command` (runnerd also records user_time, system_time,
   // peak_memory and context switches), every metric a harness reports.
   std::vector<std::string> metrics;
+  // Part of the environment key (docs/benchbox-yml.md): what these commands
+  // print (`cc --version`, `python3 -VV`), run in the work tree, and the
+  // contents of these files (`poetry.lock`, `Cargo.lock`), relative to it.
+  std::vector<std::string> toolchain;
+  std::vector<std::string> lock_files;
 };
 
 // The metrics a suite's reports judge: `metrics:`, else the default above

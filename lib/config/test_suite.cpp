@@ -105,7 +105,7 @@ TEST_CASE("suite entries: required keys, names, unknown and duplicate keys") {
         ".benchbox.yml:3:11: suites[0].name: 'a b' is not a valid suite name (letters, digits, '.', '_', '-')");
   CHECK(error_of(head + "  - name: a\n    run: x\n    repetiton: 3\n") ==
         ".benchbox.yml:5:5: suites[0]: unknown key 'repetiton' (known: name, build, run, format, output, "
-        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks, metrics)");
+        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks, metrics, toolchain, lock_files)");
   CHECK(error_of(head + "  - name: a\n    run: x\n    run: y\n") ==
         ".benchbox.yml:5:5: suites[0]: duplicate key 'run'");
   CHECK(error_of(head + "  - {name: a, run: x}\n  - {name: a, run: y}\n") ==
@@ -166,6 +166,21 @@ TEST_CASE("metrics: which the reports judge, with a default per kind of suite") 
   CHECK(config::shown_metrics(chosen->suites[0]) == std::vector<std::string>{"wall_time", "peak_memory"});
   CHECK(error_of(head + "    metrics: []\n") ==
         ".benchbox.yml:5:14: suites[0].metrics: expected at least one metric (e.g. [wall_time, peak_memory])");
+}
+
+TEST_CASE("toolchain and lock_files: what else the environment key covers") {
+  const std::string head = "version: 1\nsuites:\n  - name: a\n    run: x\n";
+  auto ok = config::parse_suite_config(head + "    toolchain: [cc --version, python3 -VV]\n"
+                                              "    lock_files: [poetry.lock, sub/Cargo.lock]\n",
+                                       ".benchbox.yml");
+  REQUIRE(ok.ok());
+  CHECK(ok->suites[0].toolchain == std::vector<std::string>{"cc --version", "python3 -VV"});
+  CHECK(ok->suites[0].lock_files == std::vector<std::string>{"poetry.lock", "sub/Cargo.lock"});
+  CHECK(error_of(head + "    lock_files: [/etc/passwd]\n") ==
+        ".benchbox.yml:5:18: suites[0].lock_files[0]: expected a path relative to the work tree");
+  CHECK(error_of(head + "    lock_files: [../x.lock]\n") ==
+        ".benchbox.yml:5:18: suites[0].lock_files[0]: must stay inside the work tree (no '..')");
+  CHECK(error_of(head + "    toolchain: ['']\n") == ".benchbox.yml:5:17: suites[0].toolchain[0]: must not be empty");
 }
 
 TEST_CASE("env and thresholds") {

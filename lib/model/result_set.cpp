@@ -107,6 +107,7 @@ nlohmann::json to_json(const ResultSet& rs) {
           {"config_sha256", rs.config_sha256},
           {"config_text", rs.config_text},
           {"environment_key", rs.environment_key},
+          {"environment", rs.environment},
           {"machine_fingerprint", rs.machine_fingerprint},
           {"host_drifted", rs.host_drifted},
           {"isolation", rs.isolation},
@@ -228,6 +229,10 @@ Result<ResultSet> result_set_from_json(const nlohmann::json& j) {
   for (const auto& [suite, metrics] : rs.thresholds)
     for (const auto& [metric, t] : metrics)
       if (!(t > 0 && t < 1)) return bad("/thresholds/" + suite + "/" + metric, "expected a fraction in (0, 1)");
+  if (auto e = j.find("environment"); e != j.end() && !e->is_null()) {
+    if (!e->is_object()) return bad("/environment", "expected an object of the environment's inputs");
+    rs.environment = *e;
+  }
   if (auto s = j.find("suites"); s != j.end() && !s->is_null()) {
     if (!s->is_object()) return bad("/suites", "expected an object of suite name -> outcome");
     for (const auto& [name, v] : s->items()) {

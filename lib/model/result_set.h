@@ -93,6 +93,7 @@ struct ResultSet {
   std::string config_sha256;     // of the .benchbox.yml used
   std::string config_text;
   std::string environment_key;   // what must match for results to be comparable
+  nlohmann::json environment;    // the inputs behind it (model::Environment::to_json), or null
   std::string machine_fingerprint;  // tunerd's fingerprint (hardware + tuning)
   bool host_drifted = false;     // tuning drifted while this ran
   std::string isolation;         // how processes were pinned ("scope+AllowedCPUs", "affinity")

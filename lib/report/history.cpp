@@ -125,6 +125,21 @@ Result<std::optional<model::ResultSet>> HistoryStore::previous_run(const std::st
   return std::optional<model::ResultSet>(std::move(*rs));
 }
 
+Result<std::optional<model::ResultSet>> HistoryStore::latest_run(const std::string& repository,
+                                                                  const std::string& ref, int64_t before_job) {
+  auto q = db_.prepare(
+      "SELECT result_set FROM runs WHERE repository = ? AND ref = ? AND role = '' AND job_id < ?"
+      " ORDER BY job_id DESC LIMIT 1");
+  if (!q) return q.error();
+  q->bind(1, repository).bind(2, ref).bind(3, before_job);
+  auto row = q->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<model::ResultSet>();
+  auto rs = model::result_set_from_json(nlohmann::json::parse(q->column_text(0), nullptr, false));
+  if (!rs) return rs.error().with_context("history.db run of " + repository);
+  return std::optional<model::ResultSet>(std::move(*rs));
+}
+
 Result<std::vector<Series>> HistoryStore::series(const std::string& repository, const std::string& ref) {
   auto q = db_.prepare(
       "SELECT p.benchmark_key, p.environment_key, p.unit, p.job_id, r.commit_sha, r.created,"

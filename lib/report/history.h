@@ -51,6 +51,11 @@ class HistoryStore {
                                                        const std::string& environment_key,
                                                        int64_t before_job);
 
+  // The newest plain run on `ref` before `before_job`, whatever its
+  // environment: what a first run in a new environment names as changed.
+  Result<std::optional<model::ResultSet>> latest_run(const std::string& repository, const std::string& ref,
+                                                     int64_t before_job);
+
   // Every series of plain runs on `ref` (main-branch trends) for a repository.
   Result<std::vector<Series>> series(const std::string& repository, const std::string& ref);
   Result<std::vector<std::string>> repositories();

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <map>
 
+#include "model/environment.h"
+
 namespace bb::report {
 
 const char* to_string(Overall o) {
@@ -101,9 +103,10 @@ std::string sequential_note(const model::ResultSet& head) {
 
 JobReport build_report(const model::Job& job, const std::optional<model::JobResult>& result,
                        const std::optional<model::ResultSet>& previous,
-                       const compare::Options& options) {
+                       const compare::Options& options, const std::optional<model::ResultSet>& elsewhere) {
   JobReport r;
   r.job = job;
+  nlohmann::json env_changes;  // set when a first run follows a run in another environment
   r.head_commit = result ? result->head.commit : job.spec.head_sha;
   std::string title = "## benchbox: " + subject(job) + "\n\n";
 
@@ -129,8 +132,21 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
                 " (" + counts_text(verdict_counts(*r.comparison)) + ")";
   } else {
     r.overall = any_failed(result->head) ? Overall::failed : Overall::recorded;
+    std::string changed;
+    if (elsewhere && elsewhere->environment_key != result->head.environment_key) {
+      const auto lines = model::environment_changes(elsewhere->environment, result->head.environment);
+      changed = "Not compared with job " + std::to_string(elsewhere->job_id) + " (`" + short_sha(elsewhere->commit) +
+                "`): the environment changed since";
+      if (lines.empty()) changed += " (its inputs were not recorded).\n\n";
+      else {
+        changed += ":\n\n";
+        for (const auto& l : lines) changed += "- " + l + "\n";
+        changed += "\n";
+      }
+      env_changes = lines;
+    }
     r.markdown = title + "First run of `" + job.spec.ref + "` at `" + short_sha(result->head.commit) +
-                 "`: recorded as the baseline, nothing to compare against yet.\n\n" +
+                 "` in this environment: recorded as the baseline, nothing to compare against yet.\n\n" + changed +
                  recorded_table(result->head);
     r.summary = "job " + std::to_string(job.id) + " " + subject(job) + ": " + to_string(r.overall) +
                 " (" + std::to_string(result->head.benchmarks.size()) + " benchmarks, first run)";
@@ -142,6 +158,7 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
             {"baseline", r.baseline},
             {"summary", r.summary},
             {"comparison", r.comparison ? compare::to_json(*r.comparison) : nlohmann::json(nullptr)}};
+  if (!env_changes.is_null()) r.json["environment_changes"] = env_changes;
   return r;
 }
 

@@ -32,10 +32,13 @@ struct JobReport {
 
 // A pull-request job: head against the merge-base measured in the same job.
 // A push/tag/manual job: against `previous` (the last run on the same ref),
-// or recorded only when there is none. A failed job reports why.
+// or recorded only when there is none. A failed job reports why. With no
+// `previous`, `elsewhere` (the last run on the ref in another environment)
+// lets a first run say which input changed and why it was not compared.
 JobReport build_report(const model::Job& job, const std::optional<model::JobResult>& result,
                        const std::optional<model::ResultSet>& previous,
-                       const compare::Options& options);
+                       const compare::Options& options,
+                       const std::optional<model::ResultSet>& elsewhere = std::nullopt);
 
 // A push job on a branch: appends "Change points on <ref>" to the report,
 // listing for each series this job measured (`series` is HistoryStore::series()

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "model/environment.h"
 #include "report/history.h"
 #include "report/job_report.h"
 #include "report/site.h"
@@ -99,6 +100,37 @@ TEST_CASE("the report judges with the suite's thresholds from the result set") {
   auto rep = report::build_report(done_job(5, JobKind::pull_request), jr, std::nullopt, {});
   CHECK(rep.overall != report::Overall::regressed);
   CHECK(rep.json["comparison"]["rows"][0]["threshold"] == 0.25);
+}
+
+TEST_CASE("a first run in a new environment says which input changed") {
+  Dir d;
+  auto h = report::HistoryStore::open(d.path + "/history.db");
+  REQUIRE(h.ok());
+  model::Environment before;
+  before.suites.push_back({"micro", "", "./b", "command", {}, {{"cc --version", "cc 12.2.0"}}, {}});
+  model::Environment after = before;
+  after.suites[0].toolchain["cc --version"] = "cc 13.1.0";
+  ResultSet old_run = run(1, "aaa", 0.1);
+  old_run.environment = before.to_json();
+  old_run.environment_key = before.key();
+  REQUIRE(h->ingest(old_run, "push").ok());
+  ResultSet now = run(2, "bbb", 0.1);
+  now.environment = after.to_json();
+  now.environment_key = after.key();
+  auto previous = h->previous_run("o/r", "refs/heads/main", now.environment_key, 2);
+  REQUIRE(previous.ok());
+  CHECK_FALSE(*previous);
+  auto elsewhere = h->latest_run("o/r", "refs/heads/main", 2);
+  REQUIRE(elsewhere.ok());
+  REQUIRE(*elsewhere);
+  JobResult jr;
+  jr.job_id = 2;
+  jr.head = now;
+  auto rep = report::build_report(done_job(2, JobKind::push), jr, std::nullopt, {}, **elsewhere);
+  CHECK(rep.overall == report::Overall::recorded);
+  CHECK(rep.markdown.find("Not compared with job 1 (`aaa`): the environment changed since:\n\n"
+                          "- suite micro: `cc --version`: cc 12.2.0 → cc 13.1.0\n") != std::string::npos);
+  CHECK(rep.json["environment_changes"] == nlohmann::json({"suite micro: `cc --version`: cc 12.2.0 → cc 13.1.0"}));
 }
 
 TEST_CASE("a PR report says when a suite sampled sequentially and why it stopped") {

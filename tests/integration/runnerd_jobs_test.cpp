@@ -263,6 +263,37 @@ TEST_CASE("a hanging or crashing benchmark is marked failed; the rest of the job
   CHECK(head["suites"]["fine"]["status"] == "ok");
 }
 
+TEST_CASE("the environment key covers the toolchain's versions and the lock files, stored beside it") {
+  RunnerdFixture f;
+  f.commit("poetry.lock", "numpy==1.26.4\n", "lock");
+  const std::string config =
+      "version: 1\n"
+      "suites:\n"
+      "  - name: micro\n"
+      "    run: \"true\"\n"
+      "    repetitions: 1\n"
+      "    toolchain: [\"echo cc 12.2.0\", \"echo java 17 >&2\", \"exit 4\"]\n"
+      "    lock_files: [poetry.lock, Cargo.lock]\n";
+  std::string first = f.commit(".benchbox.yml", config, "config");
+  f.start_runner();
+  json a = f.result_of(f.wait_finished(f.enqueue(f.push_spec(first))))["head"];
+  INFO(f.runner_log());
+  const json& suite = a["environment"]["suites"][0];
+  CHECK(suite["toolchain"]["echo cc 12.2.0"] == "cc 12.2.0");
+  CHECK(suite["toolchain"]["echo java 17 >&2"] == "java 17");  // stderr counts too
+  CHECK(suite["toolchain"]["exit 4"] == "failed (exit status 4)");
+  CHECK(suite["lock_files"]["poetry.lock"] == sha256_hex("numpy==1.26.4\n"));
+  CHECK(suite["lock_files"]["Cargo.lock"] == "absent");
+  CHECK(a["environment_key"] == sha256_hex(a["environment"].dump()));
+  // A commit that changes nothing the key covers keeps it; a lock bump does not.
+  std::string same = f.commit("README", "docs", "docs");
+  json b = f.result_of(f.wait_finished(f.enqueue(f.push_spec(same))))["head"];
+  CHECK(b["environment_key"] == a["environment_key"]);
+  std::string bumped = f.commit("poetry.lock", "numpy==2.0.0\n", "bump numpy");
+  json c = f.result_of(f.wait_finished(f.enqueue(f.push_spec(bumped))))["head"];
+  CHECK(c["environment_key"] != a["environment_key"]);
+}
+
 TEST_CASE("a suite's declaration: its list command's names, its benchmarks:, a listing that fails") {
   RunnerdFixture f;
   std::string sha = f.commit(".benchbox.yml",
