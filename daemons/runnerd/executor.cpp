@@ -6,6 +6,7 @@
 
 #include "config/suite.h"
 #include "daemon/log.h"
+#include "exec/counters.h"
 #include "formats/formats.h"
 #include "git/repository.h"
 #include "measure.h"
@@ -120,6 +121,15 @@ Status check_formats(const std::vector<config::Suite>& suites) {
     return make_error(Errc::invalid_argument,
                       s.format_location + ": suite '" + s.name + "': unknown format '" + s.format + "' (known: " + list + ")");
   }
+  const auto& counters = exec::counter_names();
+  for (const auto& s : suites)
+    for (const auto& c : s.counters) {
+      if (std::find(counters.begin(), counters.end(), c) != counters.end()) continue;
+      std::string list;
+      for (const auto& k : counters) list += (list.empty() ? "" : ", ") + k;
+      return make_error(Errc::invalid_argument,
+                        "suite '" + s.name + "': unknown counter '" + c + "' (known: " + list + ")");
+    }
   return {};
 }
 

@@ -132,6 +132,7 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
   exec::Command c = make_command(suite, t, ctx, suite.run, tail, std::to_string(r));
   c.env["BENCHBOX_WARMUP"] = measured ? "0" : "1";
   c.cpus = ctx.cpus;
+  if (is_command) c.counters = suite.counters;
   if (!is_command && output_path.empty()) c.max_output_bytes = kMaxHarnessStdout;
   auto outcome = ctx.runner->run(c, ctx.cancel);
   if (!outcome) {
@@ -171,6 +172,23 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
     if (outcome->peak_memory_bytes > 0) {
       auto& mem = add("peak_memory", "bytes", double(outcome->peak_memory_bytes));
       mem.extra["memory_source"] = outcome->memory_source;
+    }
+    for (const auto& r : outcome->counters) {
+      const std::string metric = config::counter_metric(r.name);
+      const bool clock = r.name == "task-clock";  // nanoseconds: kept in seconds like every time
+      proto.key.metric = metric;
+      proto.unit = clock ? "s" : "count";
+      auto& b = p.get(proto);
+      if (r.available && b.status == model::BenchmarkStatus::ok) {
+        b.samples.push_back(clock ? r.value * 1e-9 : r.value);
+        b.rounds.push_back(round);
+      } else if (!r.available && b.samples.empty()) {
+        // Recorded once, with why: never silently absent.
+        b.status = model::BenchmarkStatus::skipped;
+        b.reason = "unavailable: " + r.unavailable;
+      } else if (!r.available) {
+        b.extra["rounds_unavailable"] = b.extra.value("rounds_unavailable", 0) + 1;
+      }
     }
     return true;
   }

@@ -107,7 +107,7 @@ Status parse_suite(const std::string& src, const YAML::Node& n, const std::strin
   if (!n.IsMap()) return yaml_error(src, n, path, "expected a mapping with name and run");
   BB_TRY(check_mapping(src, n, path, {"name", "build", "run", "format", "output", "repetitions",
                                       "warmup", "timeout", "allow_empty", "env", "thresholds", "sequential",
-                                      "list", "benchmarks", "metrics", "toolchain", "lock_files"}));
+                                      "list", "benchmarks", "metrics", "toolchain", "lock_files", "counters"}));
   BB_TRY(read_string(src, n, path, "name", s.name));
   if (!n["name"]) return yaml_error(src, n, path, "missing key 'name'");
   if (!valid_name(s.name))
@@ -162,6 +162,11 @@ Status parse_suite(const std::string& src, const YAML::Node& n, const std::strin
   for (size_t i = 0; i < s.toolchain.size(); ++i)
     if (s.toolchain[i].empty())
       return yaml_error(src, n["toolchain"][i], path + ".toolchain[" + std::to_string(i) + "]", "must not be empty");
+  BB_TRY(read_string_list(src, n, path, "counters", s.counters));
+  if (YAML::Node k = n["counters"]; k && !k.IsNull() && s.format != kCommandFormat)
+    return yaml_error(src, k, path + ".counters",
+                      "counters are read over one benchmark process: only with format 'command' (this suite's "
+                      "harness runs many benchmarks in one process)");
   BB_TRY(read_string_list(src, n, path, "lock_files", s.lock_files));
   for (size_t i = 0; i < s.lock_files.size(); ++i) {
     const std::string& f = s.lock_files[i];
@@ -227,10 +232,19 @@ Result<SuiteConfig> parse_suite_config(const std::string& text, const std::strin
   return c;
 }
 
+std::string counter_metric(const std::string& counter) {
+  std::string m = counter;
+  for (char& c : m)
+    if (c == '-') c = '_';
+  return m;
+}
+
 std::vector<std::string> shown_metrics(const Suite& suite) {
   if (!suite.metrics.empty()) return suite.metrics;
-  if (suite.format == kCommandFormat) return {"wall_time", "cpu_time"};
-  return {};
+  if (suite.format != kCommandFormat) return {};
+  std::vector<std::string> shown = {"wall_time", "cpu_time"};
+  for (const auto& c : suite.counters) shown.push_back(counter_metric(c));  // asked for: judged
+  return shown;
 }
 
 }  // namespace bb::config

@@ -59,7 +59,15 @@ struct Suite {
   // contents of these files (`poetry.lock`, `Cargo.lock`), relative to it.
   std::vector<std::string> toolchain;
   std::vector<std::string> lock_files;
+  // Event counters over the command and its children (`format: command`
+  // only), perf's names: instructions, cycles, branch-misses, ... Each
+  // becomes a metric (counter_metric); runnerd checks the names.
+  std::vector<std::string> counters;
 };
+
+// The metric a counter is recorded as: "branch-misses" -> "branch_misses",
+// "task-clock" -> "task_clock" (in seconds).
+std::string counter_metric(const std::string& counter);
 
 // The metrics a suite's reports judge: `metrics:`, else the default above
 // (empty = every metric the harness reports).

@@ -105,7 +105,7 @@ TEST_CASE("suite entries: required keys, names, unknown and duplicate keys") {
         ".benchbox.yml:3:11: suites[0].name: 'a b' is not a valid suite name (letters, digits, '.', '_', '-')");
   CHECK(error_of(head + "  - name: a\n    run: x\n    repetiton: 3\n") ==
         ".benchbox.yml:5:5: suites[0]: unknown key 'repetiton' (known: name, build, run, format, output, "
-        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks, metrics, toolchain, lock_files)");
+        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks, metrics, toolchain, lock_files, counters)");
   CHECK(error_of(head + "  - name: a\n    run: x\n    run: y\n") ==
         ".benchbox.yml:5:5: suites[0]: duplicate key 'run'");
   CHECK(error_of(head + "  - {name: a, run: x}\n  - {name: a, run: y}\n") ==
@@ -181,6 +181,17 @@ TEST_CASE("toolchain and lock_files: what else the environment key covers") {
   CHECK(error_of(head + "    lock_files: [../x.lock]\n") ==
         ".benchbox.yml:5:18: suites[0].lock_files[0]: must stay inside the work tree (no '..')");
   CHECK(error_of(head + "    toolchain: ['']\n") == ".benchbox.yml:5:17: suites[0].toolchain[0]: must not be empty");
+}
+
+TEST_CASE("counters: only for a command, judged by default") {
+  const std::string head = "version: 1\nsuites:\n  - name: a\n    run: x\n";
+  auto ok = config::parse_suite_config(head + "    counters: [instructions, branch-misses]\n", ".benchbox.yml");
+  REQUIRE(ok.ok());
+  CHECK(config::shown_metrics(ok->suites[0]) ==
+        std::vector<std::string>{"wall_time", "cpu_time", "instructions", "branch_misses"});
+  CHECK(error_of(head + "    format: hyperfine\n    counters: [cycles]\n") ==
+        ".benchbox.yml:6:15: suites[0].counters: counters are read over one benchmark process: only with format "
+        "'command' (this suite's harness runs many benchmarks in one process)");
 }
 
 TEST_CASE("env and thresholds") {

@@ -17,6 +17,15 @@
 
 namespace bb::exec {
 
+// One event counter of a command (counters.h): its count over the command
+// and every child it started, or why there is none.
+struct CounterReading {
+  std::string name;          // "instructions", "cycles", ...
+  bool available = false;
+  double value = 0;          // scaled up when the kernel multiplexed the PMU
+  std::string unavailable;   // why not, e.g. "no hardware PMU (perf_event_open: No such file or directory)"
+};
+
 struct Command {
   std::string shell;                       // run as /bin/sh -c <shell>
   std::string cwd;
@@ -26,6 +35,7 @@ struct Command {
   std::string unit_name;                   // scope name ("benchbox-job-12-3.scope")
   std::map<std::string, std::string> log_fields;  // JOB_ID=... for journal lines
   size_t max_output_bytes = 1 << 20;       // captured output beyond this is dropped (counted)
+  std::vector<std::string> counters;       // event counters to read (counters.h), from exec on
   // Called with each output line as it arrives (e.g. to forward to the journal).
   std::function<void(std::string_view line, bool is_stderr)> on_line;
 };
@@ -49,6 +59,7 @@ struct Outcome {
   // single process of the tree). memory_source says which.
   int64_t peak_memory_bytes = 0;
   std::string memory_source;         // "cgroup memory.peak" or "ru_maxrss"
+  std::vector<CounterReading> counters;  // one per Command::counters, in order
   std::string isolation;       // "affinity:1", "scope:benchbox-bench.slice", ...
 
   bool success() const { return !timed_out && !cancelled && term_signal == 0 && exit_code == 0; }

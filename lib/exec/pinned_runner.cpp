@@ -198,7 +198,10 @@ Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>
   UniqueFd devnull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!devnull.valid()) return errno_error("open /dev/null", errno);
   UniqueFd gate_r, gate_w;
-  if (hooks_.before_exec) {
+  // The child waits at a gate while the parent sets it up: the wrapping
+  // runner's hook, and counters that must be open before it execs.
+  const bool gated = hooks_.before_exec || !c.counters.empty();
+  if (gated) {
     int p_gate[2];
     if (::pipe2(p_gate, O_CLOEXEC) < 0) return errno_error("pipe", errno);
     gate_r.reset(p_gate[0]);
@@ -218,13 +221,18 @@ Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>
   err_w.reset();
   status_w.reset();
 
-  if (hooks_.before_exec) {
+  std::unique_ptr<CounterSet> counter_set;
+  if (gated) {
     gate_r.reset();
-    Status ready = make_error(Errc::internal, "before_exec hook threw");
-    try {
-      ready = hooks_.before_exec(pid);
-    } catch (...) {
+    Status ready;
+    if (hooks_.before_exec) {
+      ready = make_error(Errc::internal, "before_exec hook threw");
+      try {
+        ready = hooks_.before_exec(pid);
+      } catch (...) {
+      }
     }
+    if (ready && !c.counters.empty()) counter_set = counters_->open(pid, c.counters);
     if (!ready) {
       ::kill(pid, SIGKILL);
       int st;
@@ -366,6 +374,7 @@ Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>
   outcome.wall_seconds = std::chrono::duration<double>(end - start).count();
   outcome.user_seconds = seconds_of(usage.ru_utime);
   outcome.system_seconds = seconds_of(usage.ru_stime);
+  if (counter_set) outcome.counters = counter_set->read();
   outcome.voluntary_switches = usage.ru_nvcsw;
   outcome.involuntary_switches = usage.ru_nivcsw;
   if (outcome.memory_source.empty()) {

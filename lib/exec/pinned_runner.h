@@ -19,6 +19,7 @@
 #include <functional>
 
 #include "exec/command_runner.h"
+#include "exec/counters.h"
 
 namespace bb::exec {
 
@@ -41,9 +42,10 @@ struct ChildHooks {
 
 class PinnedChildRunner final : public CommandRunner {
  public:
+  // `counters` reads Command::counters (default: perf_event_open).
   explicit PinnedChildRunner(std::chrono::milliseconds kill_grace = std::chrono::seconds(5),
-                             ChildHooks hooks = {})
-      : kill_grace_(kill_grace), hooks_(std::move(hooks)) {}
+                             ChildHooks hooks = {}, CounterSource* counters = nullptr)
+      : kill_grace_(kill_grace), hooks_(std::move(hooks)), counters_(counters ? counters : &perf_counters()) {}
 
   Result<Outcome> run(const Command& command, const std::atomic<bool>* cancel) override;
   std::string describe() const override { return "affinity"; }
@@ -51,6 +53,7 @@ class PinnedChildRunner final : public CommandRunner {
  private:
   std::chrono::milliseconds kill_grace_;
   ChildHooks hooks_;
+  CounterSource* counters_;
 };
 
 // The environment a command starts with before Command::env is added.

@@ -294,6 +294,49 @@ TEST_CASE("the environment key covers the toolchain's versions and the lock file
   CHECK(c["environment_key"] != a["environment_key"]);
 }
 
+TEST_CASE("counters: software events counted per round, a missing PMU recorded once with why") {
+  RunnerdFixture f;
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\n"
+                             "suites:\n"
+                             "  - name: counted\n"
+                             "    run: \"python3 -c 'bytearray(4 << 20)'\"\n"
+                             "    repetitions: 3\n"
+                             "    counters: [task-clock, page-faults, instructions]\n",
+                             "counters");
+  f.start_runner();
+  json job = f.wait_finished(f.enqueue(f.push_spec(sha)));
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  json head = f.result_of(job)["head"];
+  const json* clock = find_bench(head, "counted", "task_clock");
+  const json* faults = find_bench(head, "counted", "page_faults");
+  const json* ins = find_bench(head, "counted", "instructions");
+  REQUIRE(clock);
+  REQUIRE(faults);
+  REQUIRE(ins);
+  CHECK((*clock)["unit"] == "s");
+  CHECK((*clock)["samples"].size() == 3);
+  for (double v : (*clock)["samples"]) CHECK(v > 0.001);
+  CHECK((*faults)["samples"].size() == 3);
+  for (double v : (*faults)["samples"]) CHECK(v > 1024);  // 4 MiB of 4 KiB pages
+  if ((*ins)["status"] == "skipped") {  // no PMU here (a VM)
+    CHECK((*ins)["samples"].empty());
+    CHECK((*ins)["reason"].get<std::string>().rfind("unavailable: ", 0) == 0);
+  } else {
+    CHECK((*ins)["samples"].size() == 3);
+  }
+  CHECK(head["suites"]["counted"]["metrics"] ==
+        json({"wall_time", "cpu_time", "task_clock", "page_faults", "instructions"}));
+
+  std::string bad = f.commit(".benchbox.yml",
+                             "version: 1\nsuites:\n  - name: x\n    run: \"true\"\n    counters: [instrs]\n", "typo");
+  json failed = f.wait_finished(f.enqueue(f.push_spec(bad)));
+  CHECK(failed["state"] == "failed");
+  CHECK(failed["error"].get<std::string>().find("suite 'x': unknown counter 'instrs' (known: instructions, cycles,") !=
+        std::string::npos);
+}
+
 TEST_CASE("a suite's declaration: its list command's names, its benchmarks:, a listing that fails") {
   RunnerdFixture f;
   std::string sha = f.commit(".benchbox.yml",
