@@ -48,6 +48,8 @@ Status derive(Conf& conf) {
   if (conf.benchmark_cpus.empty())
     return make_error(Errc::invalid_argument, "runner.benchmark_cpus: the list is empty");
   conf.git_cache_dir = path_join(cfg.cache_dir, "git");
+  conf.build_cache_dir = path_join(cfg.cache_dir, "builds");
+  conf.build_cache_bytes = cfg.runner.build_cache_bytes;
   conf.work_dir = cfg.work_dir();
   conf.results_dir = cfg.results_dir();
   conf.lease_seconds = cfg.queue.lease_seconds;

@@ -17,6 +17,8 @@ struct Conf {
   std::string runner_id;         // runner.runner_id, or the hostname
   std::vector<int> benchmark_cpus;  // runner.benchmark_cpus, or the last online CPU
   std::string git_cache_dir;     // <cache_dir>/git
+  std::string build_cache_dir;   // <cache_dir>/builds
+  uint64_t build_cache_bytes = 0;  // runner.build_cache_bytes; 0 = off
   std::string work_dir;          // appliance.work_dir()
   std::string results_dir;       // appliance.results_dir()
   unsigned lease_seconds = 120;  // queue.lease_seconds: what Claim asks for

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <random>
 
+#include "build_step.h"
 #include "config/suite.h"
 #include "daemon/log.h"
 #include "exec/counters.h"
@@ -234,18 +236,17 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     for (const auto& s : *suites)
       if (!s.thresholds.empty()) rs.thresholds[s.name] = s.thresholds;
   }
+  SystemClock cache_clock;
+  std::optional<cache::BuildCache> build_cache;
+  if (ctx.build_cache_bytes > 0) build_cache.emplace(ctx.build_cache_dir, ctx.build_cache_bytes, cache_clock);
   for (auto& t : targets) {
-    std::vector<std::string> built;
-    for (const auto& s : *suites) {
-      if (s.build.empty() || std::find(built.begin(), built.end(), s.build) != built.end()) continue;
-      daemon::log_info("building " + short_sha(t.commit) + " for suite '" + s.name + "'",
-                       {{"JOB_ID", id}, {"COMMIT", t.commit}});
-      bool was_cancelled = false;
-      std::string reason = build_suite(s, t, mctx, was_cancelled);
-      if (was_cancelled) return cancelled();
-      if (!reason.empty()) return failed(reason);
-      built.push_back(s.build);
-    }
+    BuildInputs inputs{build_cache ? &*build_cache : nullptr, "", env_key};
+    if (auto tree = repo->tree_id(t.commit)) inputs.tree_id = *tree;
+    else inputs.cache = nullptr;  // no key without the tree id: just build
+    bool build_cancelled = false;
+    std::string reason = build_target(*suites, t, mctx, inputs, build_cancelled);
+    if (build_cancelled) return cancelled();
+    if (!reason.empty()) return failed(reason);
     for (const auto& s : *suites) {
       bool was_cancelled = false;
       model::SuiteOutcome declared = declare_suite(s, t, mctx, was_cancelled);

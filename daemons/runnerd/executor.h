@@ -20,6 +20,8 @@ struct ExecContext {
   std::vector<int> cpus;             // benchmark CPUs
   std::string isolation;             // CommandRunner::describe()
   std::string git_cache_dir;
+  std::string build_cache_dir;
+  uint64_t build_cache_bytes = 0;    // 0: every job builds
   std::string work_dir;
   std::string results_dir;
   std::string machine_fingerprint;   // from Tuner1.Check, or "unavailable"

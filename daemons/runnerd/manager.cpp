@@ -214,6 +214,8 @@ void Manager::begin(model::Job job) {
   ctx.cpus = conf_.benchmark_cpus;
   ctx.isolation = runner_->describe();
   ctx.git_cache_dir = conf_.git_cache_dir;
+  ctx.build_cache_dir = conf_.build_cache_dir;
+  ctx.build_cache_bytes = conf_.build_cache_bytes;
   ctx.work_dir = conf_.work_dir;
   ctx.results_dir = conf_.results_dir;
   ctx.runner = runner_.get();

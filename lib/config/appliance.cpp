@@ -84,7 +84,8 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
 
   if (YAML::Node r = root["runner"]; r && !r.IsNull()) {
     BB_TRY(check_keys(src, r, "runner", {"benchmark_cpus", "work_dir", "results_dir",
-                                         "heartbeat_seconds", "refuse_on_drift", "runner_id"}));
+                                         "heartbeat_seconds", "refuse_on_drift", "runner_id",
+                                         "build_cache_bytes"}));
     uint64_t hb = c.runner.heartbeat_seconds;
     BB_TRY(read_string(src, r, "runner", "benchmark_cpus", c.runner.benchmark_cpus));
     BB_TRY(read_string(src, r, "runner", "work_dir", c.runner.work_dir));
@@ -92,6 +93,7 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
     BB_TRY(read_uint(src, r, "runner", "heartbeat_seconds", hb));
     BB_TRY(read_bool(src, r, "runner", "refuse_on_drift", c.runner.refuse_on_drift));
     BB_TRY(read_string(src, r, "runner", "runner_id", c.runner.runner_id));
+    BB_TRY(read_uint(src, r, "runner", "build_cache_bytes", c.runner.build_cache_bytes));
     c.runner.heartbeat_seconds = static_cast<unsigned>(hb);
   }
 

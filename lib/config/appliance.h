@@ -52,6 +52,8 @@ struct RunnerConfig {
   unsigned heartbeat_seconds = 30;
   bool refuse_on_drift = false;   // refuse to start jobs while tunerd says drifted
   std::string runner_id;          // "" = hostname
+  // Built work trees kept between jobs (<cache_dir>/builds); 0 = no cache.
+  uint64_t build_cache_bytes = 10ull << 30;
 };
 
 struct ReporterConfig {

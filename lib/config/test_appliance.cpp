@@ -102,3 +102,13 @@ TEST_CASE("the update section") {
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message.find("update.health_timeout_seconds: expected 1 to 3600") != std::string::npos);
 }
+
+TEST_CASE("the build cache's bound: 10 GiB by default, 0 turns it off") {
+  auto d = config::parse_appliance_config("", "benchbox.yml");
+  REQUIRE(d.ok());
+  CHECK(d->runner.build_cache_bytes == (10ull << 30));
+  auto off = config::parse_appliance_config("runner:\n  build_cache_bytes: 0\n", "benchbox.yml");
+  REQUIRE(off.ok());
+  CHECK(off->runner.build_cache_bytes == 0);
+  CHECK_FALSE(config::parse_appliance_config("runner:\n  build_cache_bytes: lots\n", "benchbox.yml").ok());
+}

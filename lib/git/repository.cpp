@@ -155,6 +155,14 @@ Result<std::string> Repository::read_file(const std::string& commit, const std::
   return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())), size);
 }
 
+Result<std::string> Repository::tree_id(const std::string& commit) const {
+  auto c = lookup_commit(commit);
+  if (!c) return c.error();
+  char hex[GIT_OID_HEXSZ + 1] = {};
+  git_oid_tostr(hex, sizeof hex, git_commit_tree_id(c->get()));
+  return std::string(hex);
+}
+
 Status Repository::export_tree(const std::string& commit, const std::string& dir) const {
   auto c = lookup_commit(commit);
   if (!c) return c.error();

@@ -64,6 +64,8 @@ class Repository {
 
   // Writes commit's tree into `dir` (created if needed; must be empty).
   Status export_tree(const std::string& commit, const std::string& dir) const;
+  // The id of the commit's tree: equal for commits with equal contents.
+  Result<std::string> tree_id(const std::string& commit) const;
 
   // Removes lock files a killed fetch can leave (refs/**/*.lock,
   // packed-refs.lock, config.lock, shallow.lock). Only call while nothing

@@ -96,6 +96,7 @@ struct ResultSet {
   nlohmann::json environment;    // the inputs behind it (model::Environment::to_json), or null
   std::string machine_fingerprint;  // tunerd's fingerprint (hardware + tuning)
   bool host_drifted = false;     // tuning drifted while this ran
+  std::string build_cache;       // "hit" (restored, not built), "miss" (built), "" (no build or no cache)
   std::string isolation;         // how processes were pinned ("scope+AllowedCPUs", "affinity")
   std::vector<int> cpus;         // benchmark cores used
   int64_t created = 0;

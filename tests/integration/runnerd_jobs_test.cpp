@@ -337,6 +337,40 @@ TEST_CASE("counters: software events counted per round, a missing PMU recorded o
         std::string::npos);
 }
 
+TEST_CASE("the build cache: the same tree built the same way is restored, not built again") {
+  RunnerdFixture f;
+  const std::string builds = f.dir() / "builds.log";
+  f.commit("data", "1", "data");
+  const std::string config = "version: 1\n"
+                             "suites:\n"
+                             "  - name: micro\n"
+                             "    build: \"echo built >> " + builds + "; mkdir -p out; echo artifact > out/bin\"\n"
+                             "    run: \"test \\\"$(cat out/bin)\\\" = artifact\"\n"
+                             "    repetitions: 1\n";
+  std::string first = f.commit(".benchbox.yml", config, "config");
+  f.start_runner();
+  json a = f.result_of(f.wait_finished(f.enqueue(f.push_spec(first))));
+  INFO(f.runner_log());
+  CHECK(a["head"]["build_cache"] == "miss");
+  CHECK(count_lines(builds) == 1);
+  // A re-run of the same commit: no build, and the restored tree is the
+  // built one (the run command found out/bin).
+  json again = f.result_of(f.wait_finished(f.enqueue(f.push_spec(first))));
+  CHECK(again["head"]["build_cache"] == "hit");
+  CHECK(find_bench(again["head"], "micro", "wall_time")->at("status") == "ok");
+  CHECK(count_lines(builds) == 1);
+  CHECK(f.runner_log().find("build cache hit: " + first.substr(0, 12) + " is not built again") != std::string::npos);
+  // Another tree builds; a later commit with the first one's tree (a revert) does not.
+  std::string changed = f.commit("data", "2", "change data");
+  json c = f.result_of(f.wait_finished(f.enqueue(f.push_spec(changed))));
+  CHECK(c["head"]["build_cache"] == "miss");
+  CHECK(count_lines(builds) == 2);
+  std::string reverted = f.commit("data", "1", "revert data");
+  json r = f.result_of(f.wait_finished(f.enqueue(f.push_spec(reverted))));
+  CHECK(r["head"]["build_cache"] == "hit");
+  CHECK(count_lines(builds) == 2);
+}
+
 TEST_CASE("a suite's declaration: its list command's names, its benchmarks:, a listing that fails") {
   RunnerdFixture f;
   std::string sha = f.commit(".benchbox.yml",
