@@ -88,6 +88,17 @@ double min_detectable(double ci_low, double ci_high, double threshold, double co
   return std::exp(std::log1p(threshold) + half + stats::normal_quantile(0.8) * se) - 1;
 }
 
+// Runs per side to add until an interval of the same centre, narrowing as
+// 1/sqrt(n), clears the threshold band on the side the estimate is on.
+size_t more_runs_to_decide(double ratio, double ci_low, double ci_high, double threshold, size_t n) {
+  if (!(ci_low > 0) || !std::isfinite(ci_high) || !(ratio > 0) || n == 0) return 0;
+  const double e = std::fabs(std::log(ratio)), h = (std::log(ci_high) - std::log(ci_low)) / 2;
+  const double d = std::fabs(e - std::log1p(threshold));
+  if (d < 1e-9 || h <= d) return 0;
+  const double needed = std::ceil(double(n) * (h / d) * (h / d));
+  return needed > 1e7 ? size_t(1e7) : size_t(needed) - std::min(size_t(needed), n);
+}
+
 BenchmarkComparison unmeasured(const model::BenchmarkKey& key, Verdict v, std::string note) {
   BenchmarkComparison row;
   row.key = key;
@@ -268,6 +279,14 @@ BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model:
   row.p_value = test.p_value;
   row.min_detectable = min_detectable(row.ci_low, row.ci_high, row.threshold, options.confidence);
   row.verdict = verdict_for_interval(row.ci_low, row.ci_high, row.threshold, row.higher_is_better);
+  if (row.verdict == Verdict::inconclusive) {
+    const size_t per_side = row.paired ? row.n_used : std::min(b.values.size(), h.values.size());
+    row.more_runs = more_runs_to_decide(row.ratio, row.ci_low, row.ci_high, row.threshold, per_side);
+    if (row.more_runs > 0) {
+      if (!row.note.empty()) row.note += "; ";
+      row.note += "about " + std::to_string(row.more_runs) + " more runs per side would likely decide it";
+    }
+  }
   if (!std::isfinite(test.ci_low) || !std::isfinite(test.ci_high)) {
     if (!row.note.empty()) row.note += "; ";
     row.note += "too few samples for a " + std::to_string(int(std::lround(options.confidence * 100))) +

@@ -64,6 +64,10 @@ struct BenchmarkComparison {
   std::string method;          // "wilcoxon-signed-rank", "mann-whitney", "exact"
   double noise = 0;            // relative noise estimate (robust CV)
   double min_detectable = 0;   // minimum detectable relative change at these samples
+  // Inconclusive: runs per side to add that would likely decide it (the
+  // interval narrows as 1/sqrt(n) around the same estimate); 0 = unknown,
+  // e.g. the estimate sits on the threshold.
+  size_t more_runs = 0;
   double base_median = 0, head_median = 0;
   std::string note;            // why not comparable/failed/inconclusive
   double threshold = 0;        // the relative threshold the verdict used

@@ -211,6 +211,7 @@ nlohmann::json to_json(const Comparison& c) {
         {"method", r.method},
         {"noise", number(r.noise)},
         {"min_detectable", number(r.min_detectable)},
+        {"more_runs", r.more_runs},
         {"base_median", number(r.base_median)},
         {"head_median", number(r.head_median)},
         {"threshold", r.threshold},
