@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <numeric>
 #include <optional>
 
 #include "daemon/log.h"
+#include "formats/callgrind.h"
 #include "formats/formats.h"
 #include "sequential_rounds.h"
 #include "util/clock.h"
@@ -133,6 +135,17 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
   c.env["BENCHBOX_WARMUP"] = measured ? "0" : "1";
   c.cpus = ctx.cpus;
   if (is_command) c.counters = suite.counters;
+  const std::string callgrind_dir = t.tree_dir + ".callgrind/" + std::to_string(r);
+  if (suite.callgrind) {
+    std::error_code ec;
+    std::filesystem::remove_all(callgrind_dir, ec);
+    if (auto st = make_dirs(callgrind_dir); !st) {
+      mark_failed(p, st.error().message, round, "");
+      return true;
+    }
+    c.shell = callgrind_command(suite.run, callgrind_dir);
+    c.no_aslr = true;
+  }
   if (!is_command && output_path.empty()) c.max_output_bytes = kMaxHarnessStdout;
   auto outcome = ctx.runner->run(c, ctx.cancel);
   if (!outcome) {
@@ -145,6 +158,26 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
     return true;
   }
 
+  if (suite.callgrind) {
+    if (!measured) return true;
+    auto totals = callgrind_totals(callgrind_dir);
+    if (!totals) {
+      mark_failed(p, totals.error().message, round, tail.text());
+      return true;
+    }
+    model::Benchmark proto;
+    proto.key = {suite.name, suite.name, {}, ""};
+    proto.unit = "count";
+    for (const auto& [event, count] : *totals) {
+      proto.key.metric = formats::callgrind_metric(event);
+      if (proto.key.metric.empty()) continue;
+      auto& b = p.get(proto);
+      b.samples.push_back(count);
+      b.rounds.push_back(round);
+      b.extra["callgrind_event"] = event;
+    }
+    return true;
+  }
   if (is_command) {
     if (!measured) return true;
     // Everything the runner measures from outside the process, each a raw
@@ -258,6 +291,33 @@ void finish(const config::Suite& suite, Target& t, SuiteProgress& p, const Seque
 }
 
 }  // namespace
+
+std::string callgrind_command(const std::string& run, const std::string& out_dir) {
+  // A fixed cache model (not the host's), so counts do not depend on the
+  // box; every child traced, one output file per process.
+  return "exec valgrind --tool=callgrind --quiet --trace-children=yes --cache-sim=yes --branch-sim=yes"
+         " --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 --callgrind-out-file=" +
+         shell_quote(out_dir + "/callgrind.out.%p") + " /bin/sh -c " + shell_quote(run);
+}
+
+Result<std::map<std::string, double>> callgrind_totals(const std::string& out_dir) {
+  std::map<std::string, double> sum;
+  size_t files = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(out_dir, ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec)) {
+    if (it->path().filename().string().rfind("callgrind.out.", 0) != 0) continue;
+    auto text = read_file(it->path().string(), size_t(1) << 30);
+    if (!text) return text.error();
+    auto t = formats::parse_callgrind_totals(*text, it->path().filename().string());
+    if (!t) return t.error();
+    for (const auto& [event, n] : *t) sum[event] += n;
+    ++files;
+  }
+  if (files == 0)
+    return make_error(Errc::not_found, "callgrind wrote no output (is valgrind installed? see the output above)");
+  return sum;
+}
 
 bool measure_suite(const config::Suite& suite, std::vector<Target>& targets, std::mt19937_64& rng,
                    const MeasureContext& ctx) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -47,6 +48,12 @@ bool measure_suite(const config::Suite& suite, std::vector<Target>& targets, std
 // or "" on success; `cancelled` is set when the job was cancelled.
 std::string build_suite(const config::Suite& suite, const Target& target, const MeasureContext& ctx,
                         bool& cancelled);
+
+// `measure: callgrind`: the run command under valgrind --tool=callgrind
+// with a fixed cache model, every child traced, one file per process in
+// `out_dir`; and the event totals summed over those files.
+std::string callgrind_command(const std::string& run, const std::string& out_dir);
+Result<std::map<std::string, double>> callgrind_totals(const std::string& out_dir);
 
 // What the suite declares on the target's commit: its `benchmarks:`, or
 // the names its `list:` command prints (run in the target's tree, unpinned,

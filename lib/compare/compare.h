@@ -41,7 +41,10 @@ struct Options {
   std::vector<model::BenchmarkKey> expected;  // benchmarks that must be present
   // Metrics that repeat exactly (callgrind instruction counts): compared
   // exactly when each side's samples agree within exact_tolerance (relative).
-  std::vector<std::string> deterministic_metrics = {"instructions"};
+  std::vector<std::string> deterministic_metrics = {
+      "instructions", "data_reads", "data_writes", "l1i_misses", "l1d_read_misses", "l1d_write_misses",
+      "ll_instruction_misses", "ll_data_read_misses", "ll_data_write_misses", "conditional_branches",
+      "conditional_branch_misses", "indirect_branches", "indirect_branch_misses"};  // callgrind's events
   double exact_tolerance = 1e-4;
   // Metrics where a larger value is better (throughput); all others: smaller is better.
   std::vector<std::string> higher_is_better;

@@ -63,6 +63,10 @@ struct Suite {
   // only), perf's names: instructions, cycles, branch-misses, ... Each
   // becomes a metric (counter_metric); runnerd checks the names.
   std::vector<std::string> counters;
+  // `measure: callgrind` (format command only): the run command runs under
+  // valgrind --tool=callgrind with a fixed cache model and ASLR off, and its
+  // metrics are callgrind's deterministic event counts. Default: time.
+  bool callgrind = false;
 };
 
 // The metric a counter is recorded as: "branch-misses" -> "branch_misses",

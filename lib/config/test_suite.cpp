@@ -105,7 +105,7 @@ TEST_CASE("suite entries: required keys, names, unknown and duplicate keys") {
         ".benchbox.yml:3:11: suites[0].name: 'a b' is not a valid suite name (letters, digits, '.', '_', '-')");
   CHECK(error_of(head + "  - name: a\n    run: x\n    repetiton: 3\n") ==
         ".benchbox.yml:5:5: suites[0]: unknown key 'repetiton' (known: name, build, run, format, output, "
-        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks, metrics, toolchain, lock_files, counters)");
+        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks, metrics, toolchain, lock_files, counters, measure)");
   CHECK(error_of(head + "  - name: a\n    run: x\n    run: y\n") ==
         ".benchbox.yml:5:5: suites[0]: duplicate key 'run'");
   CHECK(error_of(head + "  - {name: a, run: x}\n  - {name: a, run: y}\n") ==
@@ -192,6 +192,17 @@ TEST_CASE("counters: only for a command, judged by default") {
   CHECK(error_of(head + "    format: hyperfine\n    counters: [cycles]\n") ==
         ".benchbox.yml:6:15: suites[0].counters: counters are read over one benchmark process: only with format "
         "'command' (this suite's harness runs many benchmarks in one process)");
+}
+
+TEST_CASE("measure: time or callgrind, callgrind only for a command") {
+  const std::string head = "version: 1\nsuites:\n  - name: a\n    run: x\n";
+  auto cg = config::parse_suite_config(head + "    measure: callgrind\n", ".benchbox.yml");
+  REQUIRE(cg.ok());
+  CHECK(cg->suites[0].callgrind);
+  CHECK(config::shown_metrics(cg->suites[0]) == std::vector<std::string>{"instructions"});
+  CHECK(error_of(head + "    measure: perf\n") == ".benchbox.yml:5:14: suites[0].measure: expected time or callgrind, got 'perf'");
+  CHECK(error_of(head + "    format: hyperfine\n    measure: callgrind\n") ==
+        ".benchbox.yml:6:14: suites[0].measure: callgrind measures one command: only with format 'command'");
 }
 
 TEST_CASE("env and thresholds") {

@@ -36,6 +36,7 @@ struct Command {
   std::map<std::string, std::string> log_fields;  // JOB_ID=... for journal lines
   size_t max_output_bytes = 1 << 20;       // captured output beyond this is dropped (counted)
   std::vector<std::string> counters;       // event counters to read (counters.h), from exec on
+  bool no_aslr = false;                    // personality(ADDR_NO_RANDOMIZE) for the whole tree
   // Called with each output line as it arrives (e.g. to forward to the journal).
   std::function<void(std::string_view line, bool is_stderr)> on_line;
 };

@@ -4,6 +4,7 @@
 #include <linux/close_range.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/personality.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -144,6 +145,8 @@ double seconds_of(const struct timeval& tv) { return double(tv.tv_sec) + double(
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  // Inherited across exec and fork: the whole tree runs at fixed addresses.
+  if (c.no_aslr && ::personality(ADDR_NO_RANDOMIZE) < 0) fail(4);
   ::execve(argv[0], argv, envp);
   fail(3);
   ::_exit(127);
@@ -153,6 +156,7 @@ Error child_failure_error(const ChildFailure& f, const Command& c) {
   switch (f.stage) {
     case 1: return errno_error("pin to CPUs " + format_cpu_list(c.cpus), f.err);
     case 2: return errno_error("change to directory " + c.cwd, f.err);
+    case 4: return errno_error("turn address space randomisation off (personality)", f.err);
     default: return errno_error("exec /bin/sh", f.err);
   }
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "formats/callgrind.h"
 #include "formats/formats.h"
 #include "formats/parsers.h"
 #include "util/file.h"
@@ -382,4 +383,25 @@ TEST_CASE("listings: each harness's own list format") {
   auto nul = parse_listing("hyperfine", std::string("a\nb\0c\n", 6), "list");
   REQUIRE_FALSE(nul.ok());
   CHECK(nul.error().message == "list:2: a NUL byte in the listing");
+}
+
+TEST_CASE("callgrind totals: events and their summary, trailing zeros left out") {
+  const std::string out = "version: 1\ncreator: callgrind-3.19.0\npid: 22361\ncmd:  /bin/sh -c true\n"
+                          "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim\n"
+                          "summary: 227654 55390 22775 1556 1740 739 1531 1281 703 41804 4483\n"
+                          "fl=(1) ???\nfn=(1) 0x0\n0 3 1\n"
+                          "totals: 227661 55393 22776 1557 1741 739 1532 1281 703 41807 4485 1163 250\n";
+  auto t = parse_callgrind_totals(out, "callgrind.out.1");
+  REQUIRE(t.ok());
+  CHECK(t->at("Ir") == 227654);  // summary: wins over totals:
+  CHECK(t->at("Bcm") == 4483);
+  CHECK(t->at("Bim") == 0);
+  CHECK(callgrind_metric("Ir") == "instructions");
+  CHECK(callgrind_metric("D1mr") == "l1d_read_misses");
+  CHECK(callgrind_metric("sysTime") == "");
+  CHECK(parse_callgrind_totals("hello\n", "x").error().message == "x: no 'events:' line; not a callgrind output file");
+  CHECK(parse_callgrind_totals("events: Ir\n", "x").error().message ==
+        "x: no 'summary:' or 'totals:' line (did valgrind finish?)");
+  CHECK(parse_callgrind_totals("events: Ir\nsummary: lots\n", "x").error().message ==
+        "x: count 'lots' of Ir is not a number");
 }

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -48,4 +49,15 @@ TEST_CASE("strings") {
   CHECK(glob_match("v*", "v1.2"));
   CHECK_FALSE(glob_match("v*", "1.2"));
   CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST_CASE("shell_quote: one word that /bin/sh reads back exactly") {
+  CHECK(bb::shell_quote("plain") == "'plain'");
+  CHECK(bb::shell_quote("it's $HOME `x`") == "'it'\\''s $HOME `x`'");
+  FILE* p = ::popen(("printf %s " + bb::shell_quote("a'b \"c\" $d\\e")).c_str(), "r");
+  REQUIRE(p);
+  char buf[64] = {};
+  size_t n = std::fread(buf, 1, sizeof buf - 1, p);
+  ::pclose(p);
+  CHECK(std::string(buf, n) == "a'b \"c\" $d\\e");
 }

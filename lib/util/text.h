@@ -15,6 +15,8 @@ std::string to_hex(std::string_view bytes);
 bool glob_match(const std::string& pattern, const std::string& text);
 // Exactly `len` hex digits (any case): commit ids, digests.
 bool is_hex(std::string_view s, size_t len);
+// One /bin/sh word that stands for `s` exactly: 'it'\''s'.
+std::string shell_quote(std::string_view s);
 // SHA-256 of bytes as lowercase hex (OpenSSL), for fingerprints and config hashes.
 std::string sha256_hex(std::string_view bytes);
 

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <thread>
 
+#include "compare/compare.h"
 #include "runnerd_fixture.h"
 #include "util/file.h"
 #include "util/text.h"
@@ -369,6 +370,59 @@ TEST_CASE("the build cache: the same tree built the same way is restored, not bu
   json r = f.result_of(f.wait_finished(f.enqueue(f.push_spec(reverted))));
   CHECK(r["head"]["build_cache"] == "hit");
   CHECK(count_lines(builds) == 2);
+}
+
+TEST_CASE("measure: callgrind gives identical counts run to run, and a 0.1 % change in work is a regression") {
+  RunnerdFixture f;
+  f.commit("work.c",
+           "#include <stdlib.h>\n"
+           "int main(int argc, char** argv) {\n"
+           "  volatile unsigned long s = 0;\n"
+           "  long n = atol(argv[1]);\n"
+           "  for (long i = 0; i < n; ++i) s += i * 7;\n"
+           "  return 0;\n"
+           "}\n",
+           "work");
+  auto config = [](const std::string& n) {
+    return "version: 1\n"
+           "suites:\n"
+           "  - name: cg\n"
+           "    build: \"cc -O1 -o work work.c\"\n"
+           "    run: \"./work " + n + "\"\n"
+           "    measure: callgrind\n"
+           "    repetitions: 2\n"
+           "    warmup: 0\n";
+  };
+  std::string base = f.commit(".benchbox.yml", config("1000000"), "base");
+  f.start_runner();
+  json a = f.wait_finished(f.enqueue(f.push_spec(base)), 120);
+  INFO(f.runner_log());
+  REQUIRE(a["state"] == "done");
+  json ra = f.result_of(a)["head"];
+  const json* ins = find_bench(ra, "cg", "instructions");
+  REQUIRE(ins);
+  REQUIRE((*ins)["samples"].size() == 2);
+  CHECK((*ins)["samples"][0] == (*ins)["samples"][1]);  // ASLR off, a fixed cache model: identical
+  CHECK((*ins)["samples"][0].get<double>() > 5e6);
+  CHECK(find_bench(ra, "cg", "conditional_branches"));
+  CHECK(find_bench(ra, "cg", "l1d_read_misses"));
+  CHECK_FALSE(find_bench(ra, "cg", "wall_time"));  // valgrind's time is not the benchmark's
+  CHECK(ra["suites"]["cg"]["metrics"] == json({"instructions"}));
+
+  std::string head = f.commit(".benchbox.yml", config("1001000"), "0.1 % more work");
+  json b = f.wait_finished(f.enqueue(f.push_spec(head)), 120);
+  REQUIRE(b["state"] == "done");
+  auto base_set = model::result_set_from_json(ra), head_set = model::result_set_from_json(f.result_of(b)["head"]);
+  REQUIRE(base_set.ok());
+  REQUIRE(head_set.ok());
+  head_set->environment_key = base_set->environment_key;  // the run command differs on purpose
+  auto c = compare::compare(*base_set, *head_set, {});
+  REQUIRE(c.rows.size() == 1);
+  CHECK(c.rows[0].key.metric == "instructions");
+  CHECK(c.rows[0].method == "exact");
+  CHECK(c.rows[0].verdict == compare::Verdict::regressed);
+  CHECK(c.rows[0].ratio > 1.0005);
+  CHECK(c.rows[0].ratio < 1.002);
 }
 
 TEST_CASE("a suite's declaration: its list command's names, its benchmarks:, a listing that fails") {
