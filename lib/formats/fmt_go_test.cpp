@@ -13,13 +13,12 @@
 
 namespace bb::formats::detail {
 
-namespace {
-
-bool benchmark_name(std::string_view s) {
-  // go's rule: "Benchmark" then nothing or a non-lower-case character.
+bool go_benchmark_name(std::string_view s) {
   if (s.substr(0, 9) != "Benchmark") return false;
   return s.size() == 9 || !(s[9] >= 'a' && s[9] <= 'z');
 }
+
+namespace {
 
 struct Metric {
   const char* metric;
@@ -47,7 +46,7 @@ class Reader {
       return true;
     }
     if (f[0].text == "---" && f.size() >= 3 && (f[1].text == "FAIL:" || f[1].text == "SKIP:")) {
-      if (!benchmark_name(f[2].text)) return true;  // a failing test, not ours
+      if (!go_benchmark_name(f[2].text)) return true;  // a failing test, not ours
       pending_status_ = f[1].text == "FAIL:" ? model::BenchmarkStatus::failed : model::BenchmarkStatus::skipped;
       pending_name_ = std::string(f[2].text);
       pending_place_ = place(n, f[0].column);
@@ -62,7 +61,7 @@ class Reader {
       return true;
     }
     pending_name_.clear();
-    if (!benchmark_name(f[0].text) || f.size() == 1) return true;  // -v prints the bare name first
+    if (!go_benchmark_name(f[0].text) || f.size() == 1) return true;  // -v prints the bare name first
     return result(n, f);
   }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "formats/formats.h"
+#include "formats/parsers.h"
 
 namespace bb::formats {
 
@@ -18,13 +19,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
-}
-
-// go's rule for a benchmark function: "Benchmark", then nothing or a
-// character that is not a lower-case letter.
-bool go_benchmark(std::string_view s) {
-  if (s.substr(0, 9) != "Benchmark") return false;
-  return s.size() == 9 || !(s[9] >= 'a' && s[9] <= 'z');
 }
 
 }  // namespace
@@ -44,7 +38,7 @@ Result<std::vector<std::string>> parse_listing(const std::string& format, std::s
       return make_error(Errc::parse, source + ":" + std::to_string(line_no) + ": a NUL byte in the listing");
     if (format == "go-test") {
       // "ok  \tpkg\t0.003s", "?   \tpkg\t[no test files]" and tests are not benchmarks.
-      if (!go_benchmark(line) || line.find_first_of(" \t") != std::string_view::npos) continue;
+      if (!detail::go_benchmark_name(line) || line.find_first_of(" \t") != std::string_view::npos) continue;
     } else if (format == "pytest-benchmark") {
       // The node ids; the closing "12 tests collected in 0.03s" and warnings are not.
       if (line.find("::") == std::string_view::npos || line.find(' ') != std::string_view::npos) continue;

@@ -49,6 +49,9 @@ Result<ParsedList> parse_asv(const Input& in);
 Result<ParsedList> parse_pytest_benchmark(const Input& in);
 Result<ParsedList> parse_catch2_xml(const Input& in);
 Result<ParsedList> parse_go_test(const Input& in);
+// go's rule for a benchmark function's name: "Benchmark", then nothing or a
+// character that is not a lower-case letter.
+bool go_benchmark_name(std::string_view s);
 Result<ParsedList> parse_cargo_bench(const Input& in);
 Result<ParsedList> parse_bmf(const Input& in);
 
