@@ -6,6 +6,7 @@
 #include "bus/errors.h"
 #include "bus/names.h"
 #include "daemon/log.h"
+#include "report/profile_diff.h"
 #include "report/site.h"
 #include "util/file.h"
 
@@ -186,6 +187,8 @@ Status Manager::process(const model::Job& job) {
 
   compare::Options options;
   report::JobReport rep = report::build_report(effective, result, previous, options, elsewhere);
+  if (result && (result->base || previous))
+    report::add_profile_diffs(rep, result->base ? *result->base : *previous, result->head);
 
   Status ingested;
   if (result) {

@@ -209,7 +209,8 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     t.tree_dir = path_join(work, t.role.empty() ? "run" : t.role);
     if (auto st = repo->export_tree(t.commit, t.tree_dir); !st) return failed(st.error().message);
   }
-  MeasureContext mctx{job.id, ctx.cpus, ctx.runner, ctx.cancel};
+  MeasureContext mctx{job.id, ctx.cpus, ctx.runner, ctx.cancel,
+                      path_join(path_join(ctx.results_dir, id), "profiles")};
   // One environment for the job, from the head's tree: a PR's base and head
   // are always compared, even when the PR changes a lock file.
   bool env_cancelled = false;

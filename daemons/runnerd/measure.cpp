@@ -165,6 +165,12 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
       mark_failed(p, totals.error().message, round, tail.text());
       return true;
     }
+    // The newest round's profiles are kept with the result, for the
+    // report's differential profile and for callgrind_annotate/KCachegrind.
+    auto kept = keep_profiles(callgrind_dir, path_join(path_join(ctx.profiles_dir, t.role.empty() ? "run" : t.role),
+                                                         suite.name));
+    if (!kept) daemon::log_warning("callgrind profiles not kept: " + kept.error().message,
+                                   {{"JOB_ID", std::to_string(ctx.job_id)}});
     model::Benchmark proto;
     proto.key = {suite.name, suite.name, {}, ""};
     proto.unit = "count";
@@ -175,6 +181,7 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
       b.samples.push_back(count);
       b.rounds.push_back(round);
       b.extra["callgrind_event"] = event;
+      if (kept && event == "Ir") b.extra["profiles"] = *kept;
     }
     return true;
   }
@@ -298,6 +305,24 @@ std::string callgrind_command(const std::string& run, const std::string& out_dir
   return "exec valgrind --tool=callgrind --quiet --trace-children=yes --cache-sim=yes --branch-sim=yes"
          " --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 --callgrind-out-file=" +
          shell_quote(out_dir + "/callgrind.out.%p") + " /bin/sh -c " + shell_quote(run);
+}
+
+Result<std::vector<std::string>> keep_profiles(const std::string& out_dir, const std::string& keep_dir) {
+  std::error_code ec;
+  std::filesystem::remove_all(keep_dir, ec);
+  if (auto st = make_dirs(keep_dir); !st) return st.error();
+  std::vector<std::string> kept;
+  for (auto it = std::filesystem::directory_iterator(out_dir, ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("callgrind.out.", 0) != 0) continue;
+    const std::string to = path_join(keep_dir, name);
+    std::filesystem::copy_file(it->path(), to, std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec) return make_error(Errc::io, "copy " + it->path().string() + " to " + to + ": " + ec.message());
+    kept.push_back(to);
+  }
+  std::sort(kept.begin(), kept.end());
+  return kept;
 }
 
 Result<std::map<std::string, double>> callgrind_totals(const std::string& out_dir) {

@@ -31,6 +31,7 @@ struct MeasureContext {
   std::vector<int> cpus;
   exec::CommandRunner* runner = nullptr;
   const std::atomic<bool>* cancel = nullptr;
+  std::string profiles_dir;  // callgrind profiles kept with the result: <results>/<job>/profiles
 };
 
 // Runs `suite` for every target. A command that fails (exit status, signal,
@@ -54,6 +55,8 @@ std::string build_suite(const config::Suite& suite, const Target& target, const 
 // `out_dir`; and the event totals summed over those files.
 std::string callgrind_command(const std::string& run, const std::string& out_dir);
 Result<std::map<std::string, double>> callgrind_totals(const std::string& out_dir);
+// Copies the profiles in `out_dir` to `keep_dir` (emptied first); their paths.
+Result<std::vector<std::string>> keep_profiles(const std::string& out_dir, const std::string& keep_dir);
 
 // What the suite declares on the target's commit: its `benchmarks:`, or
 // the names its `list:` command prints (run in the target's tree, unpinned,

@@ -1,5 +1,7 @@
 #include "formats/callgrind.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <vector>
 
@@ -53,6 +55,101 @@ Result<std::map<std::string, double>> parse_callgrind_totals(std::string_view te
     out[std::string(events[i])] = v;
   }
   return out;
+}
+
+Status add_callgrind_functions(std::string_view text, const std::string& source,
+                               std::map<std::string, FunctionCost>& into) {
+  // The format (valgrind's docs/callgrind-format): "fn=(id) name" defines
+  // a compressed name, "fn=(id)" refers to it; a cost line is `positions`
+  // position columns, then the events in order (Ir first). The cost line
+  // after "calls=" is what that call cost, inclusive: the caller's, not its
+  // self cost.
+  std::map<std::string, std::string> names;  // "(id)" -> name, shared by fn= and cfn=
+  size_t positions = 1;
+  std::string fn;
+  bool after_calls = false, ir_first = false;
+  size_t line_no = 0;
+  auto name_of = [&](std::string_view spec) -> std::string {
+    std::string s(spec);
+    if (s.empty() || s[0] != '(') return s;
+    const size_t close = s.find(')');
+    if (close == std::string::npos) return s;
+    const std::string id = s.substr(0, close + 1);
+    std::string rest = s.substr(close + 1);
+    if (!rest.empty() && rest[0] == ' ') rest.erase(0, 1);
+    if (!rest.empty()) return names[id] = rest;
+    auto it = names.find(id);
+    return it == names.end() ? id : it->second;
+  };
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    ++line_no;
+    if (line.empty()) continue;
+    if (line.rfind("positions:", 0) == 0) {
+      positions = words(line.substr(10)).size();
+      if (positions == 0) positions = 1;
+    } else if (line.rfind("events:", 0) == 0) {
+      auto ev = words(line.substr(7));
+      ir_first = !ev.empty() && ev[0] == "Ir";
+    } else if (line.rfind("fn=", 0) == 0) {
+      fn = name_of(line.substr(3));
+      after_calls = false;
+    } else if (line.rfind("cfn=", 0) == 0) {
+      name_of(line.substr(4));  // defines the name if new
+    } else if (line.rfind("calls=", 0) == 0) {
+      after_calls = true;
+    } else if ((line[0] >= '0' && line[0] <= '9') || line[0] == '+' || line[0] == '-' || line[0] == '*') {
+      if (fn.empty()) continue;
+      auto w = words(line);
+      double ir = 0;
+      if (w.size() > positions) {
+        std::string number(w[positions]);
+        char* e = nullptr;
+        ir = std::strtod(number.c_str(), &e);
+        if (e == number.c_str() || *e != '\0')
+          return make_error(Errc::parse, source + ":" + std::to_string(line_no) + ": expected a cost, got '" + number + "'");
+      }
+      FunctionCost& c = into[fn];
+      c.inclusive += ir;
+      if (!after_calls) c.self += ir;
+      after_calls = false;
+    }
+  }
+  if (!ir_first) return make_error(Errc::parse, source + ": no 'events: Ir ...' line; not a callgrind profile");
+  return {};
+}
+
+std::vector<FunctionChange> profile_diff(const std::map<std::string, FunctionCost>& base,
+                                         const std::map<std::string, FunctionCost>& head, size_t limit) {
+  std::vector<FunctionChange> all;
+  double total_base = 0, total_head = 0;
+  for (const auto& [f, c] : base) total_base += c.self;
+  for (const auto& [f, c] : head) total_head += c.self;
+  auto add = [&](const std::string& f) {
+    FunctionChange ch;
+    ch.function = f;
+    if (auto it = base.find(f); it != base.end()) ch.base = it->second;
+    if (auto it = head.find(f); it != head.end()) ch.head = it->second;
+    if (ch.base.self == ch.head.self && ch.base.inclusive == ch.head.inclusive) return;
+    const double total = total_head - total_base;
+    ch.share = total != 0 ? (ch.head.self - ch.base.self) / total : 0;
+    all.push_back(ch);
+  };
+  for (const auto& [f, c] : base) add(f);
+  for (const auto& [f, c] : head)
+    if (!base.count(f)) add(f);
+  std::sort(all.begin(), all.end(), [](const FunctionChange& a, const FunctionChange& b) {
+    const double da = std::fabs(a.head.self - a.base.self), db = std::fabs(b.head.self - b.base.self);
+    if (da != db) return da > db;
+    const double ia = std::fabs(a.head.inclusive - a.base.inclusive), ib = std::fabs(b.head.inclusive - b.base.inclusive);
+    if (ia != ib) return ia > ib;
+    return a.function < b.function;
+  });
+  if (all.size() > limit) all.resize(limit);
+  return all;
 }
 
 std::string callgrind_metric(const std::string& event) {

@@ -405,3 +405,32 @@ TEST_CASE("callgrind totals: events and their summary, trailing zeros left out")
   CHECK(parse_callgrind_totals("events: Ir\nsummary: lots\n", "x").error().message ==
         "x: count 'lots' of Ir is not a number");
 }
+
+TEST_CASE("callgrind profiles: self and inclusive per function, and the diff base -> head") {
+  // main calls work twice (inclusive cost on the line after calls=);
+  // names are compressed after their first use.
+  auto profile = [](int work_cost) {
+    const std::string w = std::to_string(work_cost);
+    return "version: 1\npositions: line\nevents: Ir Dr\n"
+           "fl=(1) main.c\nfn=(1) main\n10 5 1\ncfn=(2) work\ncalls=2 20\n11 " + std::to_string(2 * work_cost) +
+           " 0\n+1 3\n"
+           "fn=(2)\n20 " + w + " 2\n* 0\n"
+           "fn=(3) helper\n30 7\n";
+  };
+  std::map<std::string, FunctionCost> base, head;
+  REQUIRE(add_callgrind_functions(profile(100), "base", base).ok());
+  CHECK(base["main"].self == 8);
+  CHECK(base["main"].inclusive == 208);
+  CHECK(base["work"].self == 100);
+  CHECK(base["helper"].self == 7);
+  REQUIRE(add_callgrind_functions(profile(110), "head", head).ok());
+  auto diff = profile_diff(base, head);
+  REQUIRE(diff.size() == 2);  // helper did not change
+  CHECK(diff[0].function == "work");
+  CHECK(diff[0].head.self - diff[0].base.self == 10);
+  CHECK(diff[0].share == Approx(1.0));
+  CHECK(diff[1].function == "main");  // its self did not change, its inclusive did
+  CHECK(diff[1].head.inclusive - diff[1].base.inclusive == 20);
+  std::map<std::string, FunctionCost> junk;
+  CHECK_FALSE(add_callgrind_functions("events: Dr\n", "x", junk).ok());
+}

@@ -6,6 +6,7 @@
 #include "model/environment.h"
 #include "report/history.h"
 #include "report/job_report.h"
+#include "report/profile_diff.h"
 #include "report/site.h"
 #include "util/file.h"
 
@@ -131,6 +132,46 @@ TEST_CASE("a first run in a new environment says which input changed") {
   CHECK(rep.markdown.find("Not compared with job 1 (`aaa`): the environment changed since:\n\n"
                           "- suite micro: `cc --version`: cc 12.2.0 → cc 13.1.0\n") != std::string::npos);
   CHECK(rep.json["environment_changes"] == nlohmann::json({"suite micro: `cc --version`: cc 12.2.0 → cc 13.1.0"}));
+}
+
+TEST_CASE("a callgrind regression's report lists the functions that changed most") {
+  Dir d;
+  auto profile = [&](const std::string& name, int work) {
+    const std::string path = d.path + "/" + name;
+    REQUIRE(write_file_atomic(path, "positions: line\nevents: Ir\nfn=(1) main\n1 10\ncfn=(2) parse\ncalls=1 5\n2 " +
+                                        std::to_string(work) + "\nfn=(2)\n5 " + std::to_string(work) + "\n")
+                .ok());
+    return path;
+  };
+  auto side = [&](const std::string& role, double ir, const std::string& file) {
+    ResultSet rs = run(5, role, 0.1, role);
+    rs.benchmarks.clear();
+    Benchmark b;
+    b.key = {"cg", "cg", {}, "instructions"};
+    b.unit = "count";
+    b.samples = {ir, ir};
+    b.rounds = {0, 1};
+    b.extra["profiles"] = {file};
+    rs.benchmarks.push_back(b);
+    return rs;
+  };
+  JobResult jr;
+  jr.job_id = 5;
+  jr.base = side("base", 1000, profile("base.out", 990));
+  jr.head = side("head", 1100, profile("head.out", 1090));
+  auto rep = report::build_report(done_job(5, JobKind::pull_request), jr, std::nullopt, {});
+  REQUIRE(rep.overall == report::Overall::regressed);
+  report::add_profile_diffs(rep, *jr.base, jr.head);
+  CHECK(rep.markdown.find("### Differential profile: `cg/cg:instructions`") != std::string::npos);
+  CHECK(rep.markdown.find("| `parse` | 990 | 1090 | +100 | +100.0 % | +100 |") != std::string::npos);
+  CHECK(rep.markdown.find("| `main` | 10 | 10 | 0 | +0.0 % | +100 |") != std::string::npos);
+  CHECK(rep.json["profile_diffs"][0]["functions"][0]["function"] == "parse");
+  // A profile gone from disk: the section says so, the report stays.
+  std::system(("rm " + d.path + "/head.out").c_str());
+  auto again = report::build_report(done_job(5, JobKind::pull_request), jr, std::nullopt, {});
+  report::add_profile_diffs(again, *jr.base, jr.head);
+  CHECK(again.markdown.find("Not available: ") != std::string::npos);
+  CHECK(again.overall == report::Overall::regressed);
 }
 
 TEST_CASE("a PR report says when a suite sampled sequentially and why it stopped") {

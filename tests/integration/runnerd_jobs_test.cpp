@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "compare/compare.h"
+#include "formats/callgrind.h"
 #include "runnerd_fixture.h"
 #include "util/file.h"
 #include "util/text.h"
@@ -423,6 +424,29 @@ TEST_CASE("measure: callgrind gives identical counts run to run, and a 0.1 % cha
   CHECK(c.rows[0].verdict == compare::Verdict::regressed);
   CHECK(c.rows[0].ratio > 1.0005);
   CHECK(c.rows[0].ratio < 1.002);
+
+  // Both sides' profiles were kept with the results; they account for every
+  // instruction, and their diff puts the change in main's loop.
+  auto functions = [](const model::ResultSet& rs) {
+    std::map<std::string, formats::FunctionCost> f;
+    for (const auto& b : rs.benchmarks)
+      if (b.key.metric == "instructions")
+        for (const auto& p : b.extra.at("profiles")) {
+          auto text = read_file(p.get<std::string>());
+          REQUIRE(text.ok());
+          REQUIRE(formats::add_callgrind_functions(*text, p.get<std::string>(), f).ok());
+        }
+    return f;
+  };
+  auto fb = functions(*base_set), fh = functions(*head_set);
+  double self_total = 0;
+  for (const auto& [name, cost] : fh) self_total += cost.self;
+  CHECK(self_total == Approx(find_bench(f.result_of(b)["head"], "cg", "instructions")->at("samples")[1].get<double>())
+                          .epsilon(0.001));
+  auto diff = formats::profile_diff(fb, fh);
+  REQUIRE_FALSE(diff.empty());
+  CHECK(diff[0].function == "main");
+  CHECK(diff[0].share > 0.9);
 }
 
 TEST_CASE("a suite's declaration: its list command's names, its benchmarks:, a listing that fails") {
