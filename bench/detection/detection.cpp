@@ -69,7 +69,9 @@ std::vector<Method> all_methods() {
   return {{"benchbox (sequential)", benchbox_sequential, {}},
           {"benchbox (fixed n)", benchbox_fixed, {}},
           {"asv rule", asv_rule, {}},
-          {"Welch t 99 %", welch99, {}}};
+          {"Welch t 99 %", welch99, {}},
+          {"benchbox (fixed n, unpaired)", benchbox_fixed_unpaired, {}},
+          {"Mann-Whitney p<0.01 (unpaired)", mann_whitney_one_sided, {}}};
 }
 
 void record(Method& m, double effect, const Decision& d) {
@@ -91,7 +93,7 @@ std::pair<double, double> wilson(int k, int n) {
 }
 
 void print_table(std::vector<Method>& methods, const std::vector<double>& effects) {
-  std::printf("%-22s %-26s", "method", "false positives [95% CI]");
+  std::printf("%-30s %-26s", "method", "false positives [95% CI]");
   for (double e : effects)
     if (e > 0) std::printf(" %8s", (std::to_string(e * 100).substr(0, 3) + "%").c_str());
   std::printf("  %10s %10s  %s\n", "runs/side", "s/decision", "A/A unchanged");
@@ -101,7 +103,7 @@ void print_table(std::vector<Method>& methods, const std::vector<double>& effect
     char fp[64];
     std::snprintf(fp, sizeof fp, "%d/%d=%.2f%% [%.2f, %.2f]", aa.regressed, aa.trials,
                   aa.trials ? 100.0 * aa.regressed / aa.trials : 0.0, lo * 100, hi * 100);
-    std::printf("%-22s %-26s", m.name.c_str(), fp);
+    std::printf("%-30s %-26s", m.name.c_str(), fp);
     std::vector<double> rounds, secs;
     for (double e : effects) {
       const Cell& c = m.cells[e];

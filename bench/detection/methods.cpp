@@ -11,14 +11,16 @@ namespace bb::detection {
 
 namespace {
 
-model::Benchmark as_benchmark(const std::vector<double>& v, size_t n, const std::string& metric) {
+model::Benchmark as_benchmark(const std::vector<double>& v, size_t n, const std::string& metric,
+                              bool rounds = true) {
   model::Benchmark b;
   b.key.suite = "detection";
   b.key.name = "workload";
   b.key.metric = metric;
   b.unit = metric == "instructions" ? "count" : "s";
   b.samples.assign(v.begin(), v.begin() + std::ptrdiff_t(n));
-  for (size_t i = 0; i < n; ++i) b.rounds.push_back(int64_t(i));
+  if (rounds)
+    for (size_t i = 0; i < n; ++i) b.rounds.push_back(int64_t(i));
   return b;
 }
 
@@ -75,6 +77,20 @@ Decision welch99(const Rounds& r, const EngineConfig& c) {
   const size_t n = std::min(c.fixed_n, r.base.size());
   const auto w = stats::welch_t_test(prefix(r.head, n), prefix(r.base, n));
   return {w.t > 0 && w.p_value < 0.01, false, n, seconds(r, n)};
+}
+
+Decision benchbox_fixed_unpaired(const Rounds& r, const EngineConfig& c) {
+  const size_t n = std::min(c.fixed_n, r.base.size());
+  const auto row = compare::compare_benchmark(as_benchmark(r.base, n, c.metric, false),
+                                              as_benchmark(r.head, n, c.metric, false), {});
+  return {row.verdict == compare::Verdict::regressed, row.verdict == compare::Verdict::unchanged, n, seconds(r, n)};
+}
+
+Decision mann_whitney_one_sided(const Rounds& r, const EngineConfig& c) {
+  const size_t n = std::min(c.fixed_n, r.base.size());
+  const auto t = stats::mann_whitney_test(prefix(r.head, n), prefix(r.base, n), 0.99);
+  const double one_sided = t.estimate > 0 ? t.p_value / 2 : 1 - t.p_value / 2;
+  return {one_sided < 0.01, false, n, seconds(r, n)};
 }
 
 }  // namespace bb::detection

@@ -39,5 +39,11 @@ Decision benchbox_fixed(const Rounds& r, const EngineConfig& c);
 Decision asv_rule(const Rounds& r, const EngineConfig& c);
 // Welch's t-test at 99 %: head mean above base mean with p < 0.01.
 Decision welch99(const Rounds& r, const EngineConfig& c);
+// The CI-gate use: two result files, no rounds to pair. benchbox's engine
+// on the first fixed_n runs a side, unpaired (Mann-Whitney intervals) ...
+Decision benchbox_fixed_unpaired(const Rounds& r, const EngineConfig& c);
+// ... and the plain test it should at least match: one-sided Mann-Whitney
+// (head slower) at p < 0.01.
+Decision mann_whitney_one_sided(const Rounds& r, const EngineConfig& c);
 
 }  // namespace bb::detection
