@@ -273,8 +273,11 @@ void finish(const config::Suite& suite, Target& t, SuiteProgress& p, const Seque
   if (p.failed && p.order.empty()) {
     // Nothing was measured; the suite still shows up, failed, so it can
     // never be mistaken for a suite that has no benchmarks.
+    // Under a metric the suite shows, or its tables would hide it.
+    const auto shown = config::shown_metrics(suite);
     model::Benchmark placeholder;
-    placeholder.key = {suite.name, suite.name, {}, "wall_time"};
+    placeholder.key = {suite.name, suite.name, {}, shown.empty() ? "wall_time" : shown.front()};
+    if (suite.callgrind) placeholder.unit = "count";
     p.get(placeholder);
   }
   model::SuiteOutcome& outcome = t.result.suites[suite.name];

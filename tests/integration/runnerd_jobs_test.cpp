@@ -449,6 +449,24 @@ TEST_CASE("measure: callgrind gives identical counts run to run, and a 0.1 % cha
   CHECK(diff[0].share > 0.9);
 }
 
+TEST_CASE("a callgrind suite that fails says so under the metric its reports show") {
+  RunnerdFixture f;
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\nsuites:\n  - name: cg\n    run: \"exit 3\"\n    measure: callgrind\n"
+                             "    repetitions: 1\n    warmup: 0\n  - name: fine\n    run: \"true\"\n    repetitions: 1\n",
+                             "broken callgrind suite");
+  f.start_runner();
+  json job = f.wait_finished(f.enqueue(f.push_spec(sha)), 120);
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  json head = f.result_of(job)["head"];
+  const json* cg = find_bench(head, "cg", "instructions");
+  REQUIRE(cg);
+  CHECK((*cg)["status"] == "failed");
+  CHECK((*cg)["reason"] == "exit status 3");
+  CHECK(head["suites"]["cg"]["status"] == "failed");
+}
+
 TEST_CASE("a suite's declaration: its list command's names, its benchmarks:, a listing that fails") {
   RunnerdFixture f;
   std::string sha = f.commit(".benchbox.yml",
