@@ -36,6 +36,7 @@ struct SuiteProgress {
   std::string reason;
   int64_t failed_round = -1;
   std::string stderr_tail;
+  std::string callgrind_dir;  // the newest measured round's profiles
 
   model::Benchmark& get(const model::Benchmark& like) {
     auto it = benchmarks.find(like.key);
@@ -165,12 +166,7 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
       mark_failed(p, totals.error().message, round, tail.text());
       return true;
     }
-    // The newest round's profiles are kept with the result, for the
-    // report's differential profile and for callgrind_annotate/KCachegrind.
-    auto kept = keep_profiles(callgrind_dir, path_join(path_join(ctx.profiles_dir, t.role.empty() ? "run" : t.role),
-                                                         suite.name));
-    if (!kept) daemon::log_warning("callgrind profiles not kept: " + kept.error().message,
-                                   {{"JOB_ID", std::to_string(ctx.job_id)}});
+    p.callgrind_dir = callgrind_dir;
     model::Benchmark proto;
     proto.key = {suite.name, suite.name, {}, ""};
     proto.unit = "count";
@@ -181,7 +177,6 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
       b.samples.push_back(count);
       b.rounds.push_back(round);
       b.extra["callgrind_event"] = event;
-      if (kept && event == "Ir") b.extra["profiles"] = *kept;
     }
     return true;
   }
@@ -269,7 +264,19 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
   return true;
 }
 
-void finish(const config::Suite& suite, Target& t, SuiteProgress& p, const SequentialRounds* sequential) {
+void finish(const config::Suite& suite, Target& t, SuiteProgress& p, const SequentialRounds* sequential,
+            const MeasureContext& ctx) {
+  // The last measured round's profiles are kept with the result, once, for
+  // the report's differential profile and for callgrind_annotate/KCachegrind.
+  if (!p.callgrind_dir.empty()) {
+    auto kept = keep_profiles(p.callgrind_dir, path_join(path_join(ctx.profiles_dir, t.role.empty() ? "run" : t.role),
+                                                           suite.name));
+    if (!kept)
+      daemon::log_warning("callgrind profiles not kept: " + kept.error().message,
+                          {{"JOB_ID", std::to_string(ctx.job_id)}});
+    else if (auto it = p.benchmarks.find({suite.name, suite.name, {}, "instructions"}); it != p.benchmarks.end())
+      it->second.extra["profiles"] = *kept;
+  }
   if (p.failed && p.order.empty()) {
     // Nothing was measured; the suite still shows up, failed, so it can
     // never be mistaken for a suite that has no benchmarks.
@@ -385,7 +392,7 @@ bool measure_suite(const config::Suite& suite, std::vector<Target>& targets, std
       break;
     }
   }
-  for (size_t i = 0; i < targets.size(); ++i) finish(suite, targets[i], progress[i], sequential ? &*sequential : nullptr);
+  for (size_t i = 0; i < targets.size(); ++i) finish(suite, targets[i], progress[i], sequential ? &*sequential : nullptr, ctx);
   return true;
 }
 

@@ -3,22 +3,19 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <vector>
+
+#include "formats/text_lines.h"
 
 namespace bb::formats {
 
 namespace {
 
-std::vector<std::string_view> words(std::string_view s) {
+// The fields of a line, without their columns.
+std::vector<std::string_view> words(std::string_view line) {
   std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
-    size_t j = i;
-    while (j < s.size() && s[j] != ' ' && s[j] != '\t' && s[j] != '\r') ++j;
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j;
-  }
+  for (const auto& f : detail::fields(line)) out.push_back(f.text);
   return out;
 }
 
@@ -26,17 +23,12 @@ std::vector<std::string_view> words(std::string_view s) {
 
 Result<std::map<std::string, double>> parse_callgrind_totals(std::string_view text, const std::string& source) {
   std::vector<std::string_view> events, summary, totals;
-  size_t line_no = 0;
-  for (size_t at = 0; at < text.size();) {
-    size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(at, end - at);
-    at = end + 1;
-    ++line_no;
+  detail::for_each_line(text, [&](size_t, std::string_view line) {
     if (line.rfind("events:", 0) == 0) events = words(line.substr(7));
     else if (line.rfind("summary:", 0) == 0) summary = words(line.substr(8));
     else if (line.rfind("totals:", 0) == 0) totals = words(line.substr(7));
-  }
+    return true;
+  });
   if (events.empty()) return make_error(Errc::parse, source + ": no 'events:' line; not a callgrind output file");
   const auto& counts = summary.empty() ? totals : summary;
   if (counts.empty()) return make_error(Errc::parse, source + ": no 'summary:' or 'totals:' line (did valgrind finish?)");
@@ -68,7 +60,6 @@ Status add_callgrind_functions(std::string_view text, const std::string& source,
   size_t positions = 1;
   std::string fn;
   bool after_calls = false, ir_first = false;
-  size_t line_no = 0;
   auto name_of = [&](std::string_view spec) -> std::string {
     std::string s(spec);
     if (s.empty() || s[0] != '(') return s;
@@ -81,13 +72,9 @@ Status add_callgrind_functions(std::string_view text, const std::string& source,
     auto it = names.find(id);
     return it == names.end() ? id : it->second;
   };
-  for (size_t at = 0; at < text.size();) {
-    size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(at, end - at);
-    at = end + 1;
-    ++line_no;
-    if (line.empty()) continue;
+  std::optional<Error> bad;
+  detail::for_each_line(text, [&](size_t line_no, std::string_view line) {
+    if (line.empty()) return true;
     if (line.rfind("positions:", 0) == 0) {
       positions = words(line.substr(10)).size();
       if (positions == 0) positions = 1;
@@ -102,22 +89,26 @@ Status add_callgrind_functions(std::string_view text, const std::string& source,
     } else if (line.rfind("calls=", 0) == 0) {
       after_calls = true;
     } else if ((line[0] >= '0' && line[0] <= '9') || line[0] == '+' || line[0] == '-' || line[0] == '*') {
-      if (fn.empty()) continue;
+      if (fn.empty()) return true;
       auto w = words(line);
       double ir = 0;
       if (w.size() > positions) {
         std::string number(w[positions]);
         char* e = nullptr;
         ir = std::strtod(number.c_str(), &e);
-        if (e == number.c_str() || *e != '\0')
-          return make_error(Errc::parse, source + ":" + std::to_string(line_no) + ": expected a cost, got '" + number + "'");
+        if (e == number.c_str() || *e != '\0') {
+          bad = make_error(Errc::parse, source + ":" + std::to_string(line_no) + ": expected a cost, got '" + number + "'");
+          return false;
+        }
       }
       FunctionCost& c = into[fn];
       c.inclusive += ir;
       if (!after_calls) c.self += ir;
       after_calls = false;
     }
-  }
+    return true;
+  });
+  if (bad) return *bad;
   if (!ir_first) return make_error(Errc::parse, source + ": no 'events: Ir ...' line; not a callgrind profile");
   return {};
 }
