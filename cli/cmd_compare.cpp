@@ -143,7 +143,7 @@ int cmd_compare(const Args& args) {
       auto f = parse_fraction(number);
       if (!f) return fail(a + ": " + f.error().message);
       if (a == "--confidence") {
-        if (*f <= 0.5) return fail("--confidence: must be above 0.5, e.g. 0.99");
+        if (*f <= 0.5) return fail("--confidence: must be above 0.5, e.g. 0.98");
         options.confidence = *f;
       } else if (a == "--fdr-q") {
         options.fdr_q = *f;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 
+#include "compare/unpaired.h"
 #include "model/environment.h"
 #include "stats/describe.h"
 #include "stats/fdr.h"
@@ -78,22 +79,25 @@ std::vector<double> logs(const std::vector<double>& v) {
 }
 
 // Smallest true change that would be called a regression with 80 % power:
-// the estimate must clear threshold + half the interval, and its standard
-// error is the half-width over z(1 - alpha/2).
+// the estimate must clear both the threshold and half the interval (so that
+// the interval excludes no change), and its standard error is the
+// half-width over z(1 - alpha/2).
 double min_detectable(double ci_low, double ci_high, double threshold, double confidence) {
   if (!(ci_low > 0) || !std::isfinite(ci_high)) return kInf;
   const double half = (std::log(ci_high) - std::log(ci_low)) / 2;
   const double z = stats::normal_quantile(1 - (1 - confidence) / 2);
   const double se = z > 0 ? half / z : 0;
-  return std::exp(std::log1p(threshold) + half + stats::normal_quantile(0.8) * se) - 1;
+  return std::exp(std::max(std::log1p(threshold), half) + stats::normal_quantile(0.8) * se) - 1;
 }
 
 // Runs per side to add until an interval of the same centre, narrowing as
-// 1/sqrt(n), clears the threshold band on the side the estimate is on.
+// 1/sqrt(n), decides: beyond the threshold it must exclude no change (a
+// half-width below |e|), inside it must fit in the band (below t - |e|).
 size_t more_runs_to_decide(double ratio, double ci_low, double ci_high, double threshold, size_t n) {
   if (!(ci_low > 0) || !std::isfinite(ci_high) || !(ratio > 0) || n == 0) return 0;
   const double e = std::fabs(std::log(ratio)), h = (std::log(ci_high) - std::log(ci_low)) / 2;
-  const double d = std::fabs(e - std::log1p(threshold));
+  const double t = std::log1p(threshold);
+  const double d = e > t ? e : t - e;
   if (d < 1e-9 || h <= d) return 0;
   const double needed = std::ceil(double(n) * (h / d) * (h / d));
   return needed > 1e7 ? size_t(1e7) : size_t(needed) - std::min(size_t(needed), n);
@@ -170,11 +174,11 @@ double Options::threshold_for(const model::BenchmarkKey& key) const {
   return it == thresholds.end() ? default_threshold : it->second;
 }
 
-Verdict verdict_for_interval(double ci_low, double ci_high, double threshold, bool higher_is_better) {
-  if (std::isnan(ci_low) || std::isnan(ci_high)) return Verdict::inconclusive;
+Verdict verdict_for(double ratio, double ci_low, double ci_high, double threshold, bool higher_is_better) {
+  if (std::isnan(ratio) || std::isnan(ci_low) || std::isnan(ci_high)) return Verdict::inconclusive;
   const double up = 1 + threshold, down = 1 - threshold;
-  if (ci_low > up) return higher_is_better ? Verdict::improved : Verdict::regressed;
-  if (ci_high < down) return higher_is_better ? Verdict::regressed : Verdict::improved;
+  if (ci_low > 1 && ratio > up) return higher_is_better ? Verdict::improved : Verdict::regressed;
+  if (ci_high < 1 && ratio < down) return higher_is_better ? Verdict::regressed : Verdict::improved;
   if (ci_low >= down && ci_high <= up) return Verdict::unchanged;
   return Verdict::inconclusive;
 }
@@ -249,7 +253,7 @@ BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model:
     row.p_value = (row.ci_low > 1 || row.ci_high < 1) ? 0.0 : 1.0;
     row.noise = std::max(spread_b, spread_h);
     row.min_detectable = row.threshold + spread_b + spread_h;
-    row.verdict = verdict_for_interval(row.ci_low, row.ci_high, row.threshold, row.higher_is_better);
+    row.verdict = verdict_for(row.ratio, row.ci_low, row.ci_high, row.threshold, row.higher_is_better);
     return row;
   }
 
@@ -265,12 +269,12 @@ BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model:
     row.n_used = pairs.size();
     row.noise = stats::mad(d);
   } else {
-    const auto lb = logs(b.values), lh = logs(h.values);
-    test = stats::mann_whitney_test(lh, lb, options.confidence);
-    row.method = "mann-whitney";
+    auto u = unpaired_test(logs(b.values), logs(h.values), options.confidence);
+    test = u.test;
+    row.method = std::move(u.method);
     row.n_used = b.values.size() + h.values.size();
-    const double mb = stats::mad(lb), mh = stats::mad(lh);
-    row.noise = std::sqrt((mb * mb + mh * mh) / 2);
+    row.noise = u.noise;
+    if (!u.note.empty()) row.note += (row.note.empty() ? "" : "; ") + u.note;
   }
   row.noise = std::expm1(row.noise);
   row.ratio = std::exp(test.estimate);
@@ -278,7 +282,7 @@ BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model:
   row.ci_high = std::exp(test.ci_high);
   row.p_value = test.p_value;
   row.min_detectable = min_detectable(row.ci_low, row.ci_high, row.threshold, options.confidence);
-  row.verdict = verdict_for_interval(row.ci_low, row.ci_high, row.threshold, row.higher_is_better);
+  row.verdict = verdict_for(row.ratio, row.ci_low, row.ci_high, row.threshold, row.higher_is_better);
   if (row.verdict == Verdict::inconclusive) {
     const size_t per_side = row.paired ? row.n_used : std::min(b.values.size(), h.values.size());
     row.more_runs = more_runs_to_decide(row.ratio, row.ci_low, row.ci_high, row.threshold, per_side);

@@ -22,7 +22,13 @@ enum class Verdict {
 const char* to_string(Verdict v);
 
 struct Options {
-  double confidence = 0.99;                 // interval level
+  // Level of the two-sided interval every verdict reads. At 0.98 each end
+  // is a one-sided 99 % bound, so "regressed" (low end above +threshold)
+  // and "improved" are one-sided tests at 1 %, the level of the Mann-Whitney
+  // p < 0.01 CI gates use, and "unchanged" (inside +-threshold) is two
+  // one-sided tests at 1 % (TOST). The sequential sampler spends 1 - confidence
+  // over its looks: at most 1 % false regressions.
+  double confidence = 0.98;
   // Relative threshold: a change inside ±threshold is "unchanged". Which
   // one applies, first match wins: `overrides` (the caller's, e.g.
   // benchboxctl compare --threshold; "" = every metric), the suite's own
@@ -82,7 +88,7 @@ struct Comparison {
   std::string repository;
   std::string base_commit, head_commit;
   uint64_t seed = 0;
-  double confidence = 0.99;
+  double confidence = 0.98;
   std::vector<BenchmarkComparison> rows;
 };
 
@@ -93,10 +99,12 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
 BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model::Benchmark& head,
                                       const Options& options);
 
-// The three-way verdict for a ratio interval against a relative threshold
-// (regressed/improved: interval entirely beyond it; unchanged: entirely
-// inside ±threshold; else inconclusive).
-Verdict verdict_for_interval(double ci_low, double ci_high, double threshold, bool higher_is_better);
+// The three-way verdict from a ratio's estimate and interval against a
+// relative threshold: regressed (improved) when the interval lies above
+// (below) 1, a one-sided test at the interval's level, and the estimate is
+// beyond the threshold; unchanged when the interval lies inside
+// [1 - threshold, 1 + threshold]; else inconclusive.
+Verdict verdict_for(double ratio, double ci_low, double ci_high, double threshold, bool higher_is_better);
 
 // True when a benchmark regressed.
 bool any_regression(const Comparison& c);

@@ -128,7 +128,10 @@ TEST_CASE("without matching rounds the unpaired test is used") {
     b.rounds.clear();
     const auto r = compare::compare_benchmark(b, h, {});
     CHECK_FALSE(r.paired);
-    CHECK(r.method == "mann-whitney");
+    // simulated_pair's host flips between two states: compared within each.
+    CHECK(r.method == "mann-whitney-stratified");
+    CHECK(r.note.find("speed states") != std::string::npos);
+    CHECK(r.verdict == Verdict::regressed);
   }
   SECTION("rounds that do not match") {
     for (auto& x : h.rounds) x += 1000;
@@ -138,6 +141,40 @@ TEST_CASE("without matching rounds the unpaired test is used") {
     b.rounds[1] = b.rounds[0];
     CHECK_FALSE(compare::compare_benchmark(b, h, {}).paired);
   }
+}
+
+TEST_CASE("unpaired runs on a flipping host are compared within its speed states, unless the shares differ") {
+  // n runs, the first `slow` of them in a state 33 % slower, head `effect` slower.
+  auto side = [](stats::Rng& rng, size_t n, size_t slow, double effect) {
+    std::vector<double> v;
+    for (size_t i = 0; i < n; ++i) v.push_back(0.08 * (1 + effect) * (i < slow ? 1.33 : 1.0) * std::exp(0.01 * rng.normal()));
+    return bench("b", v, false);
+  };
+  stats::Rng rng(11);
+  const auto base = side(rng, 30, 10, 0);
+  // Shares 10/30 and 14/30, a real 3 % slowdown: found within the states.
+  const auto r = compare::compare_benchmark(base, side(rng, 30, 14, 0.03), {});
+  CHECK(r.method == "mann-whitney-stratified");
+  CHECK(r.verdict == Verdict::regressed);
+  CHECK(r.ratio == Approx(1.03).epsilon(0.01));
+  CHECK(r.note.find("2 speed states (runs per state, fastest first: base 20/10, head 16/14)") != std::string::npos);
+  // The same shares and no change: nothing found, and the interval is the
+  // within-state noise, not the flip's.
+  const auto same = compare::compare_benchmark(base, side(rng, 30, 14, 0), {});
+  CHECK(same.verdict != Verdict::regressed);
+  CHECK(same.ci_low < 1);
+  CHECK(same.ci_high > 1);
+  CHECK(same.ci_high / same.ci_low < 1.03);
+  // Every head run slow: the change may be the slow state itself, so the
+  // states are not compared apart and the slowdown is reported.
+  const auto all_slow = compare::compare_benchmark(base, side(rng, 30, 30, 0), {});
+  CHECK(all_slow.method == "mann-whitney");
+  CHECK(all_slow.note.find("in different shares") != std::string::npos);
+  CHECK(all_slow.verdict == Verdict::regressed);
+  // No flip at all: the plain test, no note.
+  const auto plain = compare::compare_benchmark(side(rng, 30, 0, 0), side(rng, 30, 0, 0.03), {});
+  CHECK(plain.method == "mann-whitney");
+  CHECK(plain.note.empty());
 }
 
 TEST_CASE("instruction counts are compared exactly") {
@@ -365,8 +402,9 @@ TEST_CASE("false-discovery control across a suite") {
 
 TEST_CASE("A/A false-positive rate stays within its bound over thousands of simulated trials") {
   // Paired log-normal noise plus the two-state host flip; at the most
-  // sensitive threshold (0) a 99 % interval must exclude 1 upward in at most
-  // ~0.5 % of A/A trials. 3000 trials: expect 15, allow up to 30.
+  // sensitive threshold (0) the 98 % interval (one-sided 99 % bounds) must
+  // exclude 1 upward in at most ~1 % of A/A trials. 3000 trials: expect 30,
+  // allow up to 50.
   stats::Rng rng(7);
   compare::Options o;
   o.thresholds["wall_time"] = 0;
@@ -376,7 +414,8 @@ TEST_CASE("A/A false-positive rate stays within its bound over thousands of simu
     auto [b, h] = simulated_pair(rng, 20, 0.0, 0.02);
     regressed += compare::compare_benchmark(b, h, o).verdict == Verdict::regressed;
   }
-  CHECK(regressed <= 30);
+  CHECK(regressed <= 50);
+  CHECK(regressed >= 5);  // a bound never reached would be a wider interval than claimed
   for (int t = 0; t < 300; ++t) {
     auto [b, h] = simulated_pair(rng, 20, 0.05, 0.02);
     detected += compare::compare_benchmark(b, h, o).verdict == Verdict::regressed;
@@ -392,8 +431,8 @@ TEST_CASE("Markdown and JSON renderings") {
   o.seed = 42;
   const auto c = compare::compare(set_of({b2, b1}, "0123456789abcdef"), set_of({h2, h1}, "fedcba9876543210"), o);
   const std::string md = compare::render_markdown(c);
-  CHECK(md.find("`0123456789` → `fedcba9876`") != std::string::npos);
-  CHECK(md.find("| benchmark | base | head | change (99 % CI) | verdict | noise | min. detectable |") !=
+  CHECK(md.find("`0123456789ab` → `fedcba987654`") != std::string::npos);
+  CHECK(md.find("| benchmark | base | head | change (98 % CI) | verdict | noise | min. detectable |") !=
         std::string::npos);
   // The regression is listed before the unchanged benchmark, whatever the input order.
   CHECK(md.find("`s/slow:wall_time`") < md.find("`s/same:wall_time`"));
@@ -447,8 +486,8 @@ TEST_CASE("sequential sampling: stops early when decided, keeps the A/A rate wit
   int false_positive = 0;
   size_t rounds = 0;
   for (int t = 0; t < 1000; ++t) false_positive += run(0.0, &rounds) == Verdict::regressed;
-  // alpha = 0.01 over all looks, one-sided half of it: expect <= 5 in 1000, allow 12.
-  CHECK(false_positive <= 12);
+  // alpha = 0.02 over all looks, one-sided half of it: expect <= 10 in 1000, allow 18.
+  CHECK(false_positive <= 18);
   // A large effect is decided at one of the first looks.
   CHECK(run(0.10, &rounds) == Verdict::regressed);
   CHECK(rounds <= 15);  // the first look (10) spends too little alpha for an exact rank interval
@@ -458,5 +497,5 @@ TEST_CASE("sequential sampling: stops early when decided, keeps the A/A rate wit
   const auto step = s.update(b, h, true);
   CHECK(step.stop);
   CHECK(step.budget_exhausted);
-  CHECK(step.look_confidence == Approx(0.99));
+  CHECK(step.look_confidence == Approx(0.98));
 }
