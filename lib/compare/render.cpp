@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "compare/compare.h"
+#include "util/text.h"
 
 namespace bb::compare {
 
@@ -116,7 +117,6 @@ std::string render_markdown(const Comparison& c) {
   });
 
   std::ostringstream out;
-  auto short_sha = [](const std::string& s) { return s.substr(0, 10); };
   out << "### benchbox: `" << (c.base_commit.empty() ? "base" : short_sha(c.base_commit)) << "` → `"
       << (c.head_commit.empty() ? "head" : short_sha(c.head_commit)) << "`\n\n";
 

@@ -5,12 +5,11 @@
 #include <cstring>
 
 #include "stats/rank_tests.h"
+#include "util/text.h"
 
 namespace bb::report {
 
 namespace {
-
-std::string short_sha(const std::string& sha) { return sha.substr(0, 12); }
 
 std::string series_id(const Series& s) {
   return s.repository + '\0' + s.key + '\0' + s.environment_key;

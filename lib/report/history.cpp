@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "util/file.h"
 
 namespace bb::report {
@@ -41,6 +43,9 @@ const std::vector<store::Migration> kMigrations = {
     // Rows from before: empty, read as what the unit implies.
     {"which way is better, per point",
      "ALTER TABLE points ADD COLUMN direction TEXT NOT NULL DEFAULT ''"},
+    // The callgrind profiles kept with a point (extra.profiles): a JSON array, '' for none.
+    {"callgrind profiles, per point",
+     "ALTER TABLE points ADD COLUMN profiles TEXT NOT NULL DEFAULT ''"},
 };
 
 double median_of(std::vector<double> v) {
@@ -83,7 +88,7 @@ Status HistoryStore::ingest(const model::ResultSet& rs, const std::string& kind)
   if (auto st = run->run(); !st) return st;
   auto point = db_.prepare(
       "INSERT OR REPLACE INTO points (job_id, role, repository, ref, benchmark_key, environment_key,"
-      " unit, status, median, samples, direction) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+      " unit, status, median, samples, direction, profiles) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!point) return point.error();
   for (const auto& b : rs.benchmarks) {
     point->reset();
@@ -94,6 +99,8 @@ Status HistoryStore::ingest(const model::ResultSet& rs, const std::string& kind)
     else point->bind(9, format_real(median_of(b.samples)));
     point->bind(10, static_cast<int64_t>(b.samples.size()));
     point->bind(11, std::string(model::to_string(b.direction)));
+    auto profiles = b.extra.find("profiles");
+    point->bind(12, profiles != b.extra.end() && profiles->is_array() ? profiles->dump() : std::string());
     if (auto st = point->run(); !st) return st;
   }
   return tx->commit();
@@ -143,7 +150,7 @@ Result<std::optional<model::ResultSet>> HistoryStore::latest_run(const std::stri
 Result<std::vector<Series>> HistoryStore::series(const std::string& repository, const std::string& ref) {
   auto q = db_.prepare(
       "SELECT p.benchmark_key, p.environment_key, p.unit, p.job_id, r.commit_sha, r.created,"
-      " p.median, p.samples, p.status, p.direction FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role"
+      " p.median, p.samples, p.status, p.direction, p.profiles FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role"
       " WHERE p.repository = ? AND p.ref = ? AND p.role = ''"
       " ORDER BY p.benchmark_key, p.environment_key, p.job_id");
   if (!q) return q.error();
@@ -169,6 +176,10 @@ Result<std::vector<Series>> HistoryStore::series(const std::string& repository, 
     p.median = q->column_is_null(6) ? 0 : std::stod(q->column_text(6));
     p.samples = static_cast<size_t>(q->column_int64(7));
     p.status = q->column_text(8);
+    const auto profiles = nlohmann::json::parse(q->column_text(10), nullptr, false);
+    if (profiles.is_array())
+      for (const auto& f : profiles)
+        if (f.is_string()) p.profiles.push_back(f.get<std::string>());
     out.back().points.push_back(p);
   }
   return out;

@@ -22,6 +22,7 @@ struct SeriesPoint {
   double median = 0;
   size_t samples = 0;
   std::string status;
+  std::vector<std::string> profiles;  // callgrind profiles kept with it (measure: callgrind)
 };
 
 struct Series {

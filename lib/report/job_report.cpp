@@ -4,6 +4,7 @@
 #include <map>
 
 #include "model/environment.h"
+#include "util/text.h"
 
 namespace bb::report {
 
@@ -21,7 +22,6 @@ const char* to_string(Overall o) {
 
 namespace {
 
-std::string short_sha(const std::string& sha) { return sha.substr(0, 12); }
 
 std::string subject(const model::Job& job) {
   if (job.spec.kind == model::JobKind::pull_request)

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "util/file.h"
+#include "util/text.h"
 
 namespace bb::report {
 
@@ -68,6 +69,26 @@ std::string change_points_cell(const std::vector<SeriesChange>& changes) {
   return out;
 }
 
+std::string profiles_cell(const Series& series) {
+  if (series.points.empty() || series.points.back().profiles.empty()) return "";
+  auto links = [](const SeriesPoint& p, const char* label) {
+    std::string out = std::string(label) + " <code>" + html_escape(short_sha(p.commit)) + "</code>:";
+    for (const auto& f : p.profiles) {
+      const auto slash = f.rfind('/');
+      out += " <a href=\"file://" + html_escape(f) + "\">" +
+             html_escape(slash == std::string::npos ? f : f.substr(slash + 1)) + "</a>";
+    }
+    return out;
+  };
+  std::string out = links(series.points.back(), "latest");
+  for (size_t i = series.points.size() - 1; i-- > 0;)
+    if (!series.points[i].profiles.empty()) {
+      out += "<br>" + links(series.points[i], "before");
+      break;
+    }
+  return out;
+}
+
 namespace {
 
 std::string page(const std::string& title, const std::string& body) {
@@ -113,13 +134,15 @@ Status render_repository(HistoryStore& history, const std::string& site_dir, con
     std::vector<size_t> marks;
     for (const auto& c : changes) marks.push_back(c.index);
     const bool up = s.direction == model::Direction::higher_is_better;
+    const std::string profiles = profiles_cell(s);
     body += "<tr><td><code>" + html_escape(s.key) + "</code>" +
             (up ? " <span title=\"higher is better\">↑</span>" : "") + "</td><td>" + sparkline_svg(s, 160, 32, marks) +
             "</td><td>" + change_points_cell(changes) + "</td><td class=\"num\">" +
             (last.status == "ok" ? format_value(last.median, s.unit) : html_escape(last.status)) +
             "</td><td class=\"num\">" + std::to_string(s.points.size()) + "</td><td><a href=\"file://" +
             html_escape(report) + "\">job " + std::to_string(last.job_id) + "</a> <code>" +
-            html_escape(last.commit.substr(0, 12)) + "</code></td></tr>\n";
+            html_escape(short_sha(last.commit)) + "</code>" + (profiles.empty() ? "" : "<br>" + profiles) +
+            "</td></tr>\n";
   }
   body += "</table>\n";
   if (series->empty()) body += "<p>No main-branch runs yet.</p>\n";

@@ -27,5 +27,10 @@ std::string html_escape(const std::string& text);
 std::string sparkline_svg(const Series& series, int width, int height, const std::vector<size_t>& marks = {});
 // The dashboard's "change points" cell: "abc..def ×1.120 [1.080, 1.160]" per change.
 std::string change_points_cell(const std::vector<SeriesChange>& changes);
+// The dashboard's "profiles" cell of a callgrind series: links to the
+// callgrind profiles of its latest run and of the run before it (the two
+// sides of its latest step; they open in callgrind_annotate and
+// KCachegrind). Empty when the latest run kept none.
+std::string profiles_cell(const Series& series);
 
 }  // namespace bb::report

@@ -222,3 +222,37 @@ TEST_CASE("the site is written with escaped names and a trend line") {
   CHECK(page->find("<polyline") != std::string::npos);
   CHECK(report::html_escape("<a&\"") == "&lt;a&amp;&quot;");
 }
+
+TEST_CASE("a callgrind series links the profiles of its latest run and the run before it") {
+  Dir d;
+  auto h = report::HistoryStore::open(d.path + "/history.db");
+  REQUIRE(h.ok());
+  auto callgrind = [](int64_t job, const std::string& commit, std::vector<std::string> files) {
+    ResultSet rs = run(job, commit, 0.1);
+    rs.benchmarks[0].key.metric = "instructions";
+    rs.benchmarks[0].unit = "count";
+    if (!files.empty()) rs.benchmarks[0].extra["profiles"] = files;
+    return rs;
+  };
+  REQUIRE(h->ingest(callgrind(1, "aaaaaaaaaaaaaaaa", {"/r/1/profiles/run/cg/callgrind.out.1"}), "push").ok());
+  REQUIRE(h->ingest(callgrind(2, "bbbbbbbbbbbbbbbb", {}), "push").ok());
+  REQUIRE(h->ingest(callgrind(3, "cccccccccccccccc", {"/r/3/profiles/run/cg/callgrind.out.7&"}), "push").ok());
+  auto series = h->series("o/r", "refs/heads/main");
+  REQUIRE(series.ok());
+  REQUIRE(series->size() == 1);
+  const auto& s = series->front();
+  CHECK(s.points[0].profiles == std::vector<std::string>{"/r/1/profiles/run/cg/callgrind.out.1"});
+  CHECK(s.points[1].profiles.empty());
+  const std::string cell = report::profiles_cell(s);
+  CHECK(cell ==
+        "latest <code>cccccccccccc</code>: <a href=\"file:///r/3/profiles/run/cg/callgrind.out.7&amp;\">"
+        "callgrind.out.7&amp;</a><br>before <code>aaaaaaaaaaaa</code>: "
+        "<a href=\"file:///r/1/profiles/run/cg/callgrind.out.1\">callgrind.out.1</a>");
+  REQUIRE(report::render_site(*h, d.path + "/site", d.path + "/reports").ok());
+  auto page = read_file(d.path + "/site/o_r.html");
+  REQUIRE(page.ok());
+  CHECK(page->find(cell) != std::string::npos);
+  // A series whose latest run kept no profile shows none.
+  REQUIRE(h->ingest(callgrind(4, "dddddddddddddddd", {}), "push").ok());
+  CHECK(report::profiles_cell(h->series("o/r", "refs/heads/main")->front()).empty());
+}

@@ -20,6 +20,8 @@ std::vector<std::string> split(std::string_view s, char sep) {
   return out;
 }
 
+std::string short_sha(std::string_view sha) { return std::string(sha.substr(0, 12)); }
+
 std::string trim(std::string_view s) {
   const char* ws = " \t\r\n";
   size_t b = s.find_first_not_of(ws);

@@ -17,6 +17,8 @@ bool glob_match(const std::string& pattern, const std::string& text);
 bool is_hex(std::string_view s, size_t len);
 // One /bin/sh word that stands for `s` exactly: 'it'\''s'.
 std::string shell_quote(std::string_view s);
+// A commit id as reports and pages show it: its first 12 digits.
+std::string short_sha(std::string_view sha);
 // SHA-256 of bytes as lowercase hex (OpenSSL), for fingerprints and config hashes.
 std::string sha256_hex(std::string_view bytes);
 
