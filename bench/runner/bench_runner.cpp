@@ -6,7 +6,9 @@
 //   2. callgrind's slowdown on the demo's workload (scripts/demo.sh's loop,
 //      built here), plain vs under runnerd's callgrind command;
 //   3. a build-cache hit vs a cold build (export + cc -O2) of that demo tree.
-// Run: build/bench/bench-runner [--processes N]
+// Run: build/bench/bench-runner [--processes N] [--only processes]
+// (--only processes: part 1 alone, as the nspawn system test runs it inside
+// its container, where systemd is PID 1 and the scope can be measured).
 #include <spawn.h>
 #include <sys/wait.h>
 #include <systemd/sd-daemon.h>
@@ -80,8 +82,21 @@ double timed(const std::string& shell, const std::string& cwd) {
 
 int main(int argc, char** argv) {
   int n = 200;
-  for (int i = 1; i + 1 < argc; ++i)
+  bool processes_only = false;
+  for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--processes") == 0) n = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--only") == 0) {
+      if (std::strcmp(argv[i + 1], "processes") != 0) {
+        std::fprintf(stderr, "bench-runner: --only takes 'processes'\n");
+        return 2;
+      }
+      processes_only = true;
+    }
+  }
+  if (n < 1) {
+    std::fprintf(stderr, "bench-runner: --processes must be at least 1\n");
+    return 2;
+  }
 
   // 1. Per process.
   char true_path[] = "/bin/true";
@@ -101,6 +116,7 @@ int main(int argc, char** argv) {
   } else {
     std::printf("  transient scope runner        unavailable here: systemd is not PID 1 (run inside the nspawn system test's container)\n");
   }
+  if (processes_only) return 0;
 
   // The demo's workload, built once.
   char tmpl[] = "/tmp/bb-bench-runner-XXXXXX";

@@ -424,6 +424,23 @@ $(grep -i cgroup <<<"$log" || grep ':/' <<<"$log")"
   note "Runner1.Isolation = $isolation"
 }
 
+# bench/runner's per-process figures where systemd is PID 1: a benchmark
+# process in a transient scope against a plain fork/exec, ratios of one run.
+measure_scope_cost() {
+  local bin="$build_dir/bench/bench-runner" out
+  if [[ ! -x $bin ]]; then
+    note "bench-runner not built ($bin): the scope's cost is not measured"
+    return
+  fi
+  cp "$bin" "$stage/bench-runner"
+  out=$(in_ct /mnt/bb-stage/bench-runner --processes 100 --only processes 2>&1) ||
+    fail "bench-runner failed in the container: $out"
+  grep -Eq 'transient scope runner +[0-9.]+ ms +[0-9.]+x' <<<"$out" ||
+    fail "bench-runner measured no transient scope in the container: $out"
+  local line
+  while IFS= read -r line; do note "bench-runner: $line"; done <<<"$out"
+}
+
 check_policy() {
   local as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
   local out

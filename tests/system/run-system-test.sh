@@ -34,6 +34,7 @@
 # building them (development only).
 set -euo pipefail
 
+build_dir=$(cd "${1:?build dir}" && pwd)
 source_dir=$(cd "${2:?source dir}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -88,6 +89,7 @@ check_credentials_not_leaked
 
 step "2. a signed push delivery becomes a job that runs in a scope"
 check_job_in_scope
+measure_scope_cost
 
 step "3. an unprivileged user is refused by policy"
 check_policy
