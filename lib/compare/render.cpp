@@ -171,10 +171,12 @@ std::string render_markdown(const Comparison& c) {
     }
   out << "\n<details><summary>How to read this</summary>\n\n"
       << "Change is the Hodges-Lehmann estimate of head/base with its " << level
-      << " % confidence interval: Wilcoxon signed-rank on the log ratios of base and head runs that ran "
-         "adjacent (interleaved rounds), Mann-Whitney where runs were not paired, exact comparison for "
-         "deterministic counts. A benchmark regressed or improved when the whole interval lies beyond the "
-         "threshold (for ↑ rates, higher is better: a fall is the regression), is unchanged when it lies inside ±threshold, and is inconclusive otherwise. Noise is the "
+      << " % confidence interval (each end a one-sided bound): Wilcoxon signed-rank on the log ratios of base "
+         "and head runs that ran adjacent (interleaved rounds), Mann-Whitney where runs were not paired "
+         "(within each speed state when the host flipped between them), exact comparison for deterministic "
+         "counts. A benchmark regressed or improved when the interval excludes no change and the estimate "
+         "is beyond the threshold (for ↑ rates, higher is better: a fall is the regression), is unchanged "
+         "when the interval lies inside ±threshold, and is inconclusive otherwise. Noise is the "
          "robust spread (MAD) of one measurement; min. detectable is the change that would be caught 80 % of "
          "the time with these samples. Benjamini-Hochberg false-discovery control: "
       << cleared << " of " << tested << " tested benchmarks cleared it. Seed " << c.seed << ".\n\n";

@@ -434,6 +434,9 @@ TEST_CASE("Markdown and JSON renderings") {
   CHECK(md.find("`0123456789ab` → `fedcba987654`") != std::string::npos);
   CHECK(md.find("| benchmark | base | head | change (98 % CI) | verdict | noise | min. detectable |") !=
         std::string::npos);
+  // The explanation states the rule verdict_for() applies.
+  CHECK(md.find("regressed or improved when the interval excludes no change and the estimate is beyond the "
+                "threshold") != std::string::npos);
   // The regression is listed before the unchanged benchmark, whatever the input order.
   CHECK(md.find("`s/slow:wall_time`") < md.find("`s/same:wall_time`"));
   CHECK(md.find("**regressed**") != std::string::npos);
