@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "model/job.h"
 #include "util/clock.h"
+#include "util/text.h"
 
 namespace bb::cli {
 
@@ -18,7 +19,7 @@ Result<bus::MessagePtr> queue_call(BusClient& c, const char* member) {
 }
 
 void print_job_line(const model::Job& j) {
-  std::string commit = j.spec.head_sha.empty() ? j.spec.ref : j.spec.head_sha.substr(0, 12);
+  std::string commit = j.spec.head_sha.empty() ? j.spec.ref : short_sha(j.spec.head_sha);
   std::string what = j.spec.kind == model::JobKind::pull_request
                          ? "PR #" + std::to_string(j.spec.pr_number)
                          : std::string(model::to_string(j.spec.kind));

@@ -4,6 +4,7 @@
 
 #include "daemon/log.h"
 #include "util/file.h"
+#include "util/text.h"
 
 namespace bb::reporterd {
 
@@ -97,7 +98,7 @@ void GitHubPoster::post_one(const PostRequest& req) {
     else log_error("PR comment not posted: " + comment.error().message, fields);
   }
   if (req.regression_issue) {
-    std::string title = "Performance regression on " + job.spec.ref + " at " + head.substr(0, 12);
+    std::string title = "Performance regression on " + job.spec.ref + " at " + short_sha(head);
     auto issue = client_.open_issue(repo, title, req.report.markdown);
     if (issue) posted["issue"] = *issue;
     else log_error("regression issue not opened: " + issue.error().message, fields);

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "daemon/log.h"
+#include "util/text.h"
 
 namespace bb::runnerd {
 
@@ -33,18 +34,18 @@ std::string build_target(const std::vector<config::Suite>& suites, Target& t, co
       std::filesystem::rename(restored, t.tree_dir, ec);
       if (!ec) {
         t.result.build_cache = "hit";
-        daemon::log_info("build cache hit: " + t.commit.substr(0, 12) + " is not built again",
+        daemon::log_info("build cache hit: " + short_sha(t.commit) + " is not built again",
                          {{"JOB_ID", id}, {"COMMIT", t.commit}, {"BUILD_KEY", key}});
         return "";
       }
       // Both paths are in the work directory: this cannot happen short of
       // a broken disk, and a half-moved tree must not be measured.
-      return "could not use the cached build of " + t.commit.substr(0, 12) + ": " + ec.message();
+      return "could not use the cached build of " + short_sha(t.commit) + ": " + ec.message();
     }
     t.result.build_cache = "miss";
   }
   for (const auto* s : steps) {
-    daemon::log_info("building " + t.commit.substr(0, 12) + " for suite '" + s->name + "'",
+    daemon::log_info("building " + short_sha(t.commit) + " for suite '" + s->name + "'",
                      {{"JOB_ID", id}, {"COMMIT", t.commit}});
     std::string reason = build_suite(*s, t, ctx, cancelled);
     if (cancelled) return "cancelled";

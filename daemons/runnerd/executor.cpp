@@ -23,8 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 using model::JobKind;
 
-std::string short_sha(const std::string& sha) { return sha.substr(0, 12); }
-
 // Removes the job's work trees however execute_job leaves.
 struct WorkDirGuard {
   std::string path;

@@ -53,8 +53,6 @@ struct SuiteProgress {
   }
 };
 
-std::string short_sha(const std::string& sha) { return sha.substr(0, 12); }
-
 // The last lines of a command's output, kept as they stream past (the
 // capture is capped at the front, the interesting part is the end).
 struct Tail {
