@@ -64,7 +64,7 @@ const char* usage_text = "usage: benchboxctl tune check|verify|apply|restore [--
 }  // namespace
 
 // Exit status: 0 every item as wanted, 1 some are not, 2 error (including
-// "only root and group benchbox may ..." for apply/restore/verify).
+// "Apply is for root and group 'benchbox-admin'; ..." for apply/restore/verify).
 int cmd_tune(const Args& args) {
   if (args.empty()) return fail(usage_text);
   const std::string& action = args[0];

@@ -5,7 +5,9 @@
 //
 // Methods are SD_BUS_VTABLE_UNPRIVILEGED: on the system bus sd-bus would
 // otherwise demand CAP_SYS_ADMIN of callers, but webhookd and runnerd run as
-// their own users. Who may call what is the D-Bus policy's job (policy/).
+// their own users. Who may call what is said twice: by the D-Bus policy
+// (policy/org.benchbox.Queue1.conf) and here, per method, against the
+// config's access section (docs/systemd.md, "Bus policy").
 #include "bus.h"
 
 #include <cstddef>
@@ -16,6 +18,7 @@
 #include "bus/dict.h"
 #include "bus/errors.h"
 #include "bus/names.h"
+#include "daemon/caller.h"
 #include "util/version.h"
 
 namespace bb::queued {
@@ -29,6 +32,17 @@ using bus::guarded;
 Manager* manager_of(void* userdata) { return static_cast<Manager*>(userdata); }
 
 int reply_error(sd_bus_error* error, const Error& e) { return bus::set_error(error, e); }
+
+// What a delivery needs (webhookd), what running a job needs (runnerd), and
+// everything else (operators only).
+bus::Allowed webhook_or_operators(void* userdata) {
+  const auto& a = manager_of(userdata)->config().access;
+  return daemon::operators_and(a, {a.webhook_user});
+}
+bus::Allowed runner_or_operators(void* userdata) {
+  const auto& a = manager_of(userdata)->config().access;
+  return daemon::operators_and(a, {a.runner_user});
+}
 
 // A spec may carry any field of a job (a client may resubmit what Get
 // returned), but nothing else: a misspelt key is an error, not a silently
@@ -46,6 +60,7 @@ int append_job(sd_bus_message* reply, const Job& job) { return bus::append_dict(
 
 int method_enqueue(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
+    if (int r = daemon::refuse_unless(m, error, webhook_or_operators(userdata)); r < 0) return r;
     auto dict = bus::read_dict(m);
     if (!dict) return reply_error(error, dict.error());
     if (auto st = check_spec_keys(*dict); !st) return reply_error(error, st.error());
@@ -59,6 +74,7 @@ int method_enqueue(sd_bus_message* m, void* userdata, sd_bus_error* error) {
 
 int method_claim(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
+    if (int r = daemon::refuse_unless(m, error, runner_or_operators(userdata)); r < 0) return r;
     const char* runner = nullptr;
     uint32_t lease = 0;
     int r = sd_bus_message_read(m, "su", &runner, &lease);
@@ -80,6 +96,7 @@ int method_claim(sd_bus_message* m, void* userdata, sd_bus_error* error) {
 
 int method_heartbeat(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
+    if (int r = daemon::refuse_unless(m, error, runner_or_operators(userdata)); r < 0) return r;
     int64_t id = 0;
     const char* runner = nullptr;
     int r = sd_bus_message_read(m, "xs", &id, &runner);
@@ -92,6 +109,7 @@ int method_heartbeat(sd_bus_message* m, void* userdata, sd_bus_error* error) {
 
 int method_complete(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
+    if (int r = daemon::refuse_unless(m, error, runner_or_operators(userdata)); r < 0) return r;
     int64_t id = 0;
     const char *runner = nullptr, *result_path = nullptr;
     int r = sd_bus_message_read(m, "xss", &id, &runner, &result_path);
@@ -104,6 +122,7 @@ int method_complete(sd_bus_message* m, void* userdata, sd_bus_error* error) {
 
 int method_fail(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
+    if (int r = daemon::refuse_unless(m, error, runner_or_operators(userdata)); r < 0) return r;
     int64_t id = 0;
     const char *runner = nullptr, *reason = nullptr;
     int r = sd_bus_message_read(m, "xss", &id, &runner, &reason);
@@ -120,6 +139,14 @@ int method_cancel(sd_bus_message* m, void* userdata, sd_bus_error* error) {
     const char* reason = nullptr;
     int r = sd_bus_message_read(m, "xs", &id, &reason);
     if (r < 0) return r;
+    // Operators cancel anything. runnerd's user may cancel only a running
+    // job: that is how a Runner1.CancelCurrent it carried out is recorded.
+    const auto& access = manager_of(userdata)->config().access;
+    auto job_now = manager_of(userdata)->get(id);
+    const bool running = job_now && job_now->state == model::JobState::running;
+    bus::Allowed who = daemon::operators_and(access, running ? std::vector<std::string>{access.runner_user}
+                                                             : std::vector<std::string>{});
+    if ((r = daemon::refuse_unless(m, error, who)) < 0) return r;
     auto job = manager_of(userdata)->cancel(id, reason);
     if (!job) return reply_error(error, job.error());
     return sd_bus_reply_method_return(m, "");
@@ -170,6 +197,7 @@ int method_list(sd_bus_message* m, void* userdata, sd_bus_error* error) {
 
 int method_record_pull_request(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
+    if (int r = daemon::refuse_unless(m, error, webhook_or_operators(userdata)); r < 0) return r;
     auto dict = bus::read_dict(m);
     if (!dict) return reply_error(error, dict.error());
     auto pr = model::pull_request_from_json(*dict);

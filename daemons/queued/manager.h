@@ -26,6 +26,7 @@ class Manager {
   // Reads the counts and arms the periodic lease check.
   Status start();
   void set_config(config::ApplianceConfig cfg);
+  const config::ApplianceConfig& config() const { return cfg_; }
 
   Result<store::EnqueueResult> enqueue(const model::JobSpec& spec);
   Result<std::optional<model::Job>> claim(const std::string& runner, unsigned lease_seconds);

@@ -1,10 +1,13 @@
-// org.benchbox.Reporter1: the one vtable of benchbox-reporterd.
+// org.benchbox.Reporter1: the one vtable of benchbox-reporterd. Report reads
+// and is for anyone; Ingest rewrites history and is for operators, checked
+// here as well as by the D-Bus policy (policy/org.benchbox.Reporter1.conf).
 #include <cstddef>
 #include <exception>
 
 #include "bus.h"
 #include "bus/errors.h"
 #include "bus/names.h"
+#include "daemon/caller.h"
 #include "util/version.h"
 
 namespace bb::reporterd {
@@ -27,6 +30,7 @@ int method_report(sd_bus_message* m, void* userdata, sd_bus_error* error) {
 int method_ingest(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   auto* mgr = static_cast<Manager*>(userdata);
   return bus::guarded(error, [&] {
+    if (int r = daemon::refuse_unless(m, error, daemon::operators_and(mgr->access())); r < 0) return r;
     int64_t id = 0;
     int r = sd_bus_message_read(m, "x", &id);
     if (r < 0) return r;
@@ -53,7 +57,8 @@ const sd_bus_vtable kReporterVtable[] = {
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_METHOD_WITH_ARGS("Report", SD_BUS_ARGS("x", job_id), SD_BUS_RESULT("s", markdown, "s", json_path),
                             method_report, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_ARGS("Ingest", SD_BUS_ARGS("x", job_id), SD_BUS_NO_RESULT, method_ingest, 0),
+    SD_BUS_METHOD_WITH_ARGS("Ingest", SD_BUS_ARGS("x", job_id), SD_BUS_NO_RESULT, method_ingest,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL_WITH_ARGS("ReportReady", SD_BUS_ARGS("x", job_id, "s", verdict, "s", markdown_path), 0),
     SD_BUS_VTABLE_END,
 };

@@ -28,6 +28,7 @@ class Manager {
   // catches up with jobs that finished while the reporter was not running.
   Status start();
   void set_config(config::ApplianceConfig config) { config_ = std::move(config); }
+  const config::AccessConfig& access() const { return config_.access; }
 
   // Handles one finished job end to end (idempotent: re-reporting rewrites).
   Status process(const model::Job& job);

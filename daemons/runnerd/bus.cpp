@@ -1,14 +1,17 @@
 // The org.benchbox.Runner1 vtable, the one place the interface is spelled
 // out (docs/ARCHITECTURE.md, "Bus interfaces"). Handlers catch every
 // exception so none crosses into sd-bus. CancelCurrent, Pause and Resume
-// are unprivileged at the sd-bus level; who may call them is the D-Bus
-// policy's job (policy/).
+// are unprivileged at the sd-bus level and for operators only: the D-Bus
+// policy (policy/org.benchbox.Runner1.conf) says so, and so does each
+// handler, so that a benchmark running as this daemon's user cannot pause
+// the box or cancel another job.
 #include "bus.h"
 
 #include <cstddef>
 
 #include "bus/errors.h"
 #include "bus/names.h"
+#include "daemon/caller.h"
 #include "util/version.h"
 
 namespace bb::runnerd {
@@ -16,6 +19,10 @@ namespace bb::runnerd {
 namespace {
 
 Manager* manager_of(void* userdata) { return static_cast<Manager*>(userdata); }
+
+int refuse_unless_operator(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return daemon::refuse_unless(m, error, daemon::operators_and(manager_of(userdata)->conf().appliance.access));
+}
 
 using bus::guarded;
 
@@ -51,6 +58,7 @@ int get_version(sd_bus*, const char*, const char*, const char*, sd_bus_message* 
 
 int method_cancel_current(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
+    if (int r = refuse_unless_operator(m, userdata, error); r < 0) return r;
     const char* reason = nullptr;
     int r = sd_bus_message_read(m, "s", &reason);
     if (r < 0) return r;
@@ -72,6 +80,7 @@ int get_paused_reason(sd_bus*, const char*, const char*, const char*, sd_bus_mes
 
 int method_pause(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
+    if (int r = refuse_unless_operator(m, userdata, error); r < 0) return r;
     const char* reason = nullptr;
     int r = sd_bus_message_read(m, "s", &reason);
     if (r < 0) return r;
@@ -82,6 +91,7 @@ int method_pause(sd_bus_message* m, void* userdata, sd_bus_error* error) {
 
 int method_resume(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
+    if (int r = refuse_unless_operator(m, userdata, error); r < 0) return r;
     manager_of(userdata)->resume();
     return sd_bus_reply_method_return(m, "");
   });

@@ -1,6 +1,5 @@
 // org.benchbox.Tuner1: the one vtable of benchbox-tunerd. Contract in
 // docs/ARCHITECTURE.md ("Bus interfaces").
-#include <grp.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -9,6 +8,7 @@
 
 #include "bus/errors.h"
 #include "bus/names.h"
+#include "daemon/caller.h"
 #include "daemon/log.h"
 #include "manager.h"
 #include "util/version.h"
@@ -17,57 +17,17 @@ namespace bb::tunerd {
 
 namespace {
 
-// The group whose members may change the host besides root. The D-Bus
-// policy (policy/org.benchbox.Tuner1.conf) says the same; checking here too
-// means a permissive or missing policy file does not open the door.
-constexpr const char* kAdminGroup = "benchbox";
-
-bool in_admin_group(const std::vector<gid_t>& gids) {
-  struct group grp {};
-  struct group* found = nullptr;
-  std::vector<char> buf(16384);
-  if (getgrnam_r(kAdminGroup, &grp, buf.data(), buf.size(), &found) != 0 || !found) return false;
-  for (gid_t g : gids)
-    if (g == found->gr_gid) return true;
-  return false;
-}
-
-// 1 when the caller may change state, 0 (with AccessDenied set) when not.
-int check_caller(sd_bus_message* m, sd_bus_error* error) {
-  sd_bus_creds* raw = nullptr;
-  int r = sd_bus_query_sender_creds(
-      m, SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID | SD_BUS_CREDS_GID | SD_BUS_CREDS_EGID |
-             SD_BUS_CREDS_SUPPLEMENTARY_GIDS | SD_BUS_CREDS_AUGMENT, &raw);
-  std::unique_ptr<sd_bus_creds, sd_bus_creds* (*)(sd_bus_creds*)> creds(raw, sd_bus_creds_unref);
-  if (r < 0) return sd_bus_error_set_errnof(error, -r, "cannot tell who is calling: %m");
-  uid_t uid = static_cast<uid_t>(-1);
-  if (sd_bus_creds_get_euid(raw, &uid) < 0 && sd_bus_creds_get_uid(raw, &uid) < 0)
-    return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED, "cannot tell the caller's user id");
-  if (uid == 0) return 1;
-  std::vector<gid_t> gids;
-  gid_t g;
-  if (sd_bus_creds_get_egid(raw, &g) >= 0) gids.push_back(g);
-  if (sd_bus_creds_get_gid(raw, &g) >= 0) gids.push_back(g);
-  const gid_t* sup = nullptr;
-  int n = sd_bus_creds_get_supplementary_gids(raw, &sup);
-  for (int i = 0; i < n; ++i) gids.push_back(sup[i]);
-  if (in_admin_group(gids)) return 1;
-  daemon::log_warning("refused " + std::string(sd_bus_message_get_member(m)) + " from uid " + std::to_string(uid));
-  return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-                           "%s changes the host: only root and members of group '%s' may call it",
-                           sd_bus_message_get_member(m), kAdminGroup);
-}
-
 using Action = Result<tuning::Report> (Manager::*)();
 
 // The four methods share one shape: (a(sssbs) items, s fingerprint).
 int reply_report(sd_bus_message* m, void* userdata, sd_bus_error* error, Action action, bool privileged) {
   return bus::guarded(error, [&] {
     auto* manager = static_cast<Manager*>(userdata);
-    if (privileged) {
-      int r = check_caller(m, error);
-      if (r <= 0) return r < 0 ? r : -EACCES;
-    }
+    // The D-Bus policy (policy/org.benchbox.Tuner1.conf) says the same;
+    // checking here too means a permissive or missing policy file does not
+    // open the door to untuning the box under other jobs.
+    if (privileged)
+      if (int r = daemon::refuse_unless(m, error, daemon::operators_and(manager->access())); r < 0) return r;
     auto report = (manager->*action)();
     if (!report) return bus::set_error(error, report.error());
     sd_bus_message* raw = nullptr;

@@ -29,6 +29,7 @@ class Manager {
   // The save of originals is kept, so Restore still undoes the old profile's
   // changes. On a bad config or profile the old ones stay in force.
   Status reload(Conf fresh);
+  const config::AccessConfig& access() const { return conf_.appliance.access; }
 
   // The bus methods (bus.cpp). Verify also emits Drifted and property changes.
   Result<tuning::Report> check();

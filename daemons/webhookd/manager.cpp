@@ -42,12 +42,16 @@ Outcome outcome(Kind kind, std::string message) {
 }
 
 // A queue error as an outcome: the queue being slow, absent or unable to
-// write is worth retrying from the spool; a refused argument is not.
+// write is worth retrying from the spool; a refused argument is not. A
+// refused caller is the box's misconfiguration (webhookd not among Enqueue's
+// callers), not the delivery's fault: spooled, it survives until the
+// operator fixes the identities.
 Outcome from_error(const Error& e) {
   switch (e.code) {
     case Errc::timeout:
     case Errc::unavailable:
     case Errc::io:
+    case Errc::permission_denied:
       return outcome(Kind::unavailable, e.message);
     case Errc::invalid_argument:
     case Errc::parse:

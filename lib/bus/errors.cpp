@@ -16,6 +16,7 @@ const char* error_name(Errc code) {
     case Errc::unavailable: return kErrorUnavailable;
     case Errc::timeout: return kErrorTimeout;
     case Errc::cancelled: return kErrorCancelled;
+    case Errc::permission_denied: return SD_BUS_ERROR_ACCESS_DENIED;
     case Errc::internal: return kErrorInternal;
   }
   return kErrorInternal;
@@ -38,7 +39,7 @@ Error from_bus_error(const sd_bus_error* error, int r, const char* what) {
     else if (name == kErrorParse) code = Errc::parse;
     else if (name == kErrorTimeout || name == SD_BUS_ERROR_TIMEOUT || name == SD_BUS_ERROR_NO_REPLY) code = Errc::timeout;
     else if (name == kErrorCancelled) code = Errc::cancelled;
-    else if (name == SD_BUS_ERROR_ACCESS_DENIED) code = Errc::invalid_argument;
+    else if (name == SD_BUS_ERROR_ACCESS_DENIED) code = Errc::permission_denied;
   } else {
     msg += ": " + std::string(std::strerror(r < 0 ? -r : r));
   }

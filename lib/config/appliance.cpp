@@ -33,7 +33,7 @@ Status parse_repository(const std::string& src, const YAML::Node& n, const std::
 
 Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceConfig& c) {
   BB_TRY(check_keys(src, root, "", {"state_dir", "cache_dir", "repositories", "webhook", "queue",
-                                    "runner", "reporter", "tuner", "update"}));
+                                    "runner", "reporter", "tuner", "update", "access"}));
   BB_TRY(read_string(src, root, "", "state_dir", c.state_dir));
   BB_TRY(read_string(src, root, "", "cache_dir", c.cache_dir));
 
@@ -113,6 +113,13 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
     BB_TRY(read_uint_in(src, u, "update", "max_wait_seconds", c.update.max_wait_seconds, 0, 7 * 24 * 3600));
     BB_TRY(read_uint_in(src, u, "update", "health_timeout_seconds", c.update.health_timeout_seconds, 1, 3600));
     BB_TRY(read_string(src, u, "update", "state_dir", c.update.state_dir));
+  }
+
+  if (YAML::Node a = root["access"]; a && !a.IsNull()) {
+    BB_TRY(check_keys(src, a, "access", {"admin_group", "webhook_user", "runner_user"}));
+    BB_TRY(read_string(src, a, "access", "admin_group", c.access.admin_group));
+    BB_TRY(read_string(src, a, "access", "webhook_user", c.access.webhook_user));
+    BB_TRY(read_string(src, a, "access", "runner_user", c.access.runner_user));
   }
 
   if (YAML::Node t = root["tuner"]; t && !t.IsNull()) {

@@ -70,6 +70,17 @@ struct TunerConfig {
   unsigned verify_interval_seconds = 60;
 };
 
+// Who may call what on the bus besides root (docs/systemd.md, "Bus
+// policy"): the operators' group may call everything; each daemon's user
+// only the methods its daemon needs. The defaults are the users the package
+// creates (sysusers.d/benchbox.conf); the daemons check callers against
+// these names as well as the D-Bus policy does.
+struct AccessConfig {
+  std::string admin_group = "benchbox-admin";
+  std::string webhook_user = "benchbox-webhook";  // Queue1.Enqueue, RecordPullRequest
+  std::string runner_user = "benchbox-runner";    // Queue1.Claim, Heartbeat, Complete, Fail
+};
+
 // benchbox-update (docs/install.md, "Updates").
 struct UpdateConfig {
   std::string source = "/etc/apt/sources.list.d/benchbox.sources";  // the one apt source refreshed
@@ -88,6 +99,7 @@ struct ApplianceConfig {
   ReporterConfig reporter;
   TunerConfig tuner;
   UpdateConfig update;
+  AccessConfig access;
 
   const RepositoryPolicy* find_repository(const std::string& name) const;
   // Paths with their defaults filled in from state_dir/cache_dir.

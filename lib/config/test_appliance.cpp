@@ -112,3 +112,19 @@ TEST_CASE("the build cache's bound: 10 GiB by default, 0 turns it off") {
   CHECK(off->runner.build_cache_bytes == 0);
   CHECK_FALSE(config::parse_appliance_config("runner:\n  build_cache_bytes: lots\n", "benchbox.yml").ok());
 }
+
+TEST_CASE("the access section: the packaged identities by default, overridable, typos refused") {
+  auto d = parse_appliance_config("", "t.yml");
+  REQUIRE(d.ok());
+  CHECK(d->access.admin_group == "benchbox-admin");
+  CHECK(d->access.webhook_user == "benchbox-webhook");
+  CHECK(d->access.runner_user == "benchbox-runner");
+  auto c = parse_appliance_config("access:\n  admin_group: ops\n  runner_user: nobody\n", "t.yml");
+  REQUIRE(c.ok());
+  CHECK(c->access.admin_group == "ops");
+  CHECK(c->access.runner_user == "nobody");
+  CHECK(c->access.webhook_user == "benchbox-webhook");
+  auto bad = parse_appliance_config("access:\n  reporter_user: x\n", "t.yml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("reporter_user") != std::string::npos);
+}

@@ -14,6 +14,7 @@ const char* errc_name(Errc code) {
     case Errc::unavailable: return "unavailable";
     case Errc::timeout: return "timeout";
     case Errc::cancelled: return "cancelled";
+    case Errc::permission_denied: return "permission-denied";
     case Errc::internal: return "internal";
   }
   return "internal";

@@ -19,6 +19,7 @@ enum class Errc {
   unavailable,       // a peer or resource is not there right now
   timeout,
   cancelled,
+  permission_denied,  // the caller may not do this (a bus caller's identity)
   internal,
 };
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <openssl/hmac.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -47,6 +48,57 @@ PrivateBus::PrivateBus() {
 }
 
 PrivateBus::~PrivateBus() {
+  if (pid_ > 0) ::kill(pid_, SIGTERM);
+}
+
+namespace {
+std::string user_name() {
+  struct passwd* pw = ::getpwuid(::geteuid());
+  return pw ? pw->pw_name : std::to_string(::geteuid());
+}
+}  // namespace
+
+OpenBus::OpenBus(const std::string& dir, const std::string& policy_file) {
+  std::string conf = dir + "/bus.conf";
+  std::ofstream(conf) << R"(<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:dir=)" << dir << R"(</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="signal"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+  </policy>
+)" << (policy_file.empty() ? ""
+                           // The daemons under test run as the test's user, not as their
+                           // packaged users that the policy lets own the names.
+                           : "  <include>" + policy_file + "</include>\n  <policy user=\"" + user_name() +
+                                 "\">\n    <allow own=\"*\"/>\n  </policy>\n")
+                       << "</busconfig>\n";
+  std::string cmd = "dbus-daemon --config-file=" + conf + " --fork --print-address=1 --print-pid=1 --nopidfile";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) throw std::runtime_error("cannot start dbus-daemon");
+  char line[1024];
+  if (!std::fgets(line, sizeof line, p)) throw std::runtime_error("dbus-daemon printed no address");
+  address_ = line;
+  address_.erase(address_.find_last_not_of('\n') + 1);
+  if (std::fgets(line, sizeof line, p)) pid_ = static_cast<pid_t>(std::atoi(line));
+  ::pclose(p);
+  if (pid_ <= 0) throw std::runtime_error("dbus-daemon printed no pid");
+  // The socket dir was made by mkdtemp (0700): let "nobody" reach the socket.
+  std::system(("chmod 0755 " + dir).c_str());
+}
+
+OpenBus::~OpenBus() {
   if (pid_ > 0) ::kill(pid_, SIGTERM);
 }
 
@@ -129,6 +181,12 @@ std::string build_path(const std::string& relative) {
   return std::string(root ? root : ".") + "/" + relative;
 }
 
+std::string source_root() {
+  const char* root = std::getenv("BENCHBOX_SOURCE_ROOT");
+  if (!root) throw std::runtime_error("BENCHBOX_SOURCE_ROOT is not set (meson sets it for tests)");
+  return root;
+}
+
 bool wait_until(const std::function<bool()>& pred, std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
@@ -149,9 +207,11 @@ int run_shell(const std::string& command, std::string* output) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-std::map<std::string, std::string> daemon_env(const PrivateBus& bus) {
-  return {{"DBUS_SYSTEM_BUS_ADDRESS", bus.address()}, {"BENCHBOX_LOG", "stderr"}};
+std::map<std::string, std::string> daemon_env(const std::string& bus_address) {
+  return {{"DBUS_SYSTEM_BUS_ADDRESS", bus_address}, {"BENCHBOX_LOG", "stderr"}};
 }
+
+std::map<std::string, std::string> daemon_env(const PrivateBus& bus) { return daemon_env(bus.address()); }
 
 std::string github_signature(const std::string& secret, const std::string& body) {
   unsigned char md[EVP_MAX_MD_SIZE];
@@ -224,5 +284,20 @@ int free_port() {
   ::close(fd);
   return ntohs(addr.sin_port);
 }
+
+int run_as(uid_t uid, gid_t gid, const std::vector<gid_t>& groups, const std::string& command,
+           std::string* output) {
+  if (output) output->clear();  // run_shell appends
+  std::string ids = "--reuid=" + std::to_string(uid) + " --regid=" + std::to_string(gid);
+  if (groups.empty()) {
+    ids += " --clear-groups";
+  } else {
+    ids += " --groups=";
+    for (size_t i = 0; i < groups.size(); ++i) ids += (i ? "," : "") + std::to_string(groups[i]);
+  }
+  return run_shell("setpriv " + ids + " -- sh -c '" + command + "' 2>&1", output);
+}
+
+int run_as_nobody(const std::string& command, std::string* output) { return run_as(65534, 65534, {}, command, output); }
 
 }  // namespace bb::test

@@ -43,6 +43,22 @@ class PrivateBus {
   pid_t pid_ = -1;
 };
 
+// dbus-daemon with a config of our own: anyone may connect and, unless
+// `policy_file` is given, do anything. With a policy file it is included
+// after the permissive default, as the system bus does.
+class OpenBus {
+ public:
+  OpenBus(const std::string& dir, const std::string& policy_file = "");
+  ~OpenBus();
+  OpenBus(const OpenBus&) = delete;
+  OpenBus& operator=(const OpenBus&) = delete;
+  const std::string& address() const { return address_; }
+
+ private:
+  std::string address_;
+  pid_t pid_ = -1;
+};
+
 // A child process with its own process group, stdout+stderr to a log file.
 class Process {
  public:
@@ -67,6 +83,8 @@ class Process {
 
 // Path of a built program (meson passes BENCHBOX_BUILD_ROOT to tests).
 std::string build_path(const std::string& relative);
+// The source tree (meson passes BENCHBOX_SOURCE_ROOT); throws when unset.
+std::string source_root();
 
 // Polls pred every 20 ms until it is true or the timeout passes.
 bool wait_until(const std::function<bool()>& pred,
@@ -78,6 +96,7 @@ int run_shell(const std::string& command, std::string* output = nullptr);
 // Environment a daemon under test gets: the private bus as system bus, logs
 // to stderr.
 std::map<std::string, std::string> daemon_env(const PrivateBus& bus);
+std::map<std::string, std::string> daemon_env(const std::string& bus_address);
 
 // HMAC-SHA256 signature header value for a GitHub webhook body ("sha256=...").
 std::string github_signature(const std::string& secret, const std::string& body);
@@ -96,5 +115,12 @@ HttpResponse http_get(const std::string& url);
 
 // A free TCP port on 127.0.0.1 (bound and released; racy but fine for tests).
 int free_port();
+
+// Runs a shell command as uid/gid 65534 with no supplementary groups;
+// *output is replaced by its stdout and stderr.
+int run_as_nobody(const std::string& command, std::string* output);
+// The same as any uid and gid, with these supplementary groups (setpriv).
+int run_as(uid_t uid, gid_t gid, const std::vector<gid_t>& groups, const std::string& command,
+           std::string* output);
 
 }  // namespace bb::test

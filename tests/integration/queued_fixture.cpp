@@ -6,9 +6,15 @@
 
 namespace bb::test {
 
-QueuedFixture::QueuedFixture(const std::string& queue_yaml) {
+QueuedFixture::QueuedFixture(const std::string& queue_yaml, const std::string& more_yaml,
+                             const std::string& policy_file)
+    : bus_(dir_.path(), policy_file) {
+  write_config(queue_yaml, more_yaml);
+}
+
+void QueuedFixture::write_config(const std::string& queue_yaml, const std::string& more_yaml) {
   std::ofstream cfg(config_path());
-  cfg << "state_dir: " << (dir_ / "state") << "\n";
+  cfg << "state_dir: " << (dir_ / "state") << "\n" << more_yaml;
   if (!queue_yaml.empty()) cfg << "queue:\n" << queue_yaml;
   if (!cfg) throw std::runtime_error("cannot write the test config");
 }
@@ -18,7 +24,7 @@ void QueuedFixture::start(const std::vector<std::string>& wrapper) {
   std::vector<std::string> argv = wrapper;
   for (const auto& a : {build_path("daemons/queued/benchbox-queued"), std::string("--config"), config_path()})
     argv.push_back(a);
-  daemon_ = std::make_unique<Process>(std::move(argv), daemon_env(bus_), dir_ / "queued.log");
+  daemon_ = std::make_unique<Process>(std::move(argv), daemon_env(bus_.address()), dir_ / "queued.log");
 }
 
 bool QueuedFixture::ready(QueueClient& client) {

@@ -13,8 +13,14 @@ namespace bb::test {
 
 class QueuedFixture {
  public:
-  // `queue_yaml` is the body of the config's `queue:` section ("" = defaults).
-  explicit QueuedFixture(const std::string& queue_yaml = "");
+  // `queue_yaml` is the body of the config's `queue:` section ("" = defaults);
+  // `more_yaml` goes at the top level (e.g. an `access:` section). The bus
+  // lets any user connect (a test may call as "nobody") and do anything,
+  // unless `policy_file` is included, as the system bus includes it.
+  explicit QueuedFixture(const std::string& queue_yaml = "", const std::string& more_yaml = "",
+                         const std::string& policy_file = "");
+  // Rewrites the config (for a SIGHUP reload).
+  void write_config(const std::string& queue_yaml, const std::string& more_yaml = "");
 
   // Starts the daemon (again); does not wait. `wrapper` goes before the
   // daemon's argv (e.g. prlimit to cap file sizes).
@@ -34,7 +40,7 @@ class QueuedFixture {
 
  private:
   TempDir dir_;
-  PrivateBus bus_;
+  OpenBus bus_;
   std::unique_ptr<Process> daemon_;
 };
 

@@ -3,6 +3,8 @@
 // and checks the reports, the check runs, the sticky comment and the issue.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -44,7 +46,7 @@ model::ResultSet result_set(const std::string& commit, double seconds, const std
 
 struct Setup {
   TempDir dir;
-  PrivateBus bus;
+  OpenBus bus{dir.path()};  // any user may connect: a test calls as "nobody"
   std::string private_key = dir / "creds/github-app-key";
   std::unique_ptr<github_api::FakeGitHub> github;
   std::unique_ptr<Process> queued, reporterd;
@@ -59,7 +61,7 @@ struct Setup {
                                         << "  github_api_url: " << github->url() << "\n";
     queued = std::make_unique<Process>(
         std::vector<std::string>{build_path("daemons/queued/benchbox-queued"), "--config", dir / "benchbox.yml"},
-        daemon_env(bus), dir / "queued.log");
+        daemon_env(bus.address()), dir / "queued.log");
     queue = std::make_unique<QueueClient>(bus.address());
     std::string v;
     REQUIRE(wait_until([&] { return !queue->version(&v); }));
@@ -67,7 +69,7 @@ struct Setup {
   }
 
   void start_reporter() {
-    auto env = daemon_env(bus);
+    auto env = daemon_env(bus.address());
     env["CREDENTIALS_DIRECTORY"] = dir / "creds";
     reporterd = std::make_unique<Process>(
         std::vector<std::string>{build_path("daemons/reporterd/benchbox-reporterd"), "--config", dir / "benchbox.yml"},
@@ -149,6 +151,30 @@ TEST_CASE("a PR regression becomes a failing check run and one sticky comment, e
   CHECK(s.github->issues().empty());
 }
 
+TEST_CASE("Ingest is for operators, Report for anyone") {
+  if (::geteuid() != 0) {
+    WARN("not root: cannot call as another user");
+    return;
+  }
+  Setup s;
+  model::JobResult jr;
+  jr.kind = "pull_request";
+  jr.base = result_set(fake_sha(1), 0.100, "base", 0);
+  jr.head = result_set(fake_sha(2), 0.100, "head", 0);
+  int64_t id = s.run_job(pr_spec(fake_sha(2)), jr);
+  INFO(s.logs());
+  REQUIRE(wait_until([&] { return s.posted(id); }));
+  const std::string call = "busctl --address=" + s.bus.address() +
+                           " call org.benchbox.Reporter1 /org/benchbox/Reporter1 org.benchbox.Reporter1 ";
+  std::string out;
+  CHECK(run_as_nobody(call + "Ingest x " + std::to_string(id), &out) != 0);
+  CHECK(out.find("Access denied") != std::string::npos);
+  CHECK(slurp(s.dir / "reporterd.log").find("refused a bus call: Ingest is for root") != std::string::npos);
+  CHECK(run_as_nobody(call + "Report x " + std::to_string(id), &out) == 0);
+  CHECK(out.find("Overall") != std::string::npos);
+  CHECK(run_shell(call + "Ingest x " + std::to_string(id) + " >/dev/null 2>&1") == 0);  // root may
+}
+
 TEST_CASE("a main-branch regression against the previous push opens an issue; failures are failures") {
   Setup s;
   model::JobResult first;
@@ -221,7 +247,7 @@ TEST_CASE("posting to GitHub without the github-app-key credential is refused at
   TempDir dir;
   PrivateBus bus;
   std::ofstream(dir / "benchbox.yml") << "state_dir: " << (dir / "state") << "\nreporter:\n  github_app_id: 77\n";
-  Process p({build_path("daemons/reporterd/benchbox-reporterd"), "--config", dir / "benchbox.yml"}, daemon_env(bus),
+  Process p({build_path("daemons/reporterd/benchbox-reporterd"), "--config", dir / "benchbox.yml"}, daemon_env(bus.address()),
             dir / "reporterd.log");
   REQUIRE(wait_until([&] { return !p.running(); }));
   CHECK(p.log().find("github-app-key") != std::string::npos);

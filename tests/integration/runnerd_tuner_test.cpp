@@ -15,11 +15,10 @@ using namespace bb::test;
 using nlohmann::json;
 
 TEST_CASE("the tuner's fingerprint is recorded, and a drifted host fails the job when refuse_on_drift is set") {
-  const char* source = std::getenv("BENCHBOX_SOURCE_ROOT");
-  REQUIRE(source);
+  const std::string source = source_root();
   RunnerdFixture f("  refuse_on_drift: true\n");
   const std::string root = f.dir() / "root";
-  REQUIRE(run_shell(std::string("cp -a ") + source + "/tests/fixtures/sysfs/intel " + root) == 0);
+  REQUIRE(run_shell("cp -a " + source + "/tests/fixtures/sysfs/intel " + root) == 0);
   {
     std::ofstream(f.dir() / "tuning.yml") << "# all defaults\n";
     std::ofstream cfg(f.config_path(), std::ios::app);

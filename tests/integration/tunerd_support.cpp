@@ -11,46 +11,6 @@
 
 namespace bb::test {
 
-OpenBus::OpenBus(const std::string& dir, const std::string& policy_file) {
-  std::string conf = dir + "/bus.conf";
-  std::ofstream(conf) << R"(<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:dir=)" << dir << R"(</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="signal"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-  </policy>
-)" << (policy_file.empty() ? "" : "  <include>" + policy_file + "</include>\n")
-                       << "</busconfig>\n";
-  std::string cmd = "dbus-daemon --config-file=" + conf + " --fork --print-address=1 --print-pid=1 --nopidfile";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) throw std::runtime_error("cannot start dbus-daemon");
-  char line[1024];
-  if (!std::fgets(line, sizeof line, p)) throw std::runtime_error("dbus-daemon printed no address");
-  address_ = line;
-  address_.erase(address_.find_last_not_of('\n') + 1);
-  if (std::fgets(line, sizeof line, p)) pid_ = static_cast<pid_t>(std::atoi(line));
-  ::pclose(p);
-  if (pid_ <= 0) throw std::runtime_error("dbus-daemon printed no pid");
-  // The socket dir was made by mkdtemp (0700): let "nobody" reach the socket.
-  std::system(("chmod 0755 " + dir).c_str());
-}
-
-OpenBus::~OpenBus() {
-  if (pid_ > 0) ::kill(pid_, SIGTERM);
-}
-
 const TunerItem* TunerReply::find(const std::string& name) const {
   for (const auto& i : items)
     if (i.name == name) return &i;
@@ -172,9 +132,5 @@ std::unique_ptr<Process> start_tunerd(const std::string& address, const std::str
   return p;
 }
 
-int run_as_nobody(const std::string& command, std::string* output) {
-  if (output) output->clear();  // run_shell appends
-  return run_shell("setpriv --reuid=65534 --regid=65534 --clear-groups -- sh -c '" + command + "' 2>&1", output);
-}
 
 }  // namespace bb::test

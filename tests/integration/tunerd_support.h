@@ -1,7 +1,5 @@
-// Shared by the tunerd_* integration tests: a private dbus-daemon that any
-// user may join (so a test can call as "nobody"), optionally with the real
-// policy/org.benchbox.Tuner1.conf included; the real benchbox-tunerd on it;
-// and a small sd-bus client for Tuner1.
+// Shared by the tunerd_* integration tests: the real benchbox-tunerd on an
+// OpenBus (harness.h), and a small sd-bus client for Tuner1.
 #pragma once
 
 #include <sys/types.h>
@@ -15,21 +13,6 @@
 
 namespace bb::test {
 
-// dbus-daemon with a config of our own: anyone may connect and, unless
-// `policy_file` is given, do anything. With a policy file it is included
-// after the permissive default, as the system bus does.
-class OpenBus {
- public:
-  OpenBus(const std::string& dir, const std::string& policy_file = "");
-  ~OpenBus();
-  OpenBus(const OpenBus&) = delete;
-  OpenBus& operator=(const OpenBus&) = delete;
-  const std::string& address() const { return address_; }
-
- private:
-  std::string address_;
-  pid_t pid_ = -1;
-};
 
 struct TunerItem {
   std::string name, wanted, actual;
@@ -73,9 +56,5 @@ std::string write_tunerd_config(const std::string& dir, const std::string& sysfs
 // its name (or has exited).
 std::unique_ptr<Process> start_tunerd(const std::string& address, const std::string& config,
                                       const std::string& log_path);
-
-// Runs a shell command as uid/gid 65534 with no supplementary groups;
-// *output is replaced by its stdout and stderr.
-int run_as_nobody(const std::string& command, std::string* output);
 
 }  // namespace bb::test

@@ -16,8 +16,7 @@
 namespace bb::test {
 
 std::string github_fixture(const std::string& name) {
-  const char* root = std::getenv("BENCHBOX_SOURCE_ROOT");
-  std::string path = std::string(root ? root : ".") + "/tests/fixtures/github/" + name;
+  std::string path = source_root() + "/tests/fixtures/github/" + name;
   std::ifstream in(path);
   if (!in) throw std::runtime_error("missing fixture " + path);
   std::stringstream ss;

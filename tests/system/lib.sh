@@ -441,26 +441,59 @@ measure_scope_cost() {
   while IFS= read -r line; do note "bench-runner: $line"; done <<<"$out"
 }
 
+# Least privilege on the bus (docs/systemd.md, "Bus policy"): each call is
+# made as `nobody` and as every daemon user that must not make it; each must
+# end in AccessDenied, from the bus or from the daemon. Prints one line
+# "bus policy: N of M calls refused".
 check_policy() {
-  local as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
   local out
-  in_ct "${as_nobody[@]}" busctl get-property org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Queued \
-    >/dev/null || fail "an unprivileged user cannot read Queue1.Queued"
-  in_ct "${as_nobody[@]}" busctl introspect --no-pager org.benchbox.Runner1 /org/benchbox/Runner1 >/dev/null ||
+  in_ct setpriv --reuid=65534 --regid=65534 --clear-groups \
+    busctl get-property org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Queued >/dev/null ||
+    fail "an unprivileged user cannot read Queue1.Queued"
+  in_ct setpriv --reuid=65534 --regid=65534 --clear-groups \
+    busctl introspect --no-pager org.benchbox.Runner1 /org/benchbox/Runner1 >/dev/null ||
     fail "an unprivileged user cannot introspect Runner1"
+  local q="org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1"
+  local t="org.benchbox.Tuner1 /org/benchbox/Tuner1 org.benchbox.Tuner1"
+  local r="org.benchbox.Runner1 /org/benchbox/Runner1 org.benchbox.Runner1"
+  local p="org.benchbox.Reporter1 /org/benchbox/Reporter1 org.benchbox.Reporter1"
+  # "who|call": job 1 exists and is finished by now, so Cancel is of a job
+  # that is not running (the one Cancel runnerd's user may make).
   local calls=(
-    "org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Cancel xs 1 policy-test"
-    "org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Enqueue a{sv} 0"
-    "org.benchbox.Tuner1 /org/benchbox/Tuner1 org.benchbox.Tuner1 Apply"
-    "org.benchbox.Runner1 /org/benchbox/Runner1 org.benchbox.Runner1 CancelCurrent s policy-test"
-    "org.benchbox.Reporter1 /org/benchbox/Reporter1 org.benchbox.Reporter1 Ingest x 1")
-  local c
-  for c in "${calls[@]}"; do
+    "nobody|$q Cancel xs 1 policy-test"
+    "nobody|$q Enqueue a{sv} 0"
+    "nobody|$t Apply"
+    "nobody|$r CancelCurrent s policy-test"
+    "nobody|$p Ingest x 1"
+    "benchbox-webhook|$q Claim su policy-test 0"
+    "benchbox-webhook|$q Complete xss 1 policy-test /tmp/forged.json"
+    "benchbox-webhook|$q Cancel xs 1 policy-test"
+    "benchbox-webhook|$t Restore"
+    "benchbox-runner|$q Enqueue a{sv} 0"
+    "benchbox-runner|$q RecordPullRequest a{sv} 0"
+    "benchbox-runner|$q Cancel xs 1 policy-test"
+    "benchbox-runner|$t Restore"
+    "benchbox-runner|$t Apply"
+    "benchbox-runner|$r Pause s policy-test"
+    "benchbox-runner|$p Ingest x 1"
+    "benchbox-report|$q Cancel xs 1 policy-test"
+    "benchbox-report|$q Complete xss 1 policy-test /tmp/forged.json"
+    "benchbox-report|$q Enqueue a{sv} 0"
+    "benchbox-report|$p Ingest x 1"
+    "benchbox-queue|$q Cancel xs 1 policy-test"
+    "benchbox-queue|$t Apply")
+  local entry who c ids refused=0
+  for entry in "${calls[@]}"; do
+    who=${entry%%|*} c=${entry#*|}
+    if [[ $who == nobody ]]; then ids=(--reuid=65534 --regid=65534 --clear-groups)
+    else ids=(--reuid="$who" --regid="$(in_ct id -gn "$who")" --init-groups); fi
     # shellcheck disable=SC2086
-    if out=$(in_ct "${as_nobody[@]}" busctl call $c 2>&1); then fail "nobody was allowed: busctl call $c"; fi
-    grep -qi "access denied\|AccessDenied" <<<"$out" || fail "busctl call $c failed, but not by policy: $out"
-    note "refused for nobody: ${c#* * } ($out)"
+    if out=$(in_ct setpriv "${ids[@]}" busctl call $c 2>&1); then fail "$who was allowed: busctl call $c"; fi
+    grep -qi "access denied\|AccessDenied" <<<"$out" || fail "busctl call $c as $who failed, but not by policy: $out"
+    refused=$((refused + 1))
   done
+  [[ $(job_field 1 state) != cancelled ]] || fail "job 1 was cancelled by a refused call"
+  note "bus policy: $refused of ${#calls[@]} calls refused (as nobody and as each daemon user)"
 }
 
 scope_of_job() {

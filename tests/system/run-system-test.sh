@@ -91,7 +91,7 @@ step "2. a signed push delivery becomes a job that runs in a scope"
 check_job_in_scope
 measure_scope_cost
 
-step "3. an unprivileged user is refused by policy"
+step "3. least privilege on the bus: nobody and each daemon user are refused what is not theirs"
 check_policy
 
 step "5. a hanging benchmark is stopped at its timeout"

@@ -1,0 +1,85 @@
+#include "bus/access.h"
+
+#include <grp.h>
+#include <pwd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace bb::bus {
+
+namespace {
+
+std::optional<gid_t> group_id(const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  struct group grp {};
+  struct group* found = nullptr;
+  std::vector<char> buf(16384);
+  if (getgrnam_r(name.c_str(), &grp, buf.data(), buf.size(), &found) != 0 || !found) return std::nullopt;
+  return found->gr_gid;
+}
+
+std::optional<uid_t> user_id(const std::string& name) {
+  struct passwd pw {};
+  struct passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  if (getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || !found) return std::nullopt;
+  return found->pw_uid;
+}
+
+}  // namespace
+
+bool may_call(const Caller& caller, std::optional<gid_t> admin_gid, const std::vector<uid_t>& user_uids) {
+  if (caller.uid == static_cast<uid_t>(-1)) return false;
+  if (caller.uid == 0) return true;
+  if (admin_gid && std::find(caller.gids.begin(), caller.gids.end(), *admin_gid) != caller.gids.end()) return true;
+  return std::find(user_uids.begin(), user_uids.end(), caller.uid) != user_uids.end();
+}
+
+bool may_call(const Caller& caller, const Allowed& who) {
+  std::vector<uid_t> uids;
+  for (const auto& name : who.users)
+    if (auto uid = user_id(name)) uids.push_back(*uid);
+  return may_call(caller, group_id(who.admin_group), uids);
+}
+
+Result<Caller> sender_of(sd_bus_message* m) {
+  sd_bus_creds* raw = nullptr;
+  int r = sd_bus_query_sender_creds(m,
+                                    SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID | SD_BUS_CREDS_GID | SD_BUS_CREDS_EGID |
+                                        SD_BUS_CREDS_SUPPLEMENTARY_GIDS | SD_BUS_CREDS_AUGMENT,
+                                    &raw);
+  std::unique_ptr<sd_bus_creds, sd_bus_creds* (*)(sd_bus_creds*)> creds(raw, sd_bus_creds_unref);
+  if (r < 0) return make_error(Errc::permission_denied, "cannot tell who is calling: " + std::string(strerror(-r)));
+  Caller c;
+  if (sd_bus_creds_get_euid(raw, &c.uid) < 0 && sd_bus_creds_get_uid(raw, &c.uid) < 0)
+    return make_error(Errc::permission_denied, "cannot tell the caller's user id");
+  gid_t g;
+  if (sd_bus_creds_get_egid(raw, &g) >= 0) c.gids.push_back(g);
+  if (sd_bus_creds_get_gid(raw, &g) >= 0) c.gids.push_back(g);
+  const gid_t* sup = nullptr;
+  int n = sd_bus_creds_get_supplementary_gids(raw, &sup);
+  for (int i = 0; i < n; ++i) c.gids.push_back(sup[i]);
+  return c;
+}
+
+std::string describe(const Allowed& who) {
+  std::string s = "root";
+  if (!who.admin_group.empty()) s += (who.users.empty() ? " and group '" : ", group '") + who.admin_group + "'";
+  for (size_t i = 0; i < who.users.size(); ++i)
+    s += std::string(i + 1 == who.users.size() ? " and user '" : ", user '") + who.users[i] + "'";
+  return s;
+}
+
+Status authorize(sd_bus_message* m, const Allowed& who) {
+  auto caller = sender_of(m);
+  if (!caller) return caller.error();
+  if (may_call(*caller, who)) return {};
+  const char* member = sd_bus_message_get_member(m);
+  return make_error(Errc::permission_denied, std::string(member ? member : "this method") + " is for " +
+                                                 describe(who) + "; the caller is uid " +
+                                                 std::to_string(caller->uid));
+}
+
+}  // namespace bb::bus
