@@ -18,6 +18,23 @@ ninja -C build >/dev/null
 demo=${BENCHBOX_DEMO_DIR:-$root/_demo}
 rm -rf "$demo"
 mkdir -p "$demo"/{state,cache,creds,logs}
+# runnerd runs as root here, so every job's build and benchmark run as the
+# job's own uid (docs/systemd.md, "Containment"), which must be able to pass
+# through each directory above its work tree. A checkout under /root (0700)
+# is not: then the work trees go under /var/tmp instead.
+cache=$demo/cache
+reachable() {
+  local d=$1
+  while [[ $d != / ]]; do
+    d=$(dirname "$d")
+    [[ $(( 0$(stat -c %a "$d") & 1 )) -ne 0 ]] || return 1
+  done
+}
+if ! reachable "$cache"; then
+  cache=/var/tmp/benchbox-demo-cache
+  rm -rf "$cache" && mkdir -p "$cache"
+  echo "== $demo is not reachable by other users: job work trees go under $cache"
+fi
 bin="$root/build"
 ctl="$bin/cli/benchboxctl"
 pids=()
@@ -99,7 +116,7 @@ chmod 0400 "$demo/creds/webhook-secret"
 cpus=$(nproc)
 cat >"$demo/benchbox.yml" <<YML
 state_dir: $demo/state
-cache_dir: $demo/cache
+cache_dir: $cache
 repositories:
   - name: demo/loop
     clone_url: $repo

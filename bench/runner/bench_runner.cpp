@@ -1,8 +1,10 @@
 // bench/runner: what runnerd's ways of running a benchmark cost, each as a
 // ratio against a baseline measured in the same run.
 //   1. one benchmark process: plain fork/exec/wait of /bin/true (baseline),
-//      PinnedChildRunner (pinning, pipes, a clean environment, rusage), and
-//      the systemd transient scope where systemd is PID 1 (else says why not);
+//      PinnedChildRunner (pinning, pipes, a clean environment, rusage), the
+//      same as a job's own identity where this runs as root (the drop before
+//      exec and the kill of the uid's processes after), and the systemd
+//      transient scope where systemd is PID 1 (else says why not);
 //   2. callgrind's slowdown on the demo's workload (scripts/demo.sh's loop,
 //      built here), plain vs under runnerd's callgrind command;
 //   3. a build-cache hit vs a cold build (export + cc -O2) of that demo tree.
@@ -19,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "cache/build_cache.h"
@@ -45,10 +48,12 @@ int run_plain(const char* path, char* const* argv) {
   return st;
 }
 
-double per_process(exec::CommandRunner& r, int n, const std::string& shell) {
+double per_process(exec::CommandRunner& r, int n, const std::string& shell,
+                   std::optional<exec::Identity> identity = std::nullopt) {
   exec::Command c;
   c.shell = shell;
   c.cwd = "/tmp";
+  c.identity = identity;
   c.cpus = {int(sysconf(_SC_NPROCESSORS_ONLN)) - 1};
   auto t = Steady::now();
   for (int i = 0; i < n; ++i) {
@@ -109,6 +114,15 @@ int main(int argc, char** argv) {
   std::printf("per process (%d runs of /bin/true)\n", n);
   std::printf("  plain fork/exec/wait          %8.3f ms  1.00x (baseline)\n", plain * 1e3);
   std::printf("  pinned child runner           %8.3f ms  %.2fx\n", pinned_cost * 1e3, pinned_cost / plain);
+  // The job's own identity (exec/identity.h): the drop before exec, and
+  // killing every process of the uid afterwards (one more fork).
+  if (exec::can_change_identity()) {
+    const double contained = per_process(pinned, n, "exec /bin/true", exec::job_identity(65535));
+    std::printf("  pinned child, job identity    %8.3f ms  %.2fx  (%.2fx the pinned child)\n", contained * 1e3,
+                contained / plain, contained / pinned_cost);
+  } else {
+    std::printf("  pinned child, job identity    unavailable here: not root\n");
+  }
   if (sd_booted() > 0) {
     exec::ScopeRunner scope({});
     const double scope_cost = per_process(scope, n, "exec /bin/true");

@@ -32,6 +32,10 @@ std::string build_target(const std::vector<config::Suite>& suites, Target& t, co
       std::error_code ec;
       std::filesystem::remove_all(t.tree_dir, ec);
       std::filesystem::rename(restored, t.tree_dir, ec);
+      // The cached tree is runnerd's copy: this job's identity gets it.
+      if (!ec && ctx.identity)
+        if (auto st = exec::hand_over(t.tree_dir, *ctx.identity); !st)
+          return "could not give the cached build to the job: " + st.error().message;
       if (!ec) {
         t.result.build_cache = "hit";
         daemon::log_info("build cache hit: " + short_sha(t.commit) + " is not built again",

@@ -207,8 +207,27 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     t.tree_dir = path_join(work, t.role.empty() ? "run" : t.role);
     if (auto st = repo->export_tree(t.commit, t.tree_dir); !st) return failed(st.error().message);
   }
+  // Build and benchmark are someone else's code. Where runnerd may (as
+  // root: the demo, the pinned fallback), they run as the job's own uid,
+  // which owns this job's directory (the trees are copies it may change, a
+  // home and a tmp) and nothing else: not the git cache, not the results,
+  // not another job's trees, no credential, no bus right.
+  std::optional<exec::Identity> identity;
+  if (exec::can_change_identity()) identity = exec::job_identity(job.id);
+  if (identity) {
+    Status given = exec::reachable_by_others(work);
+    if (given) given = make_dirs(path_join(work, "home"));
+    if (given) given = make_dirs(path_join(work, "tmp"));
+    if (given) given = exec::hand_over(work, *identity);
+    if (!given)
+      return failed("could not give the job its work tree: " + given.error().message +
+                    " (make it o+x, or set runner.work_dir and cache_dir below directories that are)");
+  }
+  const std::string containment =
+      identity ? "job-identity: " + exec::describe(*identity)
+               : "runner's own user: runnerd is not root and cannot give the job an identity of its own";
   MeasureContext mctx{job.id, ctx.cpus, ctx.runner, ctx.cancel,
-                      path_join(path_join(ctx.results_dir, id), "profiles")};
+                      path_join(path_join(ctx.results_dir, id), "profiles"), identity, work};
   // One environment for the job, from the head's tree: a PR's base and head
   // are always compared, even when the PR changes a lock file.
   bool env_cancelled = false;
@@ -230,6 +249,7 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     rs.machine_fingerprint = ctx.machine_fingerprint;
     rs.host_drifted = ctx.host_drifted;
     rs.isolation = ctx.isolation;
+    rs.containment = containment;
     rs.cpus = ctx.cpus;
     rs.created = clock.now_unix();
     for (const auto& s : *suites)

@@ -1,6 +1,7 @@
 #include "manager.h"
 
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 
@@ -43,6 +44,12 @@ std::string Manager::benchmark_cpus() const { return format_cpu_list(conf_.bench
 Status Manager::start() {
   for (const auto& dir : {conf_.git_cache_dir, conf_.work_dir, conf_.results_dir})
     if (auto st = make_dirs(dir); !st) return st;
+  // The git mirrors and built trees are runnerd's alone: a job (running as
+  // its own uid) must not read another repository's code or alter what
+  // later jobs trust. Under systemd CacheDirectoryMode=0700 says the same.
+  for (const auto& dir : {conf_.git_cache_dir, conf_.build_cache_dir})
+    if (auto st = make_dirs(dir, 0700); !st) return st;
+    else if (::chmod(dir.c_str(), 0700) < 0) return errno_error("chmod 0700 " + dir, errno);
   clean_work_dir(conf_.work_dir);
 
   // The worker must not touch sd-event or sd-bus: neither is thread-safe,

@@ -81,6 +81,12 @@ exec::Command make_command(const config::Suite& suite, const Target& t, const Me
   c.env["BENCHBOX_WORK_TREE"] = t.tree_dir;
   if (!round.empty()) c.env["BENCHBOX_ROUND"] = round;
   if (!suite.output.empty()) c.env["BENCHBOX_OUTPUT"] = path_join(t.tree_dir, suite.output);
+  if (ctx.identity) {
+    c.identity = ctx.identity;
+    // runnerd's HOME and the shared /tmp are not the job's to write.
+    c.env["HOME"] = path_join(ctx.job_dir, "home");
+    c.env["TMPDIR"] = path_join(ctx.job_dir, "tmp");
+  }
   c.timeout = std::chrono::seconds(suite.timeout_seconds);
   // Scope names must be unique while a scope lingers: job id plus a
   // process-wide command counter.
@@ -115,14 +121,13 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
   const int64_t round = static_cast<int64_t>(r) - static_cast<int64_t>(suite.warmup);
   const bool is_command = suite.format == config::kCommandFormat;
   std::string output_path = suite.output.empty() ? "" : path_join(t.tree_dir, suite.output);
-  // A file left by the previous round must not be parsed as this round's.
-  if (!output_path.empty() && ::unlink(output_path.c_str()) < 0 && errno != ENOENT) {
-    mark_failed(p, errno_error("remove old " + suite.output, errno).message, round, "");
-    return true;
-  }
-  // The harness only has to write the file, not make its directory.
+  // A file left by the previous round must not be parsed as this round's,
+  // and the harness only has to write the file, not make its directory.
+  // With a job identity both are done as the job (prepare_output), so a
+  // symlink it left in its tree cannot make runnerd remove or create
+  // anything outside it.
   if (!output_path.empty())
-    if (auto st = make_dirs(output_path.substr(0, output_path.rfind('/'))); !st) {
+    if (auto st = prepare_output(t.tree_dir, suite.output, ctx.identity); !st) {
       mark_failed(p, st.error().message, round, "");
       return true;
     }
@@ -138,8 +143,11 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
   if (suite.callgrind) {
     std::error_code ec;
     std::filesystem::remove_all(callgrind_dir, ec);
-    if (auto st = make_dirs(callgrind_dir); !st) {
-      mark_failed(p, st.error().message, round, "");
+    Status made = make_dirs(callgrind_dir);
+    // Outside the tree, made by runnerd: valgrind runs as the job and writes here.
+    if (made && ctx.identity) made = exec::hand_over(callgrind_dir, *ctx.identity);
+    if (!made) {
+      mark_failed(p, made.error().message, round, "");
       return true;
     }
     c.shell = callgrind_command(suite.run, callgrind_dir);
@@ -238,7 +246,12 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
     }
     parsed = formats::parse_text(suite.format, outcome->stdout_text, suite.name + " stdout", opts);
   } else {
-    parsed = formats::parse_path(suite.format, output_path, opts);
+    // The job's processes are gone (the runner killed every one of its
+    // identity), so the file checked here is the file read.
+    auto real = exec::inside(t.tree_dir, output_path);
+    if (real) parsed = formats::parse_path(suite.format, *real, opts);
+    else if (real.error().code == Errc::not_found) parsed = formats::parse_path(suite.format, output_path, opts);
+    else parsed = make_error(Errc::permission_denied, "the harness output " + suite.output + ": " + real.error().message);
   }
   if (!parsed) {
     mark_failed(p, parsed.error().message, round, tail.text());
@@ -488,7 +501,10 @@ model::Environment describe_environment(const std::string& isolation, const std:
       se.toolchain[command] = asked[command] = printed;
     }
     for (const auto& file : s.lock_files) {
-      auto text = read_file(path_join(head.tree_dir, file), size_t(256) << 20);
+      // A lock file that is a symlink out of the tree is not read (as root, it
+      // could be anything on the box).
+      auto real = exec::inside(head.tree_dir, path_join(head.tree_dir, file));
+      auto text = real ? read_file(*real, size_t(256) << 20) : Result<std::string>(real.error());
       se.lock_files[file] = text                                 ? sha256_hex(*text)
                             : text.error().code == Errc::not_found ? "absent"
                                                                    : "unreadable: " + text.error().message;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <map>
 #include <random>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,12 @@ struct MeasureContext {
   exec::CommandRunner* runner = nullptr;
   const std::atomic<bool>* cancel = nullptr;
   std::string profiles_dir;  // callgrind profiles kept with the result: <results>/<job>/profiles
+  // The job's own identity (exec/identity.h) when runnerd may give one:
+  // every command runs as it, with HOME and TMPDIR in the job's directory,
+  // and runnerd touches the job's trees only in ways a planted symlink
+  // cannot redirect. Empty: commands run as runnerd's user.
+  std::optional<exec::Identity> identity;
+  std::string job_dir;       // <work_dir>/<job>: home/ and tmp/ live here
 };
 
 // Runs `suite` for every target. A command that fails (exit status, signal,

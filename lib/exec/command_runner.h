@@ -9,10 +9,12 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "exec/identity.h"
 #include "util/result.h"
 
 namespace bb::exec {
@@ -37,6 +39,10 @@ struct Command {
   size_t max_output_bytes = 1 << 20;       // captured output beyond this is dropped (counted)
   std::vector<std::string> counters;       // event counters to read (counters.h), from exec on
   bool no_aslr = false;                    // personality(ADDR_NO_RANDOMIZE) for the whole tree
+  // Run as this identity (identity.h): the child drops to it between fork
+  // and exec, and every process of it is killed when the command ends.
+  // Empty: the runner's own user.
+  std::optional<Identity> identity;
   // Called with each output line as it arrives (e.g. to forward to the journal).
   std::function<void(std::string_view line, bool is_stderr)> on_line;
 };

@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <poll.h>
+#include <grp.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/personality.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -27,7 +29,7 @@ using SteadyClock = std::chrono::steady_clock;
 
 // What the child reports through the status pipe when it cannot exec.
 struct ChildFailure {
-  int stage;  // 1 = affinity, 2 = chdir, 3 = exec
+  int stage;  // 1 = affinity, 2 = chdir, 3 = exec, 4 = personality, 5 = identity
   int err;
 };
 
@@ -134,6 +136,15 @@ double seconds_of(const struct timeval& tv) { return double(tv.tv_sec) + double(
     if (n != 1) ::_exit(126);
   }
   if (!c.cpus.empty() && ::sched_setaffinity(0, sizeof cpus, &cpus) < 0) fail(1);
+  // The job's own identity, before chdir so the work tree is reached with
+  // the job's rights. No new privileges: no setuid binary (sudo, su) and no
+  // file capability gives any of it back.
+  if (c.identity) {
+    const Identity& id = *c.identity;
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || ::setgroups(0, nullptr) < 0 ||
+        ::setresgid(id.gid, id.gid, id.gid) < 0 || ::setresuid(id.uid, id.uid, id.uid) < 0)
+      fail(5);
+  }
   if (!c.cwd.empty() && ::chdir(c.cwd.c_str()) < 0) fail(2);
   if (::dup2(devnull, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) fail(3);
   // Nothing else of the daemon's leaks into the command (sd-bus sockets,
@@ -157,6 +168,7 @@ Error child_failure_error(const ChildFailure& f, const Command& c) {
     case 1: return errno_error("pin to CPUs " + format_cpu_list(c.cpus), f.err);
     case 2: return errno_error("change to directory " + c.cwd, f.err);
     case 4: return errno_error("turn address space randomisation off (personality)", f.err);
+    case 5: return errno_error("become uid " + std::to_string(c.identity ? c.identity->uid : 0), f.err);
     default: return errno_error("exec /bin/sh", f.err);
   }
 }
@@ -351,6 +363,9 @@ Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>
   if (hooks_.after_exit) hooks_.after_exit(pid, outcome);
   // The shell is gone: anything it left in its group goes too, then reap.
   ::killpg(pid, SIGKILL);
+  // With an identity of its own, also whatever left the group (setsid, a
+  // daemon it started): nothing of a job outlives its command.
+  if (c.identity) (void)kill_all_of(*c.identity);
   int status = 0;
   struct rusage usage {};
   while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {}

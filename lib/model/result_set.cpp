@@ -112,6 +112,7 @@ nlohmann::json to_json(const ResultSet& rs) {
           {"host_drifted", rs.host_drifted},
           {"build_cache", rs.build_cache},
           {"isolation", rs.isolation},
+          {"containment", rs.containment},
           {"cpus", rs.cpus},
           {"created", rs.created},
           {"thresholds", rs.thresholds},
@@ -224,6 +225,7 @@ Result<ResultSet> result_set_from_json(const nlohmann::json& j) {
                   opt(j, "", "environment_key", rs.environment_key),
                   opt(j, "", "machine_fingerprint", rs.machine_fingerprint),
                   opt(j, "", "host_drifted", rs.host_drifted), opt(j, "", "isolation", rs.isolation),
+                  opt(j, "", "containment", rs.containment),
                   opt(j, "", "build_cache", rs.build_cache),
                   opt(j, "", "cpus", rs.cpus), opt(j, "", "created", rs.created),
                   opt(j, "", "thresholds", rs.thresholds)})

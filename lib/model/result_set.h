@@ -98,6 +98,10 @@ struct ResultSet {
   bool host_drifted = false;     // tuning drifted while this ran
   std::string build_cache;       // "hit" (restored, not built), "miss" (built), "" (no build or no cache)
   std::string isolation;         // how processes were pinned ("scope+AllowedCPUs", "affinity")
+  // Whose rights the build and benchmark processes had: "job-identity: uid
+  // N, gid N (the job's own), ..." or "runner's own user (...)" where
+  // runnerd cannot change identity. "" in results from before it was kept.
+  std::string containment;
   std::vector<int> cpus;         // benchmark cores used
   int64_t created = 0;
   // Each suite's `thresholds:` from .benchbox.yml (suite -> metric ->

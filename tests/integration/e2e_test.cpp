@@ -37,6 +37,9 @@ struct Appliance {
   std::vector<std::unique_ptr<Process>> daemons;
 
   Appliance() {
+    // Run as root, runnerd gives each job its own uid, which must be able
+    // to pass through this directory to reach its work tree below it.
+    sh("chmod 0755 " + dir.path());
     std::string work = dir / "work";
     sh("git init -q --bare " + repo + " && git init -q -b main " + work);
     write(work + "/bench.c",

@@ -1,5 +1,7 @@
 #include "runnerd_fixture.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <stdexcept>
 
@@ -24,6 +26,11 @@ int last_online_cpu() {
 
 RunnerdFixture::RunnerdFixture(const std::string& runner_yaml)
     : queued_("  lease_seconds: 3\n  max_attempts: 5\n") {
+  // Run as root, runnerd gives every job its own uid (exec/identity.h),
+  // which may write nothing of ours. The tests' benchmarks leave marker
+  // files (started, builds.log) here, so this one directory is open to
+  // them, sticky like /tmp; what runnerd keeps below it has its own modes.
+  if (::chmod(dir().path().c_str(), 01777) < 0) throw std::runtime_error("cannot chmod the test directory");
   {
     std::ofstream cfg(queued_.config_path(), std::ios::app);
     cfg << "cache_dir: " << (dir() / "cache") << "\n"

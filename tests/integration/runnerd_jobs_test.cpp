@@ -4,9 +4,11 @@
 // sequential sampling of a pull request.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <fstream>
 #include <thread>
 
 #include "compare/compare.h"
@@ -344,6 +346,9 @@ TEST_CASE("counters: software events counted per round, a missing PMU recorded o
 TEST_CASE("the build cache: the same tree built the same way is restored, not built again") {
   RunnerdFixture f;
   const std::string builds = f.dir() / "builds.log";
+  // Every job appends as its own uid: the log is made open to all of them.
+  std::ofstream(builds).close();
+  REQUIRE(::chmod(builds.c_str(), 0666) == 0);
   f.commit("data", "1", "data");
   const std::string config = "version: 1\n"
                              "suites:\n"
@@ -826,4 +831,54 @@ TEST_CASE("sequential sampling: max_seconds ends the suite with a final look onc
   }
   CHECK(judged == 2);
   CHECK(f.runner_log().find("6 of at most 40 rounds (out of time)") != std::string::npos);
+}
+
+TEST_CASE("as root, a job's build and benchmark run as the job's own uid and can harm nothing else") {
+  if (::geteuid() != 0) {
+    WARN("not root: runnerd cannot give jobs an identity here");
+    return;
+  }
+  RunnerdFixture f;
+  const std::string log = f.dir() / "attempts.log";
+  const std::string secret = f.dir() / "credential";
+  std::ofstream(secret) << "s3cret";
+  REQUIRE(::chmod(secret.c_str(), 0600) == 0);
+  const std::string cache = f.dir() / "cache/git", results = f.dir() / "state/results";
+  // Each attempt prints "allowed: what" or "refused: what"; the benchmark
+  // itself then measures normally.
+  const std::string attempts =
+      "try() { what=$1; shift; if \\\"$@\\\" >/dev/null 2>&1; then echo allowed: $what; else echo refused: $what; fi; }; "
+      "{ id -u; "
+      "try git-cache touch " + cache + "/planted; "
+      "try results touch " + results + "/planted; "
+      "try credential cat " + secret + "; "
+      "try complete busctl --address=" + f.address() +
+      " call org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Complete xss 1 test-runner /tmp/forged.json; "
+      "try enqueue busctl --address=" + f.address() +
+      " call org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Enqueue a{sv} 0; "
+      "try own-tree touch planted-by-job; } >> " + log;
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\n"
+                             "suites:\n"
+                             "  - name: contained\n"
+                             "    build: \"" + attempts + "\"\n"
+                             "    run: \"test -f planted-by-job\"\n"
+                             "    repetitions: 2\n",
+                             "contained");
+  f.start_runner();
+  json job = f.wait_finished(f.enqueue(f.push_spec(sha)));
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  const std::string text = read_file(log).value();
+  INFO(text);
+  // exec::job_identity: 0x7E000000 + the job id.
+  CHECK(text.rfind(std::to_string(0x7E000000 + job["id"].get<int64_t>()) + "\n", 0) == 0);
+  for (const char* what : {"git-cache", "results", "credential", "complete", "enqueue"})
+    CHECK(text.find(std::string("refused: ") + what) != std::string::npos);
+  CHECK(text.find("allowed: own-tree") != std::string::npos);
+  CHECK_FALSE(path_exists(cache + "/planted"));
+  CHECK_FALSE(path_exists(results + "/planted"));
+  json r = f.result_of(job);
+  CHECK(r["head"]["containment"].get<std::string>().rfind("job-identity: uid ", 0) == 0);
+  CHECK(find_bench(r["head"], "contained", "wall_time")->at("status") == "ok");
 }

@@ -1,0 +1,163 @@
+#include "exec/identity.h"
+
+#include <ftw.h>
+#include <grp.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "util/file.h"
+
+namespace bb::exec {
+
+Identity job_identity(int64_t job_id) {
+  const uint32_t slot = static_cast<uint32_t>(static_cast<uint64_t>(job_id) % kJobIdentityCount);
+  const uid_t id = kJobIdentityBase + slot;
+  return Identity{id, static_cast<gid_t>(id)};
+}
+
+bool can_change_identity() { return ::geteuid() == 0; }
+
+std::string describe(const Identity& id) {
+  return "uid " + std::to_string(id.uid) + ", gid " + std::to_string(id.gid) +
+         " (the job's own), no supplementary groups, no new privileges";
+}
+
+namespace {
+
+// nftw has no user pointer; the walk runs on one thread at a time per
+// process in runnerd (one job), and thread_local keeps tests honest.
+thread_local Identity walk_identity;
+thread_local int walk_errno;
+thread_local std::string walk_path;
+
+int chown_one(const char* path, const struct stat*, int, struct FTW*) {
+  if (::lchown(path, walk_identity.uid, walk_identity.gid) < 0) {
+    walk_errno = errno;
+    walk_path = path;
+    return 1;  // stop the walk
+  }
+  return 0;
+}
+
+}  // namespace
+
+Status hand_over(const std::string& path, const Identity& id) {
+  walk_identity = id;
+  walk_errno = 0;
+  walk_path.clear();
+  if (::nftw(path.c_str(), chown_one, 64, FTW_PHYS) != 0)
+    return errno_error("give " + (walk_path.empty() ? path : walk_path) + " to uid " + std::to_string(id.uid),
+                       walk_errno ? walk_errno : errno);
+  if (::chmod(path.c_str(), 0700) < 0) return errno_error("chmod 0700 " + path, errno);
+  return {};
+}
+
+Status reachable_by_others(const std::string& path) {
+  for (size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    const std::string dir = path.substr(0, slash);
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) < 0) return errno_error("stat " + dir, errno);
+    if (!(st.st_mode & S_IXOTH)) {
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
+      return make_error(Errc::permission_denied, dir + " is mode " + mode +
+                                                     ": the job's own uid cannot pass through it to its work tree");
+    }
+  }
+  return {};
+}
+
+Status hand_over_dirs(const std::string& tree, const std::string& sub, const Identity& id) {
+  std::string path = tree;
+  size_t start = 0;
+  while (start < sub.size()) {
+    size_t slash = sub.find('/', start);
+    std::string part = sub.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    start = slash == std::string::npos ? sub.size() : slash + 1;
+    if (part.empty() || part == ".") continue;
+    path += "/" + part;
+    if (::lchown(path.c_str(), id.uid, id.gid) < 0) return errno_error("give " + path + " to the job", errno);
+  }
+  return {};
+}
+
+Status kill_all_of(const Identity& id) {
+  pid_t pid = ::fork();
+  if (pid < 0) return errno_error("fork", errno);
+  if (pid == 0) {
+    // Only async-signal-safe calls: the parent may have other threads.
+    if (::setgroups(0, nullptr) < 0 || ::setresgid(id.gid, id.gid, id.gid) < 0 ||
+        ::setresuid(id.uid, id.uid, id.uid) < 0)
+      ::_exit(2);
+    // kill(-1) reaches every process this uid may signal except itself
+    // (Linux skips the caller): all of the job's. ESRCH: none was left. A
+    // process that forks while we kill is caught by the next round.
+    for (int round = 0; round < 1000; ++round) {
+      if (::kill(-1, SIGKILL) < 0 && errno == ESRCH) ::_exit(0);
+      ::usleep(1000);
+    }
+    ::_exit(1);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+    return make_error(Errc::permission_denied, "cannot become uid " + std::to_string(id.uid) + " to stop its processes");
+  return make_error(Errc::internal, "processes of uid " + std::to_string(id.uid) + " kept appearing");
+}
+
+Status prepare_output(const std::string& tree, const std::string& relative, const std::optional<Identity>& id) {
+  const std::string output = tree + "/" + relative;
+  std::vector<std::string> dirs;  // each directory from the tree down, made in order
+  for (size_t slash = relative.find('/'); slash != std::string::npos; slash = relative.find('/', slash + 1))
+    if (slash > 0) dirs.push_back(tree + "/" + relative.substr(0, slash));
+  if (!id) {
+    if (::unlink(output.c_str()) < 0 && errno != ENOENT) return errno_error("remove old " + relative, errno);
+    if (!dirs.empty()) return make_dirs(dirs.back());
+    return {};
+  }
+  std::vector<const char*> dir_ptrs;
+  for (const auto& d : dirs) dir_ptrs.push_back(d.c_str());
+  const char* out_ptr = output.c_str();
+  pid_t pid = ::fork();
+  if (pid < 0) return errno_error("fork", errno);
+  if (pid == 0) {
+    // Async-signal-safe only, on strings built before fork(); the exit
+    // status carries the errno.
+    if (::setgroups(0, nullptr) < 0 || ::setresgid(id->gid, id->gid, id->gid) < 0 ||
+        ::setresuid(id->uid, id->uid, id->uid) < 0)
+      ::_exit(errno ? errno : 1);
+    if (::unlink(out_ptr) < 0 && errno != ENOENT && errno != ENOTDIR) ::_exit(errno);
+    for (const char* d : dir_ptrs)
+      if (::mkdir(d, 0755) < 0 && errno != EEXIST) ::_exit(errno);
+    ::_exit(0);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
+  const int err = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+  return errno_error("prepare the harness output " + relative + " as the job (uid " + std::to_string(id->uid) + ")",
+                     err);
+}
+
+Result<std::string> inside(const std::string& root, const std::string& path) {
+  char buf[PATH_MAX];
+  if (!::realpath(root.c_str(), buf)) return errno_error("resolve " + root, errno);
+  const std::string real_root = buf;
+  if (!::realpath(path.c_str(), buf)) return errno_error("resolve " + path, errno);
+  const std::string real = buf;
+  if (real != real_root && real.compare(0, real_root.size() + 1, real_root + "/") != 0)
+    return make_error(Errc::permission_denied, path + " leads out of " + root + " (to " + real + ")");
+  return real;
+}
+
+}  // namespace bb::exec

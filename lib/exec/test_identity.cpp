@@ -1,0 +1,152 @@
+// A job's own identity: the range, the tree hand-over, the path check, and,
+// as root (CI), a command really running as it and leaving nothing behind.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "exec/identity.h"
+#include "exec/pinned_runner.h"
+#include "util/file.h"
+
+using namespace bb;
+using namespace bb::exec;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Scratch {
+  std::string dir;
+  Scratch() {
+    char tmpl[] = "/tmp/bb-identity-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl));
+    dir = tmpl;
+  }
+  ~Scratch() { std::system(("rm -rf '" + dir + "'").c_str()); }
+};
+
+// How many live processes run as this uid (from /proc; a zombie waiting
+// for a PID 1 that does not reap is dead and does not count).
+int processes_of(uid_t uid) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    struct stat st {};
+    if (!std::isdigit(static_cast<unsigned char>(e.path().filename().string()[0])) ||
+        ::stat(e.path().c_str(), &st) != 0 || st.st_uid != uid)
+      continue;
+    auto stat = read_file(e.path().string() + "/stat");
+    if (!stat) continue;
+    const size_t paren = stat->rfind(')');
+    if (paren != std::string::npos && paren + 2 < stat->size() && (*stat)[paren + 2] == 'Z') continue;
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("each job's identity is its own, in a range nothing else allocates") {
+  CHECK(job_identity(1).uid == kJobIdentityBase + 1);
+  CHECK(job_identity(1).gid == job_identity(1).uid);
+  CHECK(job_identity(2).uid != job_identity(1).uid);
+  CHECK(job_identity(65536 + 7).uid == job_identity(7).uid);
+  CHECK(job_identity(65535).uid < 0x80000000u);  // clear of signed-int trouble
+  CHECK(job_identity(0).uid > 0x6FFFFFFFu);      // above nspawn's container ranges
+  CHECK(describe(job_identity(3)).find("uid 2113929219") == 0);
+}
+
+TEST_CASE("a work tree behind a directory others may not pass is named") {
+  Scratch s;
+  REQUIRE(make_dirs(s.dir + "/a/b/work"));
+  REQUIRE(::chmod(s.dir.c_str(), 0755) == 0);
+  REQUIRE(::chmod((s.dir + "/a").c_str(), 0750) == 0);
+  auto st = reachable_by_others(s.dir + "/a/b/work");
+  REQUIRE_FALSE(st);
+  CHECK(st.error().message == s.dir + "/a is mode 0750: the job's own uid cannot pass through it to its work tree");
+  REQUIRE(::chmod((s.dir + "/a").c_str(), 0711) == 0);
+  CHECK(reachable_by_others(s.dir + "/a/b/work"));
+}
+
+TEST_CASE("a path in a job's tree is used only if it stays inside") {
+  Scratch s;
+  REQUIRE(make_dirs(s.dir + "/tree/out"));
+  std::ofstream(s.dir + "/tree/out/r.json") << "{}";
+  std::ofstream(s.dir + "/secret") << "x";
+  REQUIRE(::symlink((s.dir + "/secret").c_str(), (s.dir + "/tree/leak.json").c_str()) == 0);
+  REQUIRE(::symlink("/etc", (s.dir + "/tree/etc").c_str()) == 0);
+  REQUIRE(::symlink("out/r.json", (s.dir + "/tree/alias.json").c_str()) == 0);
+  auto ok = inside(s.dir + "/tree", s.dir + "/tree/out/r.json");
+  REQUIRE(ok);
+  CHECK(*ok == s.dir + "/tree/out/r.json");
+  CHECK(inside(s.dir + "/tree", s.dir + "/tree/alias.json"));  // a link within the tree is fine
+  auto leak = inside(s.dir + "/tree", s.dir + "/tree/leak.json");
+  REQUIRE_FALSE(leak);
+  CHECK(leak.error().code == Errc::permission_denied);
+  CHECK(leak.error().message.find("leads out of") != std::string::npos);
+  CHECK_FALSE(inside(s.dir + "/tree", s.dir + "/tree/etc/passwd"));
+  CHECK_FALSE(inside(s.dir + "/tree", s.dir + "/tree/../secret"));
+  CHECK(inside(s.dir + "/tree", s.dir + "/tree/missing").error().code == Errc::not_found);
+}
+
+TEST_CASE("as root: a command runs as the job's identity, with nothing of root's, and leaves nothing behind") {
+  if (!can_change_identity()) {
+    WARN("not root: the identity drop cannot be tried here");
+    return;
+  }
+  Scratch s;
+  const Identity id = job_identity(4242);
+  REQUIRE(make_dirs(s.dir + "/work/tree"));
+  std::ofstream(s.dir + "/work/tree/src.c") << "int main(){}";
+  std::ofstream(s.dir + "/outside") << "root's";
+  REQUIRE(::chmod((s.dir + "/outside").c_str(), 0644) == 0);
+  REQUIRE(::chmod(s.dir.c_str(), 0755) == 0);
+  REQUIRE(::symlink((s.dir + "/outside").c_str(), (s.dir + "/work/tree/link").c_str()) == 0);
+  REQUIRE(hand_over(s.dir + "/work", id));
+  struct stat st {};
+  REQUIRE(::stat((s.dir + "/work/tree/src.c").c_str(), &st) == 0);
+  CHECK(st.st_uid == id.uid);
+  REQUIRE(::stat((s.dir + "/outside").c_str(), &st) == 0);
+  CHECK(st.st_uid == 0);  // the symlink was not followed
+  REQUIRE(::stat((s.dir + "/work").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+
+  Command c;
+  c.cwd = s.dir + "/work/tree";
+  c.identity = id;
+  c.timeout = 20s;
+  c.shell =
+      "id -u; id -g; id -G; grep NoNewPrivs /proc/self/status; "
+      "touch mine && echo wrote-own; "
+      "echo x >> " + s.dir + "/outside && echo wrote-outside; "
+      "echo x >> link && echo wrote-through-link; "
+      "setsid sleep 300 </dev/null >/dev/null 2>&1 & "
+      "sleep 0.2; true";
+  PinnedChildRunner runner(1s);
+  auto out = runner.run(c, nullptr);
+  REQUIRE(out);
+  INFO(out->stdout_text << out->stderr_text);
+  CHECK(out->success());
+  const std::string uid = std::to_string(id.uid);
+  CHECK(out->stdout_text.find(uid + "\n" + uid + "\n" + uid + "\n") == 0);  // uid, gid, groups: only its own
+  CHECK(out->stdout_text.find("NoNewPrivs:\t1") != std::string::npos);
+  CHECK(out->stdout_text.find("wrote-own") != std::string::npos);
+  CHECK(out->stdout_text.find("wrote-outside") == std::string::npos);
+  CHECK(out->stdout_text.find("wrote-through-link") == std::string::npos);
+  auto outside = read_file(s.dir + "/outside");
+  REQUIRE(outside);
+  CHECK(*outside == "root's");
+  CHECK(processes_of(id.uid) == 0);  // the setsid'd sleep is gone too
+
+  // A job cannot reach into another job's tree.
+  Command other = c;
+  other.identity = job_identity(4243);
+  other.cwd = "/";
+  other.shell = "ls " + s.dir + "/work/tree && echo listed";
+  auto o = runner.run(other, nullptr);
+  REQUIRE(o);
+  CHECK_FALSE(o->success());
+  CHECK(o->stdout_text.find("listed") == std::string::npos);
+}
