@@ -1,5 +1,6 @@
 #include "exec/identity.h"
 
+#include <dirent.h>
 #include <ftw.h>
 #include <grp.h>
 #include <signal.h>
@@ -90,28 +91,50 @@ Status hand_over_dirs(const std::string& tree, const std::string& sub, const Ide
   return {};
 }
 
-Status kill_all_of(const Identity& id) {
-  pid_t pid = ::fork();
-  if (pid < 0) return errno_error("fork", errno);
-  if (pid == 0) {
-    // Only async-signal-safe calls: the parent may have other threads.
-    if (::setgroups(0, nullptr) < 0 || ::setresgid(id.gid, id.gid, id.gid) < 0 ||
-        ::setresuid(id.uid, id.uid, id.uid) < 0)
-      ::_exit(2);
-    // kill(-1) reaches every process this uid may signal except itself
-    // (Linux skips the caller): all of the job's. ESRCH: none was left. A
-    // process that forks while we kill is caught by the next round.
-    for (int round = 0; round < 1000; ++round) {
-      if (::kill(-1, SIGKILL) < 0 && errno == ESRCH) ::_exit(0);
-      ::usleep(1000);
-    }
-    ::_exit(1);
+std::vector<pid_t> live_processes_of(uid_t uid) {
+  std::vector<pid_t> found;
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return found;
+  while (struct dirent* e = ::readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    const std::string dir = std::string("/proc/") + e->d_name;
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) < 0 || st.st_uid != uid) continue;
+    // A zombie is dead (it waits for a parent, or a PID 1 that does not
+    // reap): it holds nothing and runs nothing.
+    auto text = read_file(dir + "/stat", 4096);
+    if (!text) continue;
+    const size_t paren = text->rfind(')');
+    if (paren != std::string::npos && paren + 2 < text->size() && (*text)[paren + 2] == 'Z') continue;
+    found.push_back(static_cast<pid_t>(std::atoi(e->d_name)));
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
-    return make_error(Errc::permission_denied, "cannot become uid " + std::to_string(id.uid) + " to stop its processes");
+  ::closedir(proc);
+  return found;
+}
+
+Status kill_all_of(const Identity& id) {
+  // Usually nothing is left and this is one /proc scan. Otherwise a child
+  // that becomes the uid sends SIGKILL to every process it may signal
+  // (kill(-1) skips the caller): all of the job's, also one that left the
+  // process group. Repeated while any is alive (dying, or just forked).
+  for (int round = 0; round < 200; ++round) {
+    if (live_processes_of(id.uid).empty()) return {};
+    pid_t pid = ::fork();
+    if (pid < 0) return errno_error("fork", errno);
+    if (pid == 0) {
+      // Only async-signal-safe calls: the parent may have other threads.
+      if (::setgroups(0, nullptr) < 0 || ::setresgid(id.gid, id.gid, id.gid) < 0 ||
+          ::setresuid(id.uid, id.uid, id.uid) < 0)
+        ::_exit(2);
+      ::kill(-1, SIGKILL);
+      ::_exit(0);
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+      return make_error(Errc::permission_denied, "cannot become uid " + std::to_string(id.uid) + " to stop its processes");
+    ::usleep(static_cast<useconds_t>(round < 10 ? 1000 : 10000));
+  }
   return make_error(Errc::internal, "processes of uid " + std::to_string(id.uid) + " kept appearing");
 }
 

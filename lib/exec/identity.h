@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "util/result.h"
 
@@ -50,8 +51,11 @@ Status reachable_by_others(const std::string& path);
 // the harness output's directory) and each directory between them to `id`.
 Status hand_over_dirs(const std::string& tree, const std::string& sub, const Identity& id);
 
+// Live processes (zombies aside) whose /proc entry belongs to `uid`.
+std::vector<pid_t> live_processes_of(uid_t uid);
+
 // Kills every process running as `id` (a child that becomes `id` and calls
-// kill(-1, SIGKILL) until none is left), so nothing a job started outlives
+// kill(-1, SIGKILL), while any is left), so nothing a job started outlives
 // it, even one that left its process group with setsid().
 Status kill_all_of(const Identity& id);
 

@@ -5,7 +5,6 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 
 #include "exec/identity.h"
@@ -27,24 +26,6 @@ struct Scratch {
   }
   ~Scratch() { std::system(("rm -rf '" + dir + "'").c_str()); }
 };
-
-// How many live processes run as this uid (from /proc; a zombie waiting
-// for a PID 1 that does not reap is dead and does not count).
-int processes_of(uid_t uid) {
-  int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    struct stat st {};
-    if (!std::isdigit(static_cast<unsigned char>(e.path().filename().string()[0])) ||
-        ::stat(e.path().c_str(), &st) != 0 || st.st_uid != uid)
-      continue;
-    auto stat = read_file(e.path().string() + "/stat");
-    if (!stat) continue;
-    const size_t paren = stat->rfind(')');
-    if (paren != std::string::npos && paren + 2 < stat->size() && (*stat)[paren + 2] == 'Z') continue;
-    ++n;
-  }
-  return n;
-}
 
 }  // namespace
 
@@ -138,7 +119,7 @@ TEST_CASE("as root: a command runs as the job's identity, with nothing of root's
   auto outside = read_file(s.dir + "/outside");
   REQUIRE(outside);
   CHECK(*outside == "root's");
-  CHECK(processes_of(id.uid) == 0);  // the setsid'd sleep is gone too
+  CHECK(live_processes_of(id.uid).empty());  // the setsid'd sleep is gone too
 
   // A job cannot reach into another job's tree.
   Command other = c;
