@@ -49,11 +49,13 @@ int run_plain(const char* path, char* const* argv) {
 }
 
 double per_process(exec::CommandRunner& r, int n, const std::string& shell,
-                   std::optional<exec::Identity> identity = std::nullopt) {
+                   std::optional<exec::Identity> identity = std::nullopt,
+                   exec::Command::Network network = exec::Command::Network::full) {
   exec::Command c;
   c.shell = shell;
   c.cwd = "/tmp";
   c.identity = identity;
+  c.network = network;
   c.cpus = {int(sysconf(_SC_NPROCESSORS_ONLN)) - 1};
   auto t = Steady::now();
   for (int i = 0; i < n; ++i) {
@@ -120,6 +122,10 @@ int main(int argc, char** argv) {
     const double contained = per_process(pinned, n, "exec /bin/true", exec::job_identity(65535));
     std::printf("  pinned child, job identity    %8.3f ms  %.2fx  (%.2fx the pinned child)\n", contained * 1e3,
                 contained / plain, contained / pinned_cost);
+    const double loopback = per_process(pinned, n, "exec /bin/true", exec::job_identity(65535),
+                                        exec::Command::Network::loopback);
+    std::printf("  ... and loopback-only network %8.3f ms  %.2fx  (%.2fx the pinned child)\n", loopback * 1e3,
+                loopback / plain, loopback / pinned_cost);
   } else {
     std::printf("  pinned child, job identity    unavailable here: not root\n");
   }

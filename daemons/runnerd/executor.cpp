@@ -223,11 +223,22 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
       return failed("could not give the job its work tree: " + given.error().message +
                     " (make it o+x, or set runner.work_dir and cache_dir below directories that are)");
   }
+  // The repository's network, by a namespace of the command's own: that
+  // too needs root.
+  exec::Command::Network network = exec::Command::Network::full;
+  if (identity && ctx.network == "none") network = exec::Command::Network::none;
+  if (identity && ctx.network == "loopback") network = exec::Command::Network::loopback;
+  const std::string network_note =
+      !identity ? "network: not restricted (needs root)"
+      : network == exec::Command::Network::none     ? "network: none (a network namespace of its own)"
+      : network == exec::Command::Network::loopback ? "network: loopback only (a network namespace of its own)"
+                                                    : "network: full (the repository's setting)";
   const std::string containment =
-      identity ? "job-identity: " + exec::describe(*identity)
-               : "runner's own user: runnerd is not root and cannot give the job an identity of its own";
+      (identity ? "job-identity: " + exec::describe(*identity)
+                : "runner's own user: runnerd is not root and cannot give the job an identity of its own") +
+      "; " + network_note;
   MeasureContext mctx{job.id, ctx.cpus, ctx.runner, ctx.cancel,
-                      path_join(path_join(ctx.results_dir, id), "profiles"), identity, work};
+                      path_join(path_join(ctx.results_dir, id), "profiles"), identity, work, network};
   // One environment for the job, from the head's tree: a PR's base and head
   // are always compared, even when the PR changes a lock file.
   bool env_cancelled = false;

@@ -24,6 +24,7 @@ struct ExecContext {
   uint64_t build_cache_bytes = 0;    // 0: every job builds
   std::string work_dir;
   std::string results_dir;
+  std::string network = "loopback";  // the repository's network: none, loopback, full
   std::string machine_fingerprint;   // from Tuner1.Check, or "unavailable"
   bool host_drifted = false;
   exec::CommandRunner* runner = nullptr;

@@ -225,6 +225,9 @@ void Manager::begin(model::Job job) {
   ctx.build_cache_bytes = conf_.build_cache_bytes;
   ctx.work_dir = conf_.work_dir;
   ctx.results_dir = conf_.results_dir;
+  // A repository the config does not list (benchboxctl enqueue) gets the default.
+  const config::RepositoryPolicy* policy = conf_.appliance.find_repository(current_->spec.repository);
+  ctx.network = policy ? policy->network : config::RepositoryPolicy{}.network;
   ctx.runner = runner_.get();
   ctx.cancel = &cancel_;
   std::string why;

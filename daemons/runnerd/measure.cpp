@@ -81,6 +81,7 @@ exec::Command make_command(const config::Suite& suite, const Target& t, const Me
   c.env["BENCHBOX_WORK_TREE"] = t.tree_dir;
   if (!round.empty()) c.env["BENCHBOX_ROUND"] = round;
   if (!suite.output.empty()) c.env["BENCHBOX_OUTPUT"] = path_join(t.tree_dir, suite.output);
+  c.network = ctx.network;
   if (ctx.identity) {
     c.identity = ctx.identity;
     // runnerd's HOME and the shared /tmp are not the job's to write.
@@ -318,6 +319,14 @@ void finish(const config::Suite& suite, Target& t, SuiteProgress& p, const Seque
   }
 }
 
+// valgrind writes callgrind.out.* as the job; runnerd reads and copies them
+// as itself. A symlink the job put there instead (to a file only root may
+// read) is skipped, not followed.
+bool own_regular_file(const std::filesystem::directory_entry& e) {
+  std::error_code ec;
+  return e.symlink_status(ec).type() == std::filesystem::file_type::regular && !ec;
+}
+
 }  // namespace
 
 std::string callgrind_command(const std::string& run, const std::string& out_dir) {
@@ -336,7 +345,7 @@ Result<std::vector<std::string>> keep_profiles(const std::string& out_dir, const
   for (auto it = std::filesystem::directory_iterator(out_dir, ec); !ec && it != std::filesystem::directory_iterator();
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.rfind("callgrind.out.", 0) != 0) continue;
+    if (name.rfind("callgrind.out.", 0) != 0 || !own_regular_file(*it)) continue;
     const std::string to = path_join(keep_dir, name);
     std::filesystem::copy_file(it->path(), to, std::filesystem::copy_options::overwrite_existing, ec);
     if (ec) return make_error(Errc::io, "copy " + it->path().string() + " to " + to + ": " + ec.message());
@@ -352,7 +361,7 @@ Result<std::map<std::string, double>> callgrind_totals(const std::string& out_di
   std::error_code ec;
   for (auto it = std::filesystem::directory_iterator(out_dir, ec); !ec && it != std::filesystem::directory_iterator();
        it.increment(ec)) {
-    if (it->path().filename().string().rfind("callgrind.out.", 0) != 0) continue;
+    if (it->path().filename().string().rfind("callgrind.out.", 0) != 0 || !own_regular_file(*it)) continue;
     auto text = read_file(it->path().string(), size_t(1) << 30);
     if (!text) return text.error();
     auto t = formats::parse_callgrind_totals(*text, it->path().filename().string());

@@ -39,6 +39,8 @@ struct MeasureContext {
   // cannot redirect. Empty: commands run as runnerd's user.
   std::optional<exec::Identity> identity;
   std::string job_dir;       // <work_dir>/<job>: home/ and tmp/ live here
+  // The repository's network where runnerd can enforce it (as root), else full.
+  exec::Command::Network network = exec::Command::Network::full;
 };
 
 // Runs `suite` for every target. A command that fails (exit status, signal,

@@ -16,7 +16,7 @@ namespace {
 Status parse_repository(const std::string& src, const YAML::Node& n, const std::string& path,
                         RepositoryPolicy& r) {
   BB_TRY(check_keys(src, n, path, {"name", "clone_url", "branches", "tags", "blessers",
-                                   "bless_command", "bless_label", "suite"}));
+                                   "bless_command", "bless_label", "suite", "network"}));
   BB_TRY(read_string(src, n, path, "name", r.name));
   if (r.name.empty() || r.name.find('/') == std::string::npos)
     return yaml_error(src, n, path + ".name", "expected 'owner/repo'");
@@ -28,6 +28,9 @@ Status parse_repository(const std::string& src, const YAML::Node& n, const std::
   BB_TRY(read_string(src, n, path, "bless_command", r.bless_command));
   BB_TRY(read_string(src, n, path, "bless_label", r.bless_label));
   BB_TRY(read_string(src, n, path, "suite", r.suite));
+  BB_TRY(read_string(src, n, path, "network", r.network));
+  if (r.network != "none" && r.network != "loopback" && r.network != "full")
+    return yaml_error(src, n["network"], path + ".network", "expected none, loopback or full, got '" + r.network + "'");
   return {};
 }
 

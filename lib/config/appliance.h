@@ -21,6 +21,12 @@ struct RepositoryPolicy {
   std::string bless_command = "/benchbox run";
   std::string bless_label = "benchbox";  // adding this label also blesses
   std::string suite;                   // "" = all suites
+  // What the repository's build and benchmark may reach: "none" (no
+  // network at all), "loopback" (their own 127.0.0.1 only), "full" (the
+  // host's network). Enforced where runnerd may (docs/systemd.md,
+  // "Containment"). Loopback by default: nothing of the box's network, and
+  // benchmarks that talk to a server they start themselves still work.
+  std::string network = "loopback";
 };
 
 // The webhook door (docs/configuration.md, "The webhook door").

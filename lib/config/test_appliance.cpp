@@ -128,3 +128,15 @@ TEST_CASE("the access section: the packaged identities by default, overridable, 
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message.find("reporter_user") != std::string::npos);
 }
+
+TEST_CASE("a repository's network: loopback by default, none or full, nothing else") {
+  auto c = parse_appliance_config("repositories:\n  - name: o/a\n  - name: o/b\n    network: full\n", "t.yml");
+  REQUIRE(c.ok());
+  CHECK(c->find_repository("o/a")->network == "loopback");
+  CHECK(c->find_repository("o/b")->network == "full");
+  auto bad = parse_appliance_config("repositories:\n  - name: o/a\n    network: some\n", "t.yml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("t.yml:3:") == 0);
+  CHECK(bad.error().message.find("repositories[0].network: expected none, loopback or full, got 'some'") !=
+        std::string::npos);
+}

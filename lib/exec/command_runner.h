@@ -43,6 +43,10 @@ struct Command {
   // and exec, and every process of it is killed when the command ends.
   // Empty: the runner's own user.
   std::optional<Identity> identity;
+  // What the command may reach (needs CAP_SYS_ADMIN for anything but
+  // full): its own network namespace with loopback up, or with nothing.
+  enum class Network { full, loopback, none };
+  Network network = Network::full;
   // Called with each output line as it arrives (e.g. to forward to the journal).
   std::function<void(std::string_view line, bool is_stderr)> on_line;
 };

@@ -4,8 +4,11 @@
 #include <linux/close_range.h>
 #include <poll.h>
 #include <grp.h>
+#include <net/if.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/personality.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -29,7 +32,7 @@ using SteadyClock = std::chrono::steady_clock;
 
 // What the child reports through the status pipe when it cannot exec.
 struct ChildFailure {
-  int stage;  // 1 = affinity, 2 = chdir, 3 = exec, 4 = personality, 5 = identity
+  int stage;  // 1 = affinity, 2 = chdir, 3 = exec, 4 = personality, 5 = identity, 6 = network namespace, 7 = loopback
   int err;
 };
 
@@ -113,6 +116,24 @@ bool read_some(Stream& s, OutputSink& sink) {
 
 double seconds_of(const struct timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
 
+// In a fresh network namespace "lo" exists but is down. Raw syscalls only:
+// this runs in the forked child.
+bool bring_loopback_up() {
+  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  struct ifreq ifr {};
+  std::memcpy(ifr.ifr_name, "lo", 3);
+  bool ok = ::ioctl(fd, SIOCGIFFLAGS, &ifr) == 0;
+  if (ok) {
+    ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP);
+    ok = ::ioctl(fd, SIOCSIFFLAGS, &ifr) == 0;
+  }
+  const int saved = errno;
+  ::close(fd);
+  errno = saved;
+  return ok;
+}
+
 // The child side of fork(): only async-signal-safe calls from here to exec,
 // because the parent may have other threads (the daemon's main loop).
 [[noreturn]] void exec_child(const Command& c, const cpu_set_t& cpus, int devnull, int out, int err,
@@ -125,6 +146,12 @@ double seconds_of(const struct timeval& tv) { return double(tv.tv_sec) + double(
     ::_exit(127);
   };
   ::setpgid(0, 0);
+  // A network of its own, before the gate so that making the namespace is
+  // not counted in the command's time.
+  if (c.network != Command::Network::full) {
+    if (::unshare(CLONE_NEWNET) < 0) fail(6);
+    if (c.network == Command::Network::loopback && !bring_loopback_up()) fail(7);
+  }
   // With a before_exec hook, wait until the parent has done its part (moved
   // us into a scope); EOF means it gave up, and we must not run.
   if (gate_r >= 0) {
@@ -169,6 +196,8 @@ Error child_failure_error(const ChildFailure& f, const Command& c) {
     case 2: return errno_error("change to directory " + c.cwd, f.err);
     case 4: return errno_error("turn address space randomisation off (personality)", f.err);
     case 5: return errno_error("become uid " + std::to_string(c.identity ? c.identity->uid : 0), f.err);
+    case 6: return errno_error("make a network namespace of its own (unshare)", f.err);
+    case 7: return errno_error("bring up loopback in its network namespace", f.err);
     default: return errno_error("exec /bin/sh", f.err);
   }
 }
@@ -216,7 +245,7 @@ Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>
   UniqueFd gate_r, gate_w;
   // The child waits at a gate while the parent sets it up: the wrapping
   // runner's hook, and counters that must be open before it execs.
-  const bool gated = hooks_.before_exec || !c.counters.empty();
+  const bool gated = hooks_.before_exec || !c.counters.empty() || c.network != Command::Network::full;
   if (gated) {
     int p_gate[2];
     if (::pipe2(p_gate, O_CLOEXEC) < 0) return errno_error("pipe", errno);

@@ -1,5 +1,8 @@
 // A job's own identity: the range, the tree hand-over, the path check, and,
 // as root (CI), a command really running as it and leaving nothing behind.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -130,4 +133,47 @@ TEST_CASE("as root: a command runs as the job's identity, with nothing of root's
   REQUIRE(o);
   CHECK_FALSE(o->success());
   CHECK(o->stdout_text.find("listed") == std::string::npos);
+}
+
+TEST_CASE("as root: a command's network is none, its own loopback, or the host's") {
+  if (!can_change_identity()) {
+    WARN("not root: network namespaces cannot be made here");
+    return;
+  }
+  // A listener of the host's, on its loopback.
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  struct sockaddr_in addr {};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(fd, 8) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  const std::string port = std::to_string(ntohs(addr.sin_port));
+  // Reaches the host's listener? Can it talk to itself on 127.0.0.1?
+  const std::string probe =
+      "python3 -c \"\nimport socket\n"
+      "try:\n  socket.create_connection(('127.0.0.1', " + port + "), timeout=2); print('host: reached')\n"
+      "except OSError as e: print('host: not reached')\n"
+      "try:\n  s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1)\n"
+      "  socket.create_connection(s.getsockname(), timeout=2); print('self: reached')\n"
+      "except OSError as e: print('self: not reached')\n\"";
+  PinnedChildRunner runner(1s);
+  auto run = [&](Command::Network network) {
+    Command c;
+    c.shell = probe;
+    c.identity = job_identity(4244);
+    c.network = network;
+    c.timeout = 20s;
+    auto o = runner.run(c, nullptr);
+    REQUIRE(o);
+    INFO(o->stderr_text);
+    CHECK(o->success());
+    return o->stdout_text;
+  };
+  CHECK(run(Command::Network::full) == "host: reached\nself: reached\n");
+  CHECK(run(Command::Network::loopback) == "host: not reached\nself: reached\n");
+  CHECK(run(Command::Network::none) == "host: not reached\nself: not reached\n");
+  ::close(fd);
 }

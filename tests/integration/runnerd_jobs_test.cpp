@@ -4,6 +4,9 @@
 // sequential sampling of a pull request.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -844,6 +847,19 @@ TEST_CASE("as root, a job's build and benchmark run as the job's own uid and can
   std::ofstream(secret) << "s3cret";
   REQUIRE(::chmod(secret.c_str(), 0600) == 0);
   const std::string cache = f.dir() / "cache/git", results = f.dir() / "state/results";
+  // A server on the host's loopback: the repository is not listed, so its
+  // network is the default, loopback only, in a namespace of its own.
+  int server = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(server >= 0);
+  struct sockaddr_in addr {};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  REQUIRE(::bind(server, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(server, 4) == 0);
+  REQUIRE(::getsockname(server, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  const std::string probe = f.dir() / "connect.py";
+  std::ofstream(probe) << "import socket, sys\nsocket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=2)\n";
   // Each attempt prints "allowed: what" or "refused: what"; the benchmark
   // itself then measures normally.
   const std::string attempts =
@@ -856,6 +872,7 @@ TEST_CASE("as root, a job's build and benchmark run as the job's own uid and can
       " call org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Complete xss 1 test-runner /tmp/forged.json; "
       "try enqueue busctl --address=" + f.address() +
       " call org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Enqueue a{sv} 0; "
+      "try network python3 " + probe + " " + std::to_string(ntohs(addr.sin_port)) + "; "
       "try own-tree touch planted-by-job; } >> " + log;
   std::string sha = f.commit(".benchbox.yml",
                              "version: 1\n"
@@ -873,12 +890,14 @@ TEST_CASE("as root, a job's build and benchmark run as the job's own uid and can
   INFO(text);
   // exec::job_identity: 0x7E000000 + the job id.
   CHECK(text.rfind(std::to_string(0x7E000000 + job["id"].get<int64_t>()) + "\n", 0) == 0);
-  for (const char* what : {"git-cache", "results", "credential", "complete", "enqueue"})
+  for (const char* what : {"git-cache", "results", "credential", "complete", "enqueue", "network"})
     CHECK(text.find(std::string("refused: ") + what) != std::string::npos);
   CHECK(text.find("allowed: own-tree") != std::string::npos);
   CHECK_FALSE(path_exists(cache + "/planted"));
   CHECK_FALSE(path_exists(results + "/planted"));
   json r = f.result_of(job);
   CHECK(r["head"]["containment"].get<std::string>().rfind("job-identity: uid ", 0) == 0);
+  CHECK(r["head"]["containment"].get<std::string>().find("network: loopback only") != std::string::npos);
+  ::close(server);
   CHECK(find_bench(r["head"], "contained", "wall_time")->at("status") == "ok");
 }
