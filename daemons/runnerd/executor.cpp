@@ -7,6 +7,7 @@
 
 #include "build_step.h"
 #include "config/suite.h"
+#include "containment.h"
 #include "daemon/log.h"
 #include "exec/counters.h"
 #include "formats/formats.h"
@@ -207,38 +208,15 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     t.tree_dir = path_join(work, t.role.empty() ? "run" : t.role);
     if (auto st = repo->export_tree(t.commit, t.tree_dir); !st) return failed(st.error().message);
   }
-  // Build and benchmark are someone else's code. Where runnerd may (as
-  // root: the demo, the pinned fallback), they run as the job's own uid,
-  // which owns this job's directory (the trees are copies it may change, a
-  // home and a tmp) and nothing else: not the git cache, not the results,
-  // not another job's trees, no credential, no bus right.
-  std::optional<exec::Identity> identity;
-  if (exec::can_change_identity()) identity = exec::job_identity(job.id);
-  if (identity) {
-    Status given = exec::reachable_by_others(work);
-    if (given) given = make_dirs(path_join(work, "home"));
-    if (given) given = make_dirs(path_join(work, "tmp"));
-    if (given) given = exec::hand_over(work, *identity);
-    if (!given)
-      return failed("could not give the job its work tree: " + given.error().message +
-                    " (make it o+x, or set runner.work_dir and cache_dir below directories that are)");
-  }
-  // The repository's network, by a namespace of the command's own: that
-  // too needs root.
-  exec::Command::Network network = exec::Command::Network::full;
-  if (identity && ctx.network == "none") network = exec::Command::Network::none;
-  if (identity && ctx.network == "loopback") network = exec::Command::Network::loopback;
-  const std::string network_note =
-      !identity ? "network: not restricted (needs root)"
-      : network == exec::Command::Network::none     ? "network: none (a network namespace of its own)"
-      : network == exec::Command::Network::loopback ? "network: loopback only (a network namespace of its own)"
-                                                    : "network: full (the repository's setting)";
-  const std::string containment =
-      (identity ? "job-identity: " + exec::describe(*identity)
-                : "runner's own user: runnerd is not root and cannot give the job an identity of its own") +
-      "; " + network_note;
+  // Build and benchmark are someone else's code: where runnerd may, they
+  // run as the job's own uid, which owns this job's directory and nothing
+  // else, with the repository's network.
+  auto contained = contain_job(job.id, work, ctx.network);
+  if (!contained) return failed(contained.error().message);
+  const std::string containment = contained->description;
   MeasureContext mctx{job.id, ctx.cpus, ctx.runner, ctx.cancel,
-                      path_join(path_join(ctx.results_dir, id), "profiles"), identity, work, network};
+                      path_join(path_join(ctx.results_dir, id), "profiles"), contained->identity, work,
+                      contained->network};
   // One environment for the job, from the head's tree: a PR's base and head
   // are always compared, even when the PR changes a lock file.
   bool env_cancelled = false;
