@@ -35,17 +35,31 @@ TempDir::~TempDir() {
   if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", path_.c_str());
 }
 
-PrivateBus::PrivateBus() {
-  FILE* p = ::popen("dbus-daemon --session --fork --print-address=1 --print-pid=1 --nopidfile", "r");
+namespace {
+
+// Starts a forking dbus-daemon with `config` ("--session" or
+// "--config-file=PATH"); its address into *address, its pid returned.
+pid_t start_dbus_daemon(const std::string& config, std::string* address) {
+  const std::string cmd = "dbus-daemon " + config + " --fork --print-address=1 --print-pid=1 --nopidfile";
+  FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) throw std::runtime_error("cannot start dbus-daemon");
   char line[1024];
-  if (!std::fgets(line, sizeof line, p)) throw std::runtime_error("dbus-daemon printed no address");
-  address_ = line;
-  address_.erase(address_.find_last_not_of("\n") + 1);
-  if (std::fgets(line, sizeof line, p)) pid_ = static_cast<pid_t>(std::atoi(line));
+  if (!std::fgets(line, sizeof line, p)) {
+    ::pclose(p);
+    throw std::runtime_error("dbus-daemon printed no address");
+  }
+  *address = line;
+  address->erase(address->find_last_not_of('\n') + 1);
+  pid_t pid = -1;
+  if (std::fgets(line, sizeof line, p)) pid = static_cast<pid_t>(std::atoi(line));
   ::pclose(p);
-  if (pid_ <= 0) throw std::runtime_error("dbus-daemon printed no pid");
+  if (pid <= 0) throw std::runtime_error("dbus-daemon printed no pid");
+  return pid;
 }
+
+}  // namespace
+
+PrivateBus::PrivateBus() { pid_ = start_dbus_daemon("--session", &address_); }
 
 PrivateBus::~PrivateBus() {
   if (pid_ > 0) ::kill(pid_, SIGTERM);
@@ -84,16 +98,7 @@ OpenBus::OpenBus(const std::string& dir, const std::string& policy_file) {
                            : "  <include>" + policy_file + "</include>\n  <policy user=\"" + user_name() +
                                  "\">\n    <allow own=\"*\"/>\n  </policy>\n")
                        << "</busconfig>\n";
-  std::string cmd = "dbus-daemon --config-file=" + conf + " --fork --print-address=1 --print-pid=1 --nopidfile";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) throw std::runtime_error("cannot start dbus-daemon");
-  char line[1024];
-  if (!std::fgets(line, sizeof line, p)) throw std::runtime_error("dbus-daemon printed no address");
-  address_ = line;
-  address_.erase(address_.find_last_not_of('\n') + 1);
-  if (std::fgets(line, sizeof line, p)) pid_ = static_cast<pid_t>(std::atoi(line));
-  ::pclose(p);
-  if (pid_ <= 0) throw std::runtime_error("dbus-daemon printed no pid");
+  pid_ = start_dbus_daemon("--config-file=" + conf, &address_);
   // The socket dir was made by mkdtemp (0700): let "nobody" reach the socket.
   std::system(("chmod 0755 " + dir).c_str());
 }
