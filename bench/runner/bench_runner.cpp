@@ -4,13 +4,16 @@
 //      PinnedChildRunner (pinning, pipes, a clean environment, rusage), the
 //      same as a job's own identity where this runs as root (the drop before
 //      exec and the kill of the uid's processes after), and the systemd
-//      transient scope where systemd is PID 1 (else says why not);
+//      transient scope where systemd is PID 1 (else says why not), and the
+//      contained launch: a transient service as benchbox-job (--meter PATH:
+//      benchbox-meter, default the package's);
 //   2. callgrind's slowdown on the demo's workload (scripts/demo.sh's loop,
 //      built here), plain vs under runnerd's callgrind command;
 //   3. a build-cache hit vs a cold build (export + cc -O2) of that demo tree.
-// Run: build/bench/bench-runner [--processes N] [--only processes]
+// Run: build/bench/bench-runner [--processes N] [--only processes] [--meter PATH]
 // (--only processes: part 1 alone, as the nspawn system test runs it inside
 // its container, where systemd is PID 1 and the scope can be measured).
+#include <pwd.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <systemd/sd-daemon.h>
@@ -27,6 +30,7 @@
 #include "cache/build_cache.h"
 #include "exec/pinned_runner.h"
 #include "exec/scope_runner.h"
+#include "exec/service_runner.h"
 #include "util/clock.h"
 #include "util/file.h"
 #include "util/text.h"
@@ -50,8 +54,10 @@ int run_plain(const char* path, char* const* argv) {
 
 double per_process(exec::CommandRunner& r, int n, const std::string& shell,
                    std::optional<exec::Identity> identity = std::nullopt,
-                   exec::Command::Network network = exec::Command::Network::full) {
+                   exec::Command::Network network = exec::Command::Network::full, bool service = false) {
   exec::Command c;
+  // As runnerd bounds a job (the appliance config's defaults).
+  if (service) c.limits = {8ull << 30, 4096, 16ull << 30};
   c.shell = shell;
   c.cwd = "/tmp";
   c.identity = identity;
@@ -59,7 +65,7 @@ double per_process(exec::CommandRunner& r, int n, const std::string& shell,
   c.cpus = {int(sysconf(_SC_NPROCESSORS_ONLN)) - 1};
   auto t = Steady::now();
   for (int i = 0; i < n; ++i) {
-    c.unit_name = "benchbox-bench-" + std::to_string(getpid()) + "-" + std::to_string(i) + ".scope";
+    c.unit_name = "benchbox-bench-" + std::to_string(getpid()) + "-" + std::to_string(i) + (service ? ".service" : ".scope");
     auto o = r.run(c, nullptr);
     if (!o || !o->success()) {
       std::fprintf(stderr, "bench-runner: %s failed: %s\n", shell.c_str(), o ? o->describe().c_str() : o.error().message.c_str());
@@ -90,7 +96,9 @@ double timed(const std::string& shell, const std::string& cwd) {
 int main(int argc, char** argv) {
   int n = 200;
   bool processes_only = false;
+  std::string meter = "/usr/libexec/benchbox/benchbox-meter";
   for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--meter") == 0) meter = argv[i + 1];
     if (std::strcmp(argv[i], "--processes") == 0) n = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--only") == 0) {
       if (std::strcmp(argv[i + 1], "processes") != 0) {
@@ -133,6 +141,24 @@ int main(int argc, char** argv) {
     exec::ScopeRunner scope({});
     const double scope_cost = per_process(scope, n, "exec /bin/true");
     std::printf("  transient scope runner        %8.3f ms  %.2fx\n", scope_cost * 1e3, scope_cost / plain);
+    // The contained launch runnerd uses under the package: a transient
+    // service as benchbox-job, sandboxed, loopback-only network, bounded,
+    // measured by benchbox-meter (exec/service_runner.h).
+    char meter_tmpl[] = "/var/tmp/bb-bench-meter-XXXXXX";
+    exec::ServiceOptions so;
+    so.meter_program = meter;
+    so.meter_dir = mkdtemp(meter_tmpl);
+    if (::access(meter.c_str(), X_OK) == 0 && ::getpwnam(so.user.c_str())) {
+      exec::ServiceRunner service(so);
+      const double service_cost = per_process(service, n, "exec /bin/true", std::nullopt,
+                                              exec::Command::Network::loopback, true);
+      std::printf("  contained service runner      %8.3f ms  %.2fx  (%.2fx the scope)\n", service_cost * 1e3,
+                  service_cost / plain, service_cost / scope_cost);
+    } else {
+      std::printf("  contained service runner      unavailable here: no %s or no user %s\n", meter.c_str(),
+                  so.user.c_str());
+    }
+    std::filesystem::remove_all(so.meter_dir);
   } else {
     std::printf("  transient scope runner        unavailable here: systemd is not PID 1 (run inside the nspawn system test's container)\n");
   }

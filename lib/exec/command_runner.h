@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -47,6 +48,18 @@ struct Command {
   // full): its own network namespace with loopback up, or with nothing.
   enum class Network { full, loopback, none };
   Network network = Network::full;
+  // Per-job bounds (runner.memory_max_bytes, tasks_max, file_size_max_bytes);
+  // 0 = none. The transient service enforces all three (MemoryMax=,
+  // TasksMax=, LimitFSIZE=); the pinned child only the last two, as
+  // RLIMIT_FSIZE and, with an identity of its own, RLIMIT_NPROC.
+  struct Limits {
+    uint64_t memory_max_bytes = 0;
+    uint64_t tasks_max = 0;
+    uint64_t file_size_max_bytes = 0;
+  } limits;
+  // The directory the command may write (the job's), where the runner
+  // confines writes (the transient service: ReadWritePaths=).
+  std::string writable_dir;
   // Called with each output line as it arrives (e.g. to forward to the journal).
   std::function<void(std::string_view line, bool is_stderr)> on_line;
 };
@@ -65,6 +78,11 @@ struct Outcome {
   double system_seconds = 0;
   int64_t voluntary_switches = 0;    // ru_nvcsw: the tree waited for I/O or a lock
   int64_t involuntary_switches = 0;  // ru_nivcsw: the tree was preempted
+  bool switches_measured = true;     // false where no rusage reaches the runner (the transient service)
+  std::string switches_unavailable;  // why not
+  // A per-job bound the command hit ("memory: MemoryMax=1073741824 reached,
+  // the kernel's OOM killer stopped it"); "" = none. Makes it a failure.
+  std::string limit_hit;
   // Peak memory: the scope's cgroup memory.peak (every process of the
   // command together) where the kernel has it, else ru_maxrss (the largest
   // single process of the tree). memory_source says which.
@@ -73,7 +91,7 @@ struct Outcome {
   std::vector<CounterReading> counters;  // one per Command::counters, in order
   std::string isolation;       // "affinity:1", "scope:benchbox-bench.slice", ...
 
-  bool success() const { return !timed_out && !cancelled && term_signal == 0 && exit_code == 0; }
+  bool success() const { return !timed_out && !cancelled && term_signal == 0 && exit_code == 0 && limit_hit.empty(); }
   std::string describe() const;  // "exit status 2", "killed by SIGSEGV", "timed out after 30 s"
 };
 

@@ -40,6 +40,24 @@ thread_local Identity walk_identity;
 thread_local int walk_errno;
 thread_local std::string walk_path;
 
+thread_local gid_t walk_group;
+
+// What runnerd made joins the job's group, group-writable. What the job
+// makes is in that group already (its primary group), and is not runnerd's
+// to chown. No setgid on directories: runnerd's unit has
+// RestrictSUIDSGID=, and nothing needs it.
+int share_one(const char* path, const struct stat* st, int type, struct FTW*) {
+  if (type == FTW_SL || st->st_uid != ::geteuid()) return 0;
+  if (::lchown(path, static_cast<uid_t>(-1), walk_group) < 0 ||
+      ::chmod(path, (st->st_mode & 07777) | (S_ISDIR(st->st_mode) ? S_IRWXG
+                                                                   : (S_IRGRP | S_IWGRP | ((st->st_mode & S_IXUSR) ? S_IXGRP : 0)))) < 0) {
+    walk_errno = errno;
+    walk_path = path;
+    return 1;
+  }
+  return 0;
+}
+
 int chown_one(const char* path, const struct stat*, int, struct FTW*) {
   if (::lchown(path, walk_identity.uid, walk_identity.gid) < 0) {
     walk_errno = errno;
@@ -59,6 +77,31 @@ Status hand_over(const std::string& path, const Identity& id) {
     return errno_error("give " + (walk_path.empty() ? path : walk_path) + " to uid " + std::to_string(id.uid),
                        walk_errno ? walk_errno : errno);
   if (::chmod(path.c_str(), 0700) < 0) return errno_error("chmod 0700 " + path, errno);
+  return {};
+}
+
+Status share_with_group(const std::string& path, gid_t gid) {
+  walk_group = gid;
+  walk_errno = 0;
+  walk_path.clear();
+  if (::nftw(path.c_str(), share_one, 64, FTW_PHYS) != 0)
+    return errno_error("share " + (walk_path.empty() ? path : walk_path) + " with group " + std::to_string(gid),
+                       walk_errno ? walk_errno : errno);
+  return {};
+}
+
+Status reachable_by_group(const std::string& path, gid_t gid) {
+  for (size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    const std::string dir = path.substr(0, slash);
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) < 0) return errno_error("stat " + dir, errno);
+    if (!(st.st_mode & S_IXOTH) && !(st.st_gid == gid && (st.st_mode & S_IXGRP))) {
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
+      return make_error(Errc::permission_denied, dir + " is mode " + mode + " (group " + std::to_string(st.st_gid) +
+                                                     "): the job's user cannot pass through it to its work tree");
+    }
+  }
   return {};
 }
 
@@ -138,14 +181,31 @@ Status kill_all_of(const Identity& id) {
   return make_error(Errc::internal, "processes of uid " + std::to_string(id.uid) + " kept appearing");
 }
 
-Status prepare_output(const std::string& tree, const std::string& relative, const std::optional<Identity>& id) {
+Status prepare_output(const std::string& tree, const std::string& relative, const std::optional<Identity>& id,
+                      std::optional<gid_t> group) {
   const std::string output = tree + "/" + relative;
   std::vector<std::string> dirs;  // each directory from the tree down, made in order
   for (size_t slash = relative.find('/'); slash != std::string::npos; slash = relative.find('/', slash + 1))
     if (slash > 0) dirs.push_back(tree + "/" + relative.substr(0, slash));
   if (!id) {
+    // Nothing of the job runs between its commands, so what is resolved
+    // here stays true until runnerd is done: each directory's parent is
+    // checked to be inside the tree before anything is made in it, so a
+    // symlink the job left cannot send runnerd elsewhere.
+    std::string parent = tree;
+    for (const auto& d : dirs) {
+      if (auto real = inside(tree, parent); !real) return real.error();
+      if (::mkdir(d.c_str(), 0770) == 0) {
+        if (group && (::chown(d.c_str(), static_cast<uid_t>(-1), *group) < 0 || ::chmod(d.c_str(), 0770) < 0))
+          return errno_error("share " + d + " with the job", errno);
+      } else if (errno != EEXIST) {
+        return errno_error("make " + d, errno);
+      }
+      parent = d;
+    }
+    if (auto real = inside(tree, parent); !real) return real.error();
+    // unlink does not follow a symlink in the last component.
     if (::unlink(output.c_str()) < 0 && errno != ENOENT) return errno_error("remove old " + relative, errno);
-    if (!dirs.empty()) return make_dirs(dirs.back());
     return {};
   }
   std::vector<const char*> dir_ptrs;

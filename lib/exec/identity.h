@@ -42,6 +42,17 @@ std::string describe(const Identity& id);
 // followed), and makes `path` itself 0700 so no other job can look in.
 Status hand_over(const std::string& path, const Identity& id);
 
+// For the transient service's job user (service_runner.h): what this
+// process owns under `path` joins group `gid`, group read-write (and
+// executable where the owner may execute), so the job
+// may change its copy and runnerd may read and remove what the job wrote
+// (runnerd is in that group). Symlinks are not followed.
+Status share_with_group(const std::string& path, gid_t gid);
+
+// Like reachable_by_others, for a user in group `gid`: every directory
+// above `path` is o+x, or of that group and g+x.
+Status reachable_by_group(const std::string& path, gid_t gid);
+
 // Every directory above `path` may be passed through by other users (o+x),
 // so a job's identity can reach its work tree; else an error naming the
 // first that may not ("/tmp/x is mode 0700").
@@ -63,7 +74,12 @@ Status kill_all_of(const Identity& id);
 // under `tree` and a file left there by the last round removed. With `id`,
 // done by a child that has become it, with the job's rights and no more;
 // else by this process.
-Status prepare_output(const std::string& tree, const std::string& relative, const std::optional<Identity>& id);
+// Without `id`, done by this process, and every directory it resolves on
+// the way must stay inside `tree` (nothing of the job runs meanwhile, so
+// that stays true); directories it makes join `group` (the job's, under
+// the transient service), mode 0770.
+Status prepare_output(const std::string& tree, const std::string& relative, const std::optional<Identity>& id,
+                      std::optional<gid_t> group = std::nullopt);
 
 // `path` resolved, when it stays inside `root` (also resolved); else an
 // error naming both. runnerd reads and removes files in a job's tree only

@@ -27,6 +27,8 @@ std::string seconds_text(double s) {
 std::string Outcome::describe() const {
   if (cancelled) return "cancelled";
   if (timed_out) return "timed out after " + seconds_text(timeout_seconds) + " s";
+  // The bound says more than the signal or exit status it caused.
+  if (!limit_hit.empty()) return "stopped by a per-job bound: " + limit_hit;
   if (term_signal != 0) return "killed by " + signal_name(term_signal);
   return "exit status " + std::to_string(exit_code);
 }

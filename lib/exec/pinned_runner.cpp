@@ -21,6 +21,7 @@
 #include <cstring>
 #include <optional>
 
+#include "exec/output_capture.h"
 #include "util/cpu_list.h"
 #include "util/fd.h"
 
@@ -32,87 +33,13 @@ using SteadyClock = std::chrono::steady_clock;
 
 // What the child reports through the status pipe when it cannot exec.
 struct ChildFailure {
-  int stage;  // 1 = affinity, 2 = chdir, 3 = exec, 4 = personality, 5 = identity, 6 = network namespace, 7 = loopback
+  int stage;  // 1 = affinity, 2 = chdir, 3 = exec, 4 = personality, 5 = identity, 6 = network namespace, 7 = loopback, 8 = rlimits
   int err;
 };
 
-// Lines longer than this are passed on in pieces, so a harness that prints
-// megabytes without a newline cannot make us buffer without bound.
-constexpr size_t kMaxLine = 64 * 1024;
 // How long to wait for the pipes to reach EOF once the process group is
 // dead; only a process that escaped the group (setsid) can hold them longer.
 constexpr auto kDrainLimit = std::chrono::seconds(2);
-
-struct Stream {
-  UniqueFd fd;
-  bool is_stderr = false;
-  std::string pending;  // bytes after the last newline
-  std::string* capture = nullptr;
-};
-
-class OutputSink {
- public:
-  OutputSink(const Command& c, Outcome& o) : command_(c), outcome_(o) {}
-
-  void add(Stream& s, const char* data, size_t n) {
-    size_t room = command_.max_output_bytes > captured_ ? command_.max_output_bytes - captured_ : 0;
-    size_t take = n < room ? n : room;
-    s.capture->append(data, take);
-    captured_ += take;
-    outcome_.dropped_bytes += n - take;
-    if (!command_.on_line) return;
-    s.pending.append(data, n);
-    size_t start = 0;
-    for (;;) {
-      size_t nl = s.pending.find('\n', start);
-      if (nl == std::string::npos) break;
-      emit(std::string_view(s.pending).substr(start, nl - start), s.is_stderr);
-      start = nl + 1;
-    }
-    s.pending.erase(0, start);
-    while (s.pending.size() >= kMaxLine) {
-      emit(std::string_view(s.pending).substr(0, kMaxLine), s.is_stderr);
-      s.pending.erase(0, kMaxLine);
-    }
-  }
-
-  void finish(Stream& s) {
-    if (command_.on_line && !s.pending.empty()) emit(s.pending, s.is_stderr);
-    s.pending.clear();
-  }
-
- private:
-  void emit(std::string_view line, bool is_stderr) {
-    // The callback belongs to the caller; an exception from it must not
-    // leave a child running, so it is swallowed here.
-    try {
-      command_.on_line(line, is_stderr);
-    } catch (...) {
-    }
-  }
-
-  const Command& command_;
-  Outcome& outcome_;
-  size_t captured_ = 0;
-};
-
-// Reads what is available; returns false at EOF or on a hard error.
-bool read_some(Stream& s, OutputSink& sink) {
-  char buf[16384];
-  for (;;) {
-    ssize_t n = ::read(s.fd.get(), buf, sizeof buf);
-    if (n > 0) {
-      sink.add(s, buf, static_cast<size_t>(n));
-      if (static_cast<size_t>(n) < sizeof buf) return true;
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) return true;
-    sink.finish(s);
-    s.fd.reset();
-    return false;
-  }
-}
 
 double seconds_of(const struct timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
 
@@ -166,6 +93,14 @@ bool bring_loopback_up() {
   // The job's own identity, before chdir so the work tree is reached with
   // the job's rights. No new privileges: no setuid binary (sudo, su) and no
   // file capability gives any of it back.
+  // Per-job bounds an rlimit can carry: RLIMIT_NPROC counts the processes
+  // of the real uid, which only with an identity of its own is the job's.
+  auto bound = [&](int resource, uint64_t value) {
+    struct rlimit lim{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
+    if (value > 0 && ::setrlimit(resource, &lim) < 0) fail(8);
+  };
+  bound(RLIMIT_FSIZE, c.limits.file_size_max_bytes);
+  if (c.identity) bound(RLIMIT_NPROC, c.limits.tasks_max);
   if (c.identity) {
     const Identity& id = *c.identity;
     if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || ::setgroups(0, nullptr) < 0 ||
@@ -198,6 +133,7 @@ Error child_failure_error(const ChildFailure& f, const Command& c) {
     case 5: return errno_error("become uid " + std::to_string(c.identity ? c.identity->uid : 0), f.err);
     case 6: return errno_error("make a network namespace of its own (unshare)", f.err);
     case 7: return errno_error("bring up loopback in its network namespace", f.err);
+    case 8: return errno_error("set its resource limits", f.err);
     default: return errno_error("exec /bin/sh", f.err);
   }
 }
@@ -400,26 +336,16 @@ Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>
   while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {}
   if (end == SteadyClock::time_point{}) end = SteadyClock::now();
 
-  const auto drain_until = SteadyClock::now() + kDrainLimit;
-  while (streams[0].fd.valid() || streams[1].fd.valid()) {
-    auto left = std::chrono::ceil<std::chrono::milliseconds>(drain_until - SteadyClock::now()).count();
-    if (left <= 0) break;
-    struct pollfd fds[2];
-    int n = 0, which[2];
-    for (int i = 0; i < 2; ++i)
-      if (streams[i].fd.valid()) {
-        which[n] = i;
-        fds[n++] = {streams[i].fd.get(), POLLIN, 0};
-      }
-    if (::poll(fds, static_cast<nfds_t>(n), static_cast<int>(left)) < 0 && errno != EINTR) break;
-    for (int k = 0; k < n; ++k)
-      if (fds[k].revents) read_some(streams[which[k]], sink);
-  }
-  for (auto& s : streams) sink.finish(s);
+  drain(streams, sink, kDrainLimit);
 
   if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.term_signal = WTERMSIG(status);
   outcome.wall_seconds = std::chrono::duration<double>(end - start).count();
+  // The shell reports a child killed by SIGXFSZ as 128 + 25.
+  if ((outcome.term_signal == SIGXFSZ || (WIFEXITED(status) && outcome.exit_code == 128 + SIGXFSZ)) &&
+      c.limits.file_size_max_bytes > 0)
+    outcome.limit_hit = "file size: a file reached " + std::to_string(c.limits.file_size_max_bytes) +
+                        " bytes (runner.file_size_max_bytes)";
   outcome.user_seconds = seconds_of(usage.ru_utime);
   outcome.system_seconds = seconds_of(usage.ru_stime);
   if (counter_set) outcome.counters = counter_set->read();

@@ -65,11 +65,17 @@ class ScopeRunner final : public CommandRunner {
 // in benchbox-bench.slice (AllowedCPUs= not enforced: no cgroup-v2 cpuset
 // controller; pinning with sched_setaffinity)" or "systemd is not PID 1:
 // falls back to the plain pinned child".
+//
+// With `contained` (runnerd's rules), a ServiceRunner (service_runner.h)
+// instead of the scope where its user and benchbox-meter exist: every
+// command then runs as that user, sandboxed and bounded.
+struct ServiceOptions;
 struct RunnerChoice {
   std::unique_ptr<CommandRunner> runner;
   bool scopes = false;
+  bool contained = false;  // the transient service as its own user
   std::string why;
 };
-RunnerChoice make_benchmark_runner(const ScopeOptions& options = {});
+RunnerChoice make_benchmark_runner(const ScopeOptions& options = {}, const ServiceOptions* contained = nullptr);
 
 }  // namespace bb::exec

@@ -1,0 +1,277 @@
+#include "exec/service_runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <optional>
+
+#include "exec/meter.h"
+#include "exec/output_capture.h"
+#include "exec/pinned_runner.h"
+#include "exec/systemd_manager.h"
+#include "util/cpu_list.h"
+#include "util/file.h"
+
+namespace bb::exec {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr const char* kUnit = "org.freedesktop.systemd1.Unit";
+constexpr const char* kService = "org.freedesktop.systemd1.Service";
+constexpr auto kDrainLimit = std::chrono::seconds(2);
+// How often the unit's state is asked for when no signal woke us.
+constexpr auto kStatePoll = std::chrono::milliseconds(100);
+
+// One ExecStart=-like entry: a(sasb) or, with flags, a(sasas).
+int append_exec(sd_bus_message* m, const char* name, const std::vector<std::string>& argv,
+                const std::vector<std::string>* flags) {
+  const char* sig = flags ? "a(sasas)" : "a(sasb)";
+  int r = sd_bus_message_open_container(m, 'r', "sv");
+  if (r >= 0) r = sd_bus_message_append(m, "s", name);
+  if (r >= 0) r = sd_bus_message_open_container(m, 'v', sig);
+  if (r >= 0) r = sd_bus_message_open_container(m, 'a', sig + 1);
+  if (r >= 0) r = sd_bus_message_open_container(m, 'r', flags ? "sasas" : "sasb");
+  if (r >= 0) r = sd_bus_message_append(m, "s", argv[0].c_str());
+  if (r >= 0) r = sd_bus_message_open_container(m, 'a', "s");
+  for (const auto& a : argv)
+    if (r >= 0) r = sd_bus_message_append(m, "s", a.c_str());
+  if (r >= 0) r = sd_bus_message_close_container(m);
+  if (r >= 0 && flags) {
+    r = sd_bus_message_open_container(m, 'a', "s");
+    for (const auto& f : *flags)
+      if (r >= 0) r = sd_bus_message_append(m, "s", f.c_str());
+    if (r >= 0) r = sd_bus_message_close_container(m);
+  } else if (r >= 0) {
+    r = sd_bus_message_append(m, "b", 0);
+  }
+  for (int i = 0; i < 4 && r >= 0; ++i) r = sd_bus_message_close_container(m);
+  return r;
+}
+
+// RestrictAddressFamilies= as an allow list.
+int append_families(sd_bus_message* m, const std::vector<std::string>& allowed) {
+  int r = sd_bus_message_open_container(m, 'r', "sv");
+  if (r >= 0) r = sd_bus_message_append(m, "s", "RestrictAddressFamilies");
+  if (r >= 0) r = sd_bus_message_open_container(m, 'v', "(bas)");
+  if (r >= 0) r = sd_bus_message_open_container(m, 'r', "bas");
+  if (r >= 0) r = sd_bus_message_append(m, "b", 1);
+  if (r >= 0) r = sd_bus_message_open_container(m, 'a', "s");
+  for (const auto& f : allowed)
+    if (r >= 0) r = sd_bus_message_append(m, "s", f.c_str());
+  for (int i = 0; i < 4 && r >= 0; ++i) r = sd_bus_message_close_container(m);
+  return r;
+}
+
+std::string machine_name() {
+  struct utsname u {};
+  return ::uname(&u) == 0 ? u.machine : "x86_64";
+}
+
+}  // namespace
+
+std::string ServiceRunner::describe() const {
+  return "service:" + options_.slice + " as " + options_.user +
+         (options_.allowed_cpus ? " (AllowedCPUs= and CPUAffinity=)" : " (CPUAffinity=)");
+}
+
+Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* cancel) {
+  std::string unit = c.unit_name;
+  if (unit.empty()) unit = "benchbox-run-" + std::to_string(::getpid()) + "-" + std::to_string(++counter_) + ".service";
+  if (unit.size() > 6 && unit.compare(unit.size() - 6, 6, ".scope") == 0) unit = unit.substr(0, unit.size() - 6) + ".service";
+  if (!valid_unit_name(unit, "service"))
+    return make_error(Errc::invalid_argument, "'" + unit + "' is not a valid service unit name");
+  for (int cpu : c.cpus)
+    if (cpu < 0 || cpu >= CPU_SETSIZE)
+      return make_error(Errc::invalid_argument, "CPU " + std::to_string(cpu) + " is out of range");
+  if (options_.meter_program.empty() || options_.meter_dir.empty())
+    return make_error(Errc::invalid_argument, "the service runner needs benchbox-meter and a directory for it");
+
+  auto systemd = SystemdManager::connect(options_.systemd_timeout);
+  if (!systemd) return systemd.error().with_context("connect to systemd");
+  if (auto st = systemd->subscribe(); !st) return st.error();
+
+  int p_out[2], p_err[2];
+  if (::pipe2(p_out, O_CLOEXEC) < 0) return errno_error("pipe", errno);
+  UniqueFd out_r(p_out[0]), out_w(p_out[1]);
+  if (::pipe2(p_err, O_CLOEXEC) < 0) return errno_error("pipe", errno);
+  UniqueFd err_r(p_err[0]), err_w(p_err[1]);
+  UniqueFd devnull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!devnull.valid()) return errno_error("open /dev/null", errno);
+
+  const std::string meter_file = path_join(options_.meter_dir, unit + ".meter");
+  ::unlink(meter_file.c_str());
+  std::vector<std::string> argv = {"/bin/sh", "-c", c.shell};
+  // setarch -R: the whole tree at fixed addresses (callgrind), as the
+  // pinned child does with personality(2).
+  if (c.no_aslr) argv.insert(argv.begin(), {"/usr/bin/setarch", machine_name(), "-R"});
+  auto env_map = base_environment();
+  for (const auto& [k, v] : c.env) env_map[k] = v;
+  std::vector<std::string> env;
+  for (const auto& [k, v] : env_map) env.push_back(k + "=" + v);
+  const auto mask = cpu_mask_bytes(c.cpus);
+  const bool set_allowed = options_.allowed_cpus && !c.cpus.empty();
+  const std::vector<std::string> privileged = {"privileged"};
+  const std::string description = "benchbox: " + c.shell.substr(0, 80);
+  const uint64_t stop_usec = static_cast<uint64_t>(options_.kill_grace.count()) * 1000;
+
+  Status started = systemd->start_transient(unit, [&](sd_bus_message* m) {
+    int r = sd_bus_message_append(
+        m, "(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)", "Description", "s", description.c_str(), "Slice", "s",
+        options_.slice.c_str(), "Type", "s", "exec", "User", "s", options_.user.c_str(), "Group", "s",
+        options_.group.c_str(), "UMask", "u", uint32_t(0007), "StandardInputFileDescriptor", "h", devnull.get(),
+        "StandardOutputFileDescriptor", "h", out_w.get(), "StandardErrorFileDescriptor", "h", err_w.get(),
+        "AddRef", "b", 1);
+    if (r >= 0)
+      r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)", "CollectMode", "s", "inactive-or-failed",
+                                "TimeoutStopUSec", "t", stop_usec, "SendSIGKILL", "b", 1, "CPUAccounting", "b", 1,
+                                "MemoryAccounting", "b", 1, "TasksAccounting", "b", 1);
+    // The sandbox: nothing of the box but the job's own directory to write.
+    if (r >= 0)
+      r = sd_bus_message_append(
+          m, "(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)", "NoNewPrivileges", "b", 1,
+          "PrivateTmp", "b", 1, "ProtectSystem", "s", "strict", "ProtectHome", "s", "yes", "PrivateDevices", "b", 1,
+          "ProtectKernelTunables", "b", 1, "ProtectKernelModules", "b", 1, "ProtectKernelLogs", "b", 1,
+          "ProtectControlGroups", "b", 1, "ProtectHostname", "b", 1, "ProtectClock", "b", 1, "ProtectProc", "s",
+          "invisible", "RestrictSUIDSGID", "b", 1, "RestrictRealtime", "b", 1, "CapabilityBoundingSet", "t",
+          uint64_t(0), "RemoveIPC", "b", 1);
+    if (r >= 0 && !c.cwd.empty()) r = sd_bus_message_append(m, "(sv)", "WorkingDirectory", "s", c.cwd.c_str());
+    if (r >= 0 && !c.writable_dir.empty()) r = append_strv_property(m, "ReadWritePaths", {c.writable_dir});
+    if (r >= 0) r = append_strv_property(m, "Environment", env);
+    if (r >= 0) r = append_exec(m, "ExecStart", argv, nullptr);
+    if (r >= 0) r = append_exec(m, "ExecStopPostEx", {options_.meter_program, meter_file}, &privileged);
+    if (r >= 0 && !c.cpus.empty()) r = append_bytes_property(m, "CPUAffinity", mask);
+    if (r >= 0 && set_allowed) r = append_bytes_property(m, "AllowedCPUs", mask);
+    if (r >= 0 && c.network != Command::Network::full) r = sd_bus_message_append(m, "(sv)", "PrivateNetwork", "b", 1);
+    if (r >= 0 && c.network == Command::Network::none) r = append_families(m, {"AF_UNIX"});
+    if (r >= 0 && c.limits.memory_max_bytes > 0)
+      r = sd_bus_message_append(m, "(sv)(sv)", "MemoryMax", "t", c.limits.memory_max_bytes, "MemorySwapMax", "t",
+                                uint64_t(0));
+    if (r >= 0 && c.limits.tasks_max > 0) r = sd_bus_message_append(m, "(sv)", "TasksMax", "t", c.limits.tasks_max);
+    if (r >= 0 && c.limits.file_size_max_bytes > 0)
+      r = sd_bus_message_append(m, "(sv)(sv)", "LimitFSIZE", "t", c.limits.file_size_max_bytes, "LimitFSIZESoft", "t",
+                                c.limits.file_size_max_bytes);
+    return r;
+  });
+  if (!started) return started.error();
+  out_w.reset();
+  err_w.reset();
+  auto path = systemd->unit_path(unit);
+  if (!path) return path.error();
+
+  Outcome outcome;
+  Stream streams[2];
+  streams[0].fd = std::move(out_r);
+  streams[0].capture = &outcome.stdout_text;
+  streams[1].fd = std::move(err_r);
+  streams[1].is_stderr = true;
+  streams[1].capture = &outcome.stderr_text;
+  for (auto& s : streams) ::fcntl(s.fd.get(), F_SETFL, O_NONBLOCK);
+  OutputSink sink(c, outcome);
+
+  const auto start = Clock::now();
+  const bool has_timeout = c.timeout.count() > 0;
+  const auto deadline = start + c.timeout;
+  std::optional<Clock::time_point> term_sent, kill_sent;
+  auto last_check = Clock::time_point{};
+  for (;;) {
+    auto now = Clock::now();
+    if (now - last_check >= kStatePoll || last_check == Clock::time_point{}) {
+      auto state = systemd->string_property(*path, kUnit, "ActiveState");
+      if (!state) return state.error().with_context(unit);
+      if (*state == "inactive" || *state == "failed") break;
+      last_check = now;
+    }
+    if (cancel && cancel->load() && !term_sent) outcome.cancelled = true;
+    if (has_timeout && now >= deadline && !term_sent && !outcome.cancelled) {
+      outcome.timed_out = true;
+      outcome.timeout_seconds = std::chrono::duration<double>(c.timeout).count();
+    }
+    if ((outcome.cancelled || outcome.timed_out) && !term_sent) {
+      (void)systemd->stop_unit(unit, false);  // SIGTERM, SIGKILL after TimeoutStopUSec
+      term_sent = now;
+    }
+    if (term_sent && !kill_sent && now >= *term_sent + options_.kill_grace) {
+      (void)systemd->kill_unit(unit, SIGKILL);
+      kill_sent = now;
+    }
+    if (kill_sent && now >= *kill_sent + options_.systemd_timeout)
+      return make_error(Errc::timeout, unit + " is still running after SIGKILL");
+
+    auto wake = now + kStatePoll;
+    if (has_timeout && !term_sent) wake = std::min(wake, deadline);
+    if (term_sent && !kill_sent) wake = std::min(wake, *term_sent + options_.kill_grace);
+    int timeout_ms = static_cast<int>(std::max<int64_t>(
+        0, std::chrono::ceil<std::chrono::milliseconds>(wake - now).count()));
+    if (cancel && !term_sent) timeout_ms = std::min(timeout_ms, 50);
+    struct pollfd fds[3];
+    int n = 0, index_of[2] = {-1, -1};
+    for (int i = 0; i < 2; ++i)
+      if (streams[i].fd.valid()) {
+        index_of[i] = n;
+        fds[n++] = {streams[i].fd.get(), POLLIN, 0};
+      }
+    const int bus_index = n;
+    fds[n++] = {systemd->fd(), POLLIN, 0};
+    if (::poll(fds, static_cast<nfds_t>(n), timeout_ms) < 0 && errno != EINTR)
+      return errno_error("poll " + unit, errno);
+    for (int i = 0; i < 2; ++i)
+      if (index_of[i] >= 0 && (fds[index_of[i]].revents & (POLLIN | POLLHUP | POLLERR)))
+        read_some(streams[i], sink);
+    if (fds[bus_index].revents) {
+      if (auto st = systemd->process(); !st) return st.error();
+      last_check = Clock::time_point{};  // a signal: look at the state now
+    }
+  }
+  drain(streams, sink, kDrainLimit);
+
+  // PID 1's record of the main process, and the meter's of the cgroup.
+  auto code = systemd->i32_property(*path, kService, "ExecMainCode");
+  auto status = systemd->i32_property(*path, kService, "ExecMainStatus");
+  auto began = systemd->u64_property(*path, kService, "ExecMainStartTimestampMonotonic");
+  auto ended = systemd->u64_property(*path, kService, "ExecMainExitTimestampMonotonic");
+  auto result = systemd->string_property(*path, kService, "Result");
+  (void)systemd->unref(*path);
+  if (!code || !status || !began || !ended || !result)
+    return make_error(Errc::unavailable, unit + ": systemd did not say how it ended");
+  if (*began == 0) return make_error(Errc::unavailable, unit + " never started (Result=" + *result + ")");
+  if (*code == 1) outcome.exit_code = *status;  // CLD_EXITED
+  else outcome.term_signal = *status;           // CLD_KILLED, CLD_DUMPED
+  outcome.wall_seconds = double(*ended - std::min(*ended, *began)) / 1e6;
+
+  auto report = read_file(meter_file, 64 * 1024);
+  ::unlink(meter_file.c_str());
+  if (!report) return report.error().with_context(unit + ": no report from benchbox-meter");
+  auto meter = parse_meter_report(*report);
+  if (!meter) return meter.error().with_context(unit);
+  outcome.user_seconds = double(meter->user_usec) / 1e6;
+  outcome.system_seconds = double(meter->system_usec) / 1e6;
+  if (meter->memory_peak) {
+    outcome.peak_memory_bytes = static_cast<int64_t>(*meter->memory_peak);
+    outcome.memory_source = "cgroup memory.peak";
+  }
+  if (*result == "oom-kill" || meter->oom_kills > 0)
+    outcome.limit_hit = "memory: reached MemoryMax=" + std::to_string(c.limits.memory_max_bytes) +
+                        " bytes (runner.memory_max_bytes); the kernel's OOM killer stopped it";
+  else if (meter->tasks_max_hits > 0)
+    outcome.limit_hit = "tasks: reached TasksMax=" + std::to_string(c.limits.tasks_max) +
+                        " (runner.tasks_max); a fork or thread failed";
+  else if ((outcome.term_signal == SIGXFSZ || outcome.exit_code == 128 + SIGXFSZ) && c.limits.file_size_max_bytes > 0)
+    outcome.limit_hit = "file size: a file reached " + std::to_string(c.limits.file_size_max_bytes) +
+                        " bytes (runner.file_size_max_bytes)";
+  outcome.switches_measured = false;
+  outcome.switches_unavailable = "not measured in a contained launch (PID 1 forks the command; no rusage reaches runnerd)";
+  for (const auto& name : c.counters)
+    outcome.counters.push_back({name, false, 0,
+                                "not measured in a contained launch (the process changes user before runnerd could "
+                                "attach a counter)"});
+  outcome.isolation = "service:" + options_.slice + "/" + unit + ";user:" + options_.user;
+  if (!c.cpus.empty())
+    outcome.isolation += (set_allowed ? ";allowed-cpus+affinity:" : ";affinity:") + format_cpu_list(c.cpus);
+  return outcome;
+}
+
+}  // namespace bb::exec

@@ -1,0 +1,61 @@
+// ServiceRunner: runs each command as a transient service,
+// benchbox-job-<id>-<n>.service in benchbox-bench.slice, under a user that
+// owns nothing (benchbox-job by default), so a repository's build and
+// benchmark get none of runnerd's rights: not its bus rights, not its
+// git cache, results or credentials (docs/systemd.md, "Containment").
+//
+// How: StartTransientUnit with Type=exec, User=/Group=, the sandbox
+// (ProtectSystem=strict with the job's directory the one writable path,
+// PrivateTmp=, ProtectHome=, PrivateDevices=, no capabilities, no new
+// privileges, ProtectProc=invisible, ...), the repository's network
+// (PrivateNetwork=; "none" also allows only AF_UNIX sockets), the per-job
+// bounds (MemoryMax=, TasksMax=, LimitFSIZE=), CPUAffinity= (and
+// AllowedCPUs= where a cgroup-v2 cpuset enforces it), stdin /dev/null, and
+// stdout and stderr connected to our pipes (Standard*FileDescriptor=).
+// AddRef=yes keeps the unit loaded until we have read it.
+//
+// The runner measures from outside: wall time is PID 1's own record of the
+// main process (ExecMainStart/ExitTimestampMonotonic); CPU time, memory
+// peak and limit events come from the unit's cgroup, written by
+// benchbox-meter, the unit's privileged ExecStopPost=, which PID 1 runs
+// once every process of the command is gone (meter.h). Counters and
+// context switches need the process before it changes user, which PID 1
+// forks: they are reported unavailable, with that reason.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "exec/command_runner.h"
+
+namespace bb::exec {
+
+struct ServiceOptions {
+  std::string slice = "benchbox-bench.slice";
+  std::string user = "benchbox-job";
+  std::string group = "benchbox-job";
+  std::chrono::milliseconds kill_grace{std::chrono::seconds(5)};
+  std::chrono::milliseconds systemd_timeout{std::chrono::seconds(30)};
+  bool allowed_cpus = false;  // also AllowedCPUs= (cgroup2_cpuset_available)
+  std::string meter_program;  // benchbox-meter's absolute path
+  std::string meter_dir;      // runnerd's own directory for the meter's reports
+};
+
+class ServiceRunner final : public CommandRunner {
+ public:
+  explicit ServiceRunner(ServiceOptions options) : options_(std::move(options)) {}
+
+  // Command::unit_name names the unit; it must end in ".service" (a
+  // ".scope" name is turned into one). Outcome::isolation reads
+  // "service:<slice>/<unit>;user:<user>;affinity:<cpus>".
+  Result<Outcome> run(const Command& command, const std::atomic<bool>* cancel) override;
+  std::string describe() const override;
+
+  const ServiceOptions& options() const { return options_; }
+
+ private:
+  ServiceOptions options_;
+  unsigned counter_ = 0;
+};
+
+}  // namespace bb::exec
