@@ -59,18 +59,32 @@ Result<Repository> Repository::open_or_init_bare(const std::string& path) {
   return Repository(RepositoryPtr(raw), path);
 }
 
-Status Repository::fetch(const std::string& url, const std::vector<std::string>& refspecs) {
+Status Repository::fetch(const std::string& url, const std::vector<std::string>& refspecs,
+                         const FetchCredential* credential) {
+  // Every message leaving here is scrubbed: libgit2 quotes the URL and
+  // parts of server replies, which we do not control.
+  const std::string no_secret;
+  const std::string& secret = credential ? credential->secret : no_secret;
+  auto failed = [&](int code, const std::string& why = {}) -> Error {
+    // Errc::io like every other fetch failure, so callers' handling is unchanged.
+    Error e = why.empty() ? git_failure("fetch " + url, code)
+                          : make_error(Errc::io, "fetch " + url + ": " + why);
+    e.message = scrub_secret(std::move(e.message), secret);
+    return e;
+  };
+
   // Anonymous, and without url.<base>.insteadOf rewriting: the cache's own
   // config has none, and libgit2 1.5's glob iteration over the config for
   // it leaks PCRE2 match data on every call (fixed upstream by libgit2
   // PR #6382, after 1.5), about 100 KiB per fetch in a daemon that lives
-  // for months.
+  // for months. Anonymous also means neither URL nor credential is ever
+  // written to the cache's config.
   git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
   create.repository = repo_.get();
   create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
   git_remote* raw = nullptr;
   int r = git_remote_create_with_opts(&raw, url.c_str(), &create);
-  if (r < 0) return git_failure("fetch " + url, r);
+  if (r < 0) return failed(r);
   RemotePtr remote(raw);
 
   std::vector<std::string> owned = refspecs;
@@ -83,8 +97,12 @@ Status Repository::fetch(const std::string& url, const std::vector<std::string>&
   // nothing and makes a second negotiation round.
   opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
   opts.update_fetchhead = 0;
+  // Installed even without a credential, to tell "needs credentials" apart
+  // from other failures.
+  CredentialCallback callback(credential);
+  callback.install(opts.callbacks);
   r = git_remote_fetch(remote.get(), &specs, &opts, "benchbox fetch");
-  if (r < 0) return git_failure("fetch " + url, r);
+  if (r < 0) return failed(r, callback.failure());
   return {};
 }
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "git/credentials.h"
 #include "git/handles.h"
 #include "util/result.h"
 
@@ -49,7 +50,19 @@ class Repository {
 
   // Fetches `refspecs` from url (https://, file://, or a local path) with an
   // anonymous remote, so a changed clone URL needs no config edit.
-  Status fetch(const std::string& url, const std::vector<std::string>& refspecs);
+  //
+  // `credential` (optional, for private repositories) is offered only when
+  // the server asks (HTTP 401), only as HTTP basic auth, and only once: a
+  // second request means the server refused it and the fetch fails with
+  // "fetch URL: the server refused the credential (HTTP 401)". It goes to
+  // libgit2 through the credentials callback alone, so the token is never
+  // on a command line, in a URL, in the cache's config, in a log or in the
+  // returned error (scrubbed to "***"); see git/credentials.h. Without one,
+  // a server asking for auth fails with "... needs credentials (a private
+  // repository ...)". The caller owns the credential and wipes it
+  // (FetchCredential::wipe, best effort; its destructor does too).
+  Status fetch(const std::string& url, const std::vector<std::string>& refspecs,
+               const FetchCredential* credential = nullptr);
 
   // A full sha, a ref ("refs/heads/main", "refs/pull/3/head") or anything
   // git_revparse_single understands, peeled to a commit; returns the sha.

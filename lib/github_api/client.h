@@ -42,8 +42,12 @@ class Client {
   Result<int64_t> open_issue(const std::string& repository, const std::string& title,
                              const std::string& body);
 
- private:
+  // The App's installation token for `repository` (GET its installation,
+  // then POST an access token), cached until a minute before it expires.
+  // runnerd fetches private repositories with it.
   Result<std::string> installation_token(const std::string& repository);
+
+ private:
   Result<ApiReply> call(const std::string& method, const std::string& path, const std::string& bearer,
                         const nlohmann::json* body);
   Result<nlohmann::json> call_json(const std::string& method, const std::string& path,

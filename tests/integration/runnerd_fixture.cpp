@@ -50,12 +50,13 @@ RunnerdFixture::RunnerdFixture(const std::string& runner_yaml)
   client_->watch_signals();
 }
 
-void RunnerdFixture::start_runner() {
+void RunnerdFixture::start_runner(const std::map<std::string, std::string>& extra_env) {
   runner_.reset();
+  std::map<std::string, std::string> env{{"DBUS_SYSTEM_BUS_ADDRESS", address()}, {"BENCHBOX_LOG", "stderr"}};
+  env.insert(extra_env.begin(), extra_env.end());
   runner_ = std::make_unique<Process>(
       std::vector<std::string>{build_path("daemons/runnerd/benchbox-runnerd"), "--config", queued_.config_path()},
-      std::map<std::string, std::string>{{"DBUS_SYSTEM_BUS_ADDRESS", address()}, {"BENCHBOX_LOG", "stderr"}},
-      dir() / "runnerd.log");
+      env, dir() / "runnerd.log");
   if (!wait_until([&] { return !runner_property("State", "s").empty() || !runner_->running(); }) ||
       !runner_->running())
     throw std::runtime_error("benchbox-runnerd did not come up:\n" + runner_log());

@@ -3,6 +3,7 @@
 // fetches from). Shared by the runnerd_* integration tests.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -20,7 +21,7 @@ class RunnerdFixture {
   // `runner_yaml` is added to the config's runner section.
   explicit RunnerdFixture(const std::string& runner_yaml = "");
 
-  void start_runner();
+  void start_runner(const std::map<std::string, std::string>& extra_env = {});
   void kill_runner() { runner_->kill_hard(); }
   Process& runner() { return *runner_; }
   std::string runner_log() const { return runner_ ? runner_->log() : ""; }
