@@ -36,6 +36,9 @@ std::string build_target(const std::vector<config::Suite>& suites, Target& t, co
       if (!ec && ctx.identity)
         if (auto st = exec::hand_over(t.tree_dir, *ctx.identity); !st)
           return "could not give the cached build to the job: " + st.error().message;
+      if (!ec && ctx.job_group)
+        if (auto st = exec::share_with_group(t.tree_dir, *ctx.job_group); !st)
+          return "could not give the cached build to the job: " + st.error().message;
       if (!ec) {
         t.result.build_cache = "hit";
         daemon::log_info("build cache hit: " + short_sha(t.commit) + " is not built again",

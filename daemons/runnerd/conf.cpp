@@ -49,6 +49,7 @@ Status derive(Conf& conf) {
     return make_error(Errc::invalid_argument, "runner.benchmark_cpus: the list is empty");
   conf.git_cache_dir = path_join(cfg.cache_dir, "git");
   conf.build_cache_dir = path_join(cfg.cache_dir, "builds");
+  conf.meter_dir = path_join(cfg.cache_dir, "meter");
   conf.build_cache_bytes = cfg.runner.build_cache_bytes;
   conf.work_dir = cfg.work_dir();
   conf.results_dir = cfg.results_dir();

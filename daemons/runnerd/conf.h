@@ -20,6 +20,7 @@ struct Conf {
   std::string build_cache_dir;   // <cache_dir>/builds
   uint64_t build_cache_bytes = 0;  // runner.build_cache_bytes; 0 = off
   std::string work_dir;          // appliance.work_dir()
+  std::string meter_dir;         // <cache_dir>/meter: benchbox-meter's reports (runnerd's alone)
   std::string results_dir;       // appliance.results_dir()
   unsigned lease_seconds = 120;  // queue.lease_seconds: what Claim asks for
 };

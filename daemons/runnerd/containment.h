@@ -3,6 +3,8 @@
 // runs, and recorded in every result set of the job.
 #pragma once
 
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 
@@ -12,16 +14,30 @@
 namespace bb::runnerd {
 
 struct JobContainment {
-  std::optional<exec::Identity> identity;  // empty: runnerd's own user
+  std::optional<exec::Identity> identity;  // the pinned child as root: the job's own uid
+  std::optional<gid_t> job_group;          // the transient service: the job user's group shares the job's directory
   exec::Command::Network network = exec::Command::Network::full;
+  exec::Command::Limits limits;
   std::string description;                 // the result set's `containment`
 };
 
-// Where runnerd may (as root), the job's own uid, which is given `job_dir`
-// (the exported trees, plus home/ and tmp/ made here), and the repository's
-// network (`network`: none, loopback, full). Elsewhere neither, said so in
-// the description. An error when the job's uid could not be given its
-// directory: the job must not run then.
-Result<JobContainment> contain_job(int64_t job_id, const std::string& job_dir, const std::string& network);
+struct ContainRules {
+  bool service = false;        // runnerd's runner is the transient service (service_runner.h)
+  std::string job_user;        // its User= (runner.job_user)
+  exec::Command::Limits limits;
+  std::string network;         // the repository's: none, loopback, full
+};
+
+// Under the transient service: the job user's group is given `job_dir`
+// (exported trees, plus home/ and tmp/ made here), and the unit enforces
+// network and bounds. Else, where runnerd may (as root), the job's own uid
+// owns `job_dir`, and network and the rlimit bounds apply to the pinned
+// child. Elsewhere neither, said so in the description. An error when the
+// job could not be given its directory: the job must not run then.
+Result<JobContainment> contain_job(int64_t job_id, const std::string& job_dir, const ContainRules& rules);
+
+// After a command: an error naming the bound when the job's directory
+// holds more than `max_bytes` (0 = no bound).
+Status check_work_tree(const std::string& job_dir, uint64_t max_bytes);
 
 }  // namespace bb::runnerd

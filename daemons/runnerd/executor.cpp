@@ -8,6 +8,7 @@
 #include "build_step.h"
 #include "config/suite.h"
 #include "containment.h"
+#include "fetch_token.h"
 #include "daemon/log.h"
 #include "exec/counters.h"
 #include "formats/formats.h"
@@ -27,10 +28,9 @@ using model::JobKind;
 // Removes the job's work trees however execute_job leaves.
 struct WorkDirGuard {
   std::string path;
-  ~WorkDirGuard() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+  int64_t job_id;
+  exec::CommandRunner* runner;  // the transient service, else null
+  ~WorkDirGuard() { remove_job_dir(path, job_id, runner); }
 };
 
 struct Failure {
@@ -136,10 +136,37 @@ Status check_formats(const std::vector<config::Suite>& suites) {
 
 }  // namespace
 
-void clean_work_dir(const std::string& work_dir) {
+void remove_job_dir(const std::string& path, int64_t job_id, exec::CommandRunner* runner) {
   std::error_code ec;
+  fs::remove_all(path, ec);
+  if (!ec || !runner || !fs::exists(path)) return;
+  exec::Command c;
+  c.shell = "chmod -R u+rwX,g+rwX . 2>/dev/null; exit 0";
+  c.cwd = path;
+  c.writable_dir = path;
+  c.timeout = std::chrono::minutes(5);
+  c.unit_name = "benchbox-job-" + std::to_string(job_id) + "-0.service";
+  auto done = runner->run(c, nullptr);
+  fs::remove_all(path, ec);
+  if (ec)
+    daemon::log_warning("could not remove the job's directory " + path + ": " + ec.message() +
+                            (done ? "" : " (making it writable as the job failed: " + done.error().message + ")"),
+                        {{"JOB_ID", std::to_string(job_id)}});
+}
+
+void clean_work_dir(const std::string& work_dir, exec::CommandRunner* runner) {
+  std::error_code ec;
+  std::vector<fs::path> left;
   for (auto it = fs::directory_iterator(work_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-    fs::remove_all(it->path(), ec);
+    left.push_back(it->path());
+  for (const auto& p : left) {
+    int64_t id = 0;
+    try {
+      id = std::stoll(p.filename().string());
+    } catch (...) {
+    }
+    remove_job_dir(p.string(), id, runner);
+  }
 }
 
 // "" when some benchmark measured; else the first failure's reason.
@@ -178,7 +205,17 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
   if (!repo) return failed(repo.error().message);
   if (auto st = repo->remove_stale_locks(); !st) return failed(st.error().message);
   daemon::log_info("fetching " + spec.clone_url, {{"JOB_ID", id}, {"REPOSITORY", spec.repository}});
-  if (auto st = repo->fetch(spec.clone_url, refspecs_for(spec)); !st) return failed(st.error().message);
+  std::optional<git::FetchCredential> credential;
+  if (ctx.tokens) {
+    auto c = ctx.tokens->for_fetch(spec.repository, spec.clone_url);
+    if (c) credential = std::move(*c);
+    else
+      daemon::log_warning("fetching without an installation token: " + c.error().message,
+                          {{"JOB_ID", id}, {"REPOSITORY", spec.repository}});
+  }
+  if (auto st = repo->fetch(spec.clone_url, refspecs_for(spec), credential ? &*credential : nullptr); !st)
+    return failed(st.error().message);
+  credential.reset();
   if (ctx.cancel->load()) return cancelled();
 
   // 2. The commits, and the suites from the (head) commit's .benchbox.yml.
@@ -198,7 +235,7 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
 
   // 3. Work trees, result set headers, builds (once per commit and command).
   const std::string work = path_join(ctx.work_dir, id);
-  WorkDirGuard guard{work};
+  WorkDirGuard guard{work, job.id, ctx.contained_service ? ctx.runner : nullptr};
   {
     std::error_code ec;
     fs::remove_all(work, ec);
@@ -211,12 +248,13 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
   // Build and benchmark are someone else's code: where runnerd may, they
   // run as the job's own uid, which owns this job's directory and nothing
   // else, with the repository's network.
-  auto contained = contain_job(job.id, work, ctx.network);
+  ContainRules rules{ctx.contained_service, ctx.job_user, ctx.limits, ctx.network};
+  auto contained = contain_job(job.id, work, rules);
   if (!contained) return failed(contained.error().message);
   const std::string containment = contained->description;
   MeasureContext mctx{job.id, ctx.cpus, ctx.runner, ctx.cancel,
                       path_join(path_join(ctx.results_dir, id), "profiles"), contained->identity, work,
-                      contained->network};
+                      contained->network, contained->job_group, contained->limits, ctx.work_tree_max_bytes};
   // One environment for the job, from the head's tree: a PR's base and head
   // are always compared, even when the PR changes a lock file.
   bool env_cancelled = false;

@@ -15,6 +15,8 @@
 
 namespace bb::runnerd {
 
+class FetchTokens;
+
 struct ExecContext {
   std::string runner_id;
   std::vector<int> cpus;             // benchmark CPUs
@@ -29,6 +31,14 @@ struct ExecContext {
   bool host_drifted = false;
   exec::CommandRunner* runner = nullptr;
   const std::atomic<bool>* cancel = nullptr;
+  // Containment (containment.h): the runner is the transient service as
+  // job_user; the per-job bounds.
+  // Private repositories (fetch_token.h): null when there is no GitHub App.
+  FetchTokens* tokens = nullptr;
+  bool contained_service = false;
+  std::string job_user;
+  exec::Command::Limits limits;
+  uint64_t work_tree_max_bytes = 0;
 };
 
 struct ExecOutcome {
@@ -40,7 +50,13 @@ struct ExecOutcome {
 
 ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx);
 
+// Removes a job's directory. What the job's user made unwritable there
+// (chmod 0500 on its own directory) runnerd cannot remove: with `runner`
+// (the transient service), the job's user first makes its files writable
+// again, as a command of that job.
+void remove_job_dir(const std::string& path, int64_t job_id, exec::CommandRunner* runner);
+
 // Removes work trees a killed runner left behind (work_dir/<job id>).
-void clean_work_dir(const std::string& work_dir);
+void clean_work_dir(const std::string& work_dir, exec::CommandRunner* runner = nullptr);
 
 }  // namespace bb::runnerd

@@ -1,15 +1,22 @@
 #include "manager.h"
 
+#include "fetch_token.h"
+
+#include <grp.h>
+#include <pwd.h>
 #include <sys/eventfd.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <filesystem>
 
 #include "bus/dict.h"
 #include "bus/errors.h"
 #include "bus/names.h"
 #include "daemon/log.h"
 #include "exec/scope_runner.h"
+#include "exec/service_runner.h"
 #include "util/cpu_list.h"
 #include "util/file.h"
 
@@ -23,6 +30,13 @@ constexpr uint64_t kPollUsec = 5ull * 1000 * 1000;
 
 std::string id_text(int64_t id) { return std::to_string(id); }
 
+// This executable's path: benchbox-meter is installed beside it.
+std::string self_path() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "/usr/libexec/benchbox/benchbox-runnerd";
+}
+
 bool is_error(const bus::BusError& e, const char* name) { return e.is_set() && std::string(e.name()) == name; }
 
 }  // namespace
@@ -32,9 +46,17 @@ Manager::Manager(Conf conf, sd_bus* bus, sd_event* event)
   // Transient scopes in benchbox-bench.slice when systemd is PID 1, else
   // a child pinned with sched_setaffinity; both kill the whole command
   // (SIGTERM, then SIGKILL after 5 s) on timeout or cancel.
-  auto choice = exec::make_benchmark_runner();
+  // Under systemd, contained: transient services as runner.job_user.
+  exec::ServiceOptions contained;
+  contained.user = conf_.appliance.runner.job_user;
+  if (struct passwd* pw = ::getpwnam(contained.user.c_str()))
+    if (struct group* gr = ::getgrgid(pw->pw_gid)) contained.group = gr->gr_name;
+  contained.meter_program = path_join(std::filesystem::path(self_path()).parent_path().string(), "benchbox-meter");
+  contained.meter_dir = conf_.meter_dir;
+  auto choice = exec::make_benchmark_runner({}, &contained);
   runner_ = std::move(choice.runner);
   runner_why_ = choice.why;
+  contained_ = choice.contained;
 }
 
 Manager::~Manager() { shutdown(); }
@@ -42,15 +64,21 @@ Manager::~Manager() { shutdown(); }
 std::string Manager::benchmark_cpus() const { return format_cpu_list(conf_.benchmark_cpus); }
 
 Status Manager::start() {
+  auto tokens = FetchTokens::create(conf_.appliance);
+  if (!tokens) return tokens.error();
+  tokens_ = std::move(*tokens);
   for (const auto& dir : {conf_.git_cache_dir, conf_.work_dir, conf_.results_dir})
     if (auto st = make_dirs(dir); !st) return st;
   // The git mirrors and built trees are runnerd's alone: a job (running as
   // its own uid) must not read another repository's code or alter what
   // later jobs trust. Under systemd CacheDirectoryMode=0700 says the same.
-  for (const auto& dir : {conf_.git_cache_dir, conf_.build_cache_dir})
+  for (const auto& dir : {conf_.git_cache_dir, conf_.build_cache_dir, conf_.meter_dir})
     if (auto st = make_dirs(dir, 0700); !st) return st;
     else if (::chmod(dir.c_str(), 0700) < 0) return errno_error("chmod 0700 " + dir, errno);
-  clean_work_dir(conf_.work_dir);
+  // The job's user passes through to its own work/<job> (0750, its group),
+  // and sees nothing else here.
+  if (contained_ && ::chmod(conf_.work_dir.c_str(), 0711) < 0) return errno_error("chmod 0711 " + conf_.work_dir, errno);
+  clean_work_dir(conf_.work_dir, contained_ ? runner_.get() : nullptr);
 
   // The worker must not touch sd-event or sd-bus: neither is thread-safe,
   // and sd_event_add_defer from another thread would race the loop. An
@@ -230,6 +258,12 @@ void Manager::begin(model::Job job) {
   ctx.network = policy ? policy->network : config::RepositoryPolicy{}.network;
   ctx.runner = runner_.get();
   ctx.cancel = &cancel_;
+  ctx.contained_service = contained_;
+  ctx.tokens = tokens_.get();
+  ctx.job_user = conf_.appliance.runner.job_user;
+  ctx.limits = {conf_.appliance.runner.memory_max_bytes, conf_.appliance.runner.tasks_max,
+                conf_.appliance.runner.file_size_max_bytes};
+  ctx.work_tree_max_bytes = conf_.appliance.runner.work_tree_max_bytes;
   std::string why;
   check_tuner(ctx.machine_fingerprint, ctx.host_drifted, why);
   if (ctx.host_drifted && conf_.appliance.runner.refuse_on_drift) {

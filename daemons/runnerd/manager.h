@@ -84,6 +84,8 @@ class Manager {
   sd_event* event_;
   std::unique_ptr<exec::CommandRunner> runner_;
   std::string runner_why_;
+  bool contained_ = false;
+  std::unique_ptr<FetchTokens> tokens_;  // private repositories; null without a GitHub App  // the runner is the transient service (containment.h)
 
   std::optional<model::Job> current_;
   std::thread worker_;

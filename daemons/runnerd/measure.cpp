@@ -1,5 +1,7 @@
 #include "measure.h"
 
+#include "containment.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -82,7 +84,9 @@ exec::Command make_command(const config::Suite& suite, const Target& t, const Me
   if (!round.empty()) c.env["BENCHBOX_ROUND"] = round;
   if (!suite.output.empty()) c.env["BENCHBOX_OUTPUT"] = path_join(t.tree_dir, suite.output);
   c.network = ctx.network;
-  if (ctx.identity) {
+  c.limits = ctx.limits;
+  c.writable_dir = ctx.job_dir;
+  if (ctx.identity || ctx.job_group) {
     c.identity = ctx.identity;
     // runnerd's HOME and the shared /tmp are not the job's to write.
     c.env["HOME"] = path_join(ctx.job_dir, "home");
@@ -128,7 +132,7 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
   // symlink it left in its tree cannot make runnerd remove or create
   // anything outside it.
   if (!output_path.empty())
-    if (auto st = prepare_output(t.tree_dir, suite.output, ctx.identity); !st) {
+    if (auto st = prepare_output(t.tree_dir, suite.output, ctx.identity, ctx.job_group); !st) {
       mark_failed(p, st.error().message, round, "");
       return true;
     }
@@ -147,6 +151,7 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
     Status made = make_dirs(callgrind_dir);
     // Outside the tree, made by runnerd: valgrind runs as the job and writes here.
     if (made && ctx.identity) made = exec::hand_over(callgrind_dir, *ctx.identity);
+    if (made && ctx.job_group) made = exec::share_with_group(t.tree_dir + ".callgrind", *ctx.job_group);
     if (!made) {
       mark_failed(p, made.error().message, round, "");
       return true;
@@ -163,6 +168,10 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
   if (outcome->cancelled) return false;
   if (!outcome->success()) {
     mark_failed(p, outcome->describe(), round, tail.text());
+    return true;
+  }
+  if (auto st = check_work_tree(ctx.job_dir, ctx.work_tree_max_bytes); !st) {
+    mark_failed(p, "stopped by a per-job bound: " + st.error().message, round, "");
     return true;
   }
 
@@ -199,6 +208,7 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
     const std::pair<const char*, double> counts[] = {
         {"voluntary_switches", double(outcome->voluntary_switches)},
         {"involuntary_switches", double(outcome->involuntary_switches)}};
+    const size_t count_metrics = outcome->switches_measured ? 2 : 0;
     model::Benchmark proto;
     proto.key = {suite.name, suite.name, {}, ""};
     auto add = [&](const char* metric, const char* unit, double value) -> model::Benchmark& {
@@ -210,7 +220,18 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
       return b;
     };
     for (const auto& [metric, v] : times) add(metric, "s", v);
-    for (const auto& [metric, v] : counts) add(metric, "count", v);
+    for (size_t i = 0; i < count_metrics; ++i) add(counts[i].first, "count", counts[i].second);
+    if (!outcome->switches_measured)
+      for (const auto& [metric, v] : counts) {
+        // Recorded once, with why: never silently absent.
+        proto.key.metric = metric;
+        proto.unit = "count";
+        auto& b = p.get(proto);
+        if (b.samples.empty()) {
+          b.status = model::BenchmarkStatus::skipped;
+          b.reason = "unavailable: " + outcome->switches_unavailable;
+        }
+      }
     if (outcome->peak_memory_bytes > 0) {
       auto& mem = add("peak_memory", "bytes", double(outcome->peak_memory_bytes));
       mem.extra["memory_source"] = outcome->memory_source;
@@ -429,7 +450,11 @@ std::string build_suite(const config::Suite& suite, const Target& target, const 
     cancelled = true;
     return "cancelled";
   }
-  if (outcome->success()) return "";
+  if (outcome->success()) {
+    if (auto st = check_work_tree(ctx.job_dir, ctx.work_tree_max_bytes); !st)
+      return where + ": stopped by a per-job bound: " + st.error().message;
+    return "";
+  }
   std::string text = tail.text();
   return where + ": " + outcome->describe() + (text.empty() ? "" : ":\n" + text);
 }

@@ -39,8 +39,14 @@ struct MeasureContext {
   // cannot redirect. Empty: commands run as runnerd's user.
   std::optional<exec::Identity> identity;
   std::string job_dir;       // <work_dir>/<job>: home/ and tmp/ live here
-  // The repository's network where runnerd can enforce it (as root), else full.
+  // The repository's network where runnerd can enforce it, else full.
   exec::Command::Network network = exec::Command::Network::full;
+  // Under the transient service (service_runner.h): the job user's group,
+  // which shares the job's directory with runnerd; what runnerd makes in
+  // a tree joins it. Empty otherwise.
+  std::optional<gid_t> job_group;
+  exec::Command::Limits limits;      // per-job bounds the runner enforces
+  uint64_t work_tree_max_bytes = 0;  // the job's directory, checked after each command; 0 = none
 };
 
 // Runs `suite` for every target. A command that fails (exit status, signal,

@@ -88,7 +88,8 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
   if (YAML::Node r = root["runner"]; r && !r.IsNull()) {
     BB_TRY(check_keys(src, r, "runner", {"benchmark_cpus", "work_dir", "results_dir",
                                          "heartbeat_seconds", "refuse_on_drift", "runner_id",
-                                         "build_cache_bytes"}));
+                                         "build_cache_bytes", "job_user", "memory_max_bytes", "tasks_max",
+                                         "file_size_max_bytes", "work_tree_max_bytes"}));
     uint64_t hb = c.runner.heartbeat_seconds;
     BB_TRY(read_string(src, r, "runner", "benchmark_cpus", c.runner.benchmark_cpus));
     BB_TRY(read_string(src, r, "runner", "work_dir", c.runner.work_dir));
@@ -97,6 +98,11 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
     BB_TRY(read_bool(src, r, "runner", "refuse_on_drift", c.runner.refuse_on_drift));
     BB_TRY(read_string(src, r, "runner", "runner_id", c.runner.runner_id));
     BB_TRY(read_uint(src, r, "runner", "build_cache_bytes", c.runner.build_cache_bytes));
+    BB_TRY(read_string(src, r, "runner", "job_user", c.runner.job_user));
+    BB_TRY(read_uint(src, r, "runner", "memory_max_bytes", c.runner.memory_max_bytes));
+    BB_TRY(read_uint(src, r, "runner", "tasks_max", c.runner.tasks_max));
+    BB_TRY(read_uint(src, r, "runner", "file_size_max_bytes", c.runner.file_size_max_bytes));
+    BB_TRY(read_uint(src, r, "runner", "work_tree_max_bytes", c.runner.work_tree_max_bytes));
     c.runner.heartbeat_seconds = static_cast<unsigned>(hb);
   }
 

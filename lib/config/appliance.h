@@ -60,6 +60,15 @@ struct RunnerConfig {
   std::string runner_id;          // "" = hostname
   // Built work trees kept between jobs (<cache_dir>/builds); 0 = no cache.
   uint64_t build_cache_bytes = 10ull << 30;
+  // Containment (docs/systemd.md, "Containment"): under systemd every build
+  // and benchmark runs as a transient service as this user, which owns
+  // nothing and shares only the job's directory with runnerd (its group).
+  std::string job_user = "benchbox-job";
+  // Per-job bounds; 0 = none. Hitting one is the job's failure reason.
+  uint64_t memory_max_bytes = 8ull << 30;      // MemoryMax= of each command
+  uint64_t tasks_max = 4096;                   // TasksMax= (processes and threads)
+  uint64_t file_size_max_bytes = 16ull << 30;  // LimitFSIZE=: the largest file it may write
+  uint64_t work_tree_max_bytes = 32ull << 30;  // the job's directory, checked after every command
 };
 
 struct ReporterConfig {

@@ -113,6 +113,27 @@ TEST_CASE("the build cache's bound: 10 GiB by default, 0 turns it off") {
   CHECK_FALSE(config::parse_appliance_config("runner:\n  build_cache_bytes: lots\n", "benchbox.yml").ok());
 }
 
+TEST_CASE("containment: the job user and the per-job bounds, with defaults, 0 for none") {
+  auto d = config::parse_appliance_config("", "benchbox.yml");
+  REQUIRE(d.ok());
+  CHECK(d->runner.job_user == "benchbox-job");
+  CHECK(d->runner.memory_max_bytes == (8ull << 30));
+  CHECK(d->runner.tasks_max == 4096);
+  CHECK(d->runner.file_size_max_bytes == (16ull << 30));
+  CHECK(d->runner.work_tree_max_bytes == (32ull << 30));
+  auto c = config::parse_appliance_config(
+      "runner:\n  job_user: builder\n  memory_max_bytes: 0\n  tasks_max: 64\n  work_tree_max_bytes: 1000\n",
+      "benchbox.yml");
+  REQUIRE(c.ok());
+  CHECK(c->runner.job_user == "builder");
+  CHECK(c->runner.memory_max_bytes == 0);
+  CHECK(c->runner.tasks_max == 64);
+  CHECK(c->runner.work_tree_max_bytes == 1000);
+  auto bad = config::parse_appliance_config("runner:\n  tasks_max: many\n", "benchbox.yml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("runner.tasks_max") != std::string::npos);
+}
+
 TEST_CASE("the access section: the packaged identities by default, overridable, typos refused") {
   auto d = parse_appliance_config("", "t.yml");
   REQUIRE(d.ok());

@@ -114,7 +114,7 @@ prepare_repositories() {
 version: 1
 suites:
   - name: probe
-    run: "grep Cpus_allowed_list /proc/self/status; cat /proc/self/cgroup; echo BENCHBOX_PROBE_OK"
+    run: "grep Cpus_allowed_list /proc/self/status; cat /proc/self/cgroup; echo BENCHBOX_USER=$(id -un); echo BENCHBOX_PROBE_OK"
     format: command
     repetitions: 2
     warmup: 0
@@ -151,6 +151,24 @@ suites:
 EOF
   git -C "$repo" commit -q -am slow
   slow_sha=$(git -C "$repo" rev-parse HEAD)
+  # attack: a benchmark that tries, in its first round, what contained code
+  # must not be able to do (check_containment), then measures as usual.
+  git -C "$repo" checkout -q main
+  git -C "$repo" checkout -q -b attack
+  cat >"$repo/.benchbox.yml" <<'EOF'
+version: 1
+suites:
+  - name: attack
+    run: "sh ./attack.sh"
+    format: command
+    repetitions: 2
+    warmup: 0
+    timeout: 120
+EOF
+  cp "$here/attack.sh" "$repo/attack.sh"
+  git -C "$repo" add .benchbox.yml attack.sh
+  git -C "$repo" commit -q -m attack
+  attack_sha=$(git -C "$repo" rev-parse HEAD)
   git -C "$repo" checkout -q main
 }
 
@@ -162,7 +180,7 @@ write_config() {
 repositories:
   - name: bench/demo
     clone_url: file:///srv/benchbox-test/demo
-    branches: [main, hang, slow]
+    branches: [main, hang, slow, attack]
   - name: bench/load
     clone_url: file:///srv/benchbox-test/demo
     branches: ["load-*"]
@@ -271,11 +289,16 @@ measure_security() {
       echo "| $u | ${level% *} | ${level#* } |"
     done
   } | tee "$stage/security.md"
-  for u in benchbox-webhookd.service benchbox-queued.service benchbox-reporterd.service; do
+  # None may be above what it was before containment (issue 12's figures).
+  local limit
+  for entry in benchbox-webhookd.service:1.3 benchbox-queued.service:0.4 benchbox-tunerd.service:1.8 \
+    benchbox-runnerd.service:2.0 benchbox-reporterd.service:1.3; do
+    u=${entry%%:*} limit=${entry#*:}
     level=$(awk -F' [|] ' -v u="$u" '$1 == "| " u {print $2}' "$stage/security.md")
-    python3 -c "import sys; sys.exit(0 if float('$level') <= 2.5 else 1)" ||
-      fail "$u exposure $level is above 2.5"
+    python3 -c "import sys; sys.exit(0 if float('$level') <= float('$limit') else 1)" ||
+      fail "$u exposure $level is above $limit"
   done
+  note "systemd-analyze security: every daemon at or below its limit (webhookd 1.3, queued 0.4, tunerd 1.8, runnerd 2.0, reporterd 1.3)"
 }
 
 all_units_active() {
@@ -413,12 +436,14 @@ check_job_in_scope() {
   log=$(in_ct journalctl --no-pager -o cat "JOB_ID=$id")
   grep -q BENCHBOX_PROBE_OK <<<"$log" || fail "journalctl JOB_ID=$id does not show the benchmark's output:
 $log"
-  grep -qE "benchbox-bench\.slice/benchbox-job-$id-[0-9]+\.scope" <<<"$log" ||
-    fail "the benchmark did not run in a benchbox-job-$id-*.scope under benchbox-bench.slice:
+  grep -qE "benchbox-bench\.slice/benchbox-job-$id-[0-9]+\.service" <<<"$log" ||
+    fail "the benchmark did not run in a benchbox-job-$id-*.service under benchbox-bench.slice:
 $(grep -i cgroup <<<"$log" || grep ':/' <<<"$log")"
+  grep -qx "BENCHBOX_USER=benchbox-job" <<<"$log" ||
+    fail "the benchmark did not run as benchbox-job: $(grep BENCHBOX_USER <<<"$log")"
   grep -qP "Cpus_allowed_list:\s+$bench_cpu$" <<<"$log" ||
     fail "the benchmark's Cpus_allowed_list is not $bench_cpu: $(grep Cpus_allowed_list <<<"$log")"
-  note "journalctl JOB_ID=$id: output present; ran in $(grep -oE "benchbox-bench\.slice/benchbox-job-$id-[0-9]+\.scope" <<<"$log" | head -1); $(grep -m1 Cpus_allowed_list <<<"$log" | tr '\t' ' ')"
+  note "journalctl JOB_ID=$id: output present; ran as benchbox-job in $(grep -oE "benchbox-bench\.slice/benchbox-job-$id-[0-9]+\.service" <<<"$log" | head -1); $(grep -m1 Cpus_allowed_list <<<"$log" | tr '\t' ' ')"
   local isolation
   isolation=$(in_ct busctl get-property org.benchbox.Runner1 /org/benchbox/Runner1 org.benchbox.Runner1 Isolation)
   note "Runner1.Isolation = $isolation"
@@ -433,10 +458,14 @@ measure_scope_cost() {
     return
   fi
   cp "$bin" "$stage/bench-runner"
-  out=$(in_ct /mnt/bb-stage/bench-runner --processes 100 --only processes 2>&1) ||
+  local meter
+  meter=$(in_ct sh -c 'ls /usr/libexec/benchbox/benchbox-meter /usr/lib/*/benchbox/benchbox-meter 2>/dev/null | head -1')
+  out=$(in_ct /mnt/bb-stage/bench-runner --processes 100 --only processes --meter "$meter" 2>&1) ||
     fail "bench-runner failed in the container: $out"
   grep -Eq 'transient scope runner +[0-9.]+ ms +[0-9.]+x' <<<"$out" ||
     fail "bench-runner measured no transient scope in the container: $out"
+  grep -Eq 'contained service runner +[0-9.]+ ms +[0-9.]+x' <<<"$out" ||
+    fail "bench-runner measured no contained launch in the container: $out"
   local line
   while IFS= read -r line; do note "bench-runner: $line"; done <<<"$out"
 }
@@ -496,25 +525,50 @@ check_policy() {
   note "bus policy: $refused of ${#calls[@]} calls refused (as nobody and as each daemon user)"
 }
 
+# Contained code tries what it must not do (tests/system/attack.sh): every
+# attempt must be refused, and its own result still recorded correctly.
+check_containment() {
+  local id state log attempts total refused result line
+  id=$(enqueue_push attack "$attack_sha")
+  note "delivery accepted: job $id (the attack branch)"
+  wait_for 300 job_finished "$id" || fail "job $id did not finish within 300 s"
+  state=$(job_field "$id" state)
+  [[ $state == done ]] || fail "the attacking job $id ended $state: $(job_field "$id" error)"
+  log=$(in_ct journalctl --no-pager -o cat "JOB_ID=$id")
+  attempts=$(grep '^ATTEMPT ' <<<"$log" || true)
+  total=$(grep -c . <<<"$attempts" || true)
+  refused=$(grep -c ': refused: ' <<<"$attempts" || true)
+  [[ $total -eq 11 ]] || fail "expected 11 attempts in journalctl JOB_ID=$id, found $total:
+$log"
+  while IFS= read -r line; do note "$line"; done <<<"$attempts"
+  echo "containment: $refused of $total attempts refused"
+  [[ $refused -eq $total ]] || fail "not every attempt was refused"
+  [[ $(job_field 1 state) == done ]] || fail "job 1 is no longer done: $(job_field 1 state)"
+  if in_ct test -e /var/lib/benchbox/results/1/forged.json; then fail "a forged result file exists"; fi
+  if in_ct test -e /var/cache/benchbox/git/planted; then fail "the git cache was written"; fi
+  result=$(job_field "$id" result_path)
+  in_ct python3 -c "$(cat "$here/check_result.py")" "$result" || fail "job $id's own result is not what it measured"
+}
+
 scope_of_job() {
-  in_ct systemctl list-units --no-legend --plain --state=active --type=scope "benchbox-job-$1-*" | grep -q .
+  in_ct systemctl list-units --no-legend --plain --state=active --type=service "benchbox-job-$1-*" | grep -q .
 }
 
 check_hanging_benchmark() {
   local id err
   id=$(enqueue_push hang "$hang_sha")
   note "delivery accepted: job $id"
-  wait_for 240 scope_of_job "$id" || fail "no active benchbox-job-$id-*.scope appeared"
-  note "$(in_ct systemctl list-units --no-legend --plain --type=scope "benchbox-job-$id-*" | awk '{print $1}') is active"
+  wait_for 240 scope_of_job "$id" || fail "no active benchbox-job-$id-*.service appeared"
+  note "$(in_ct systemctl list-units --no-legend --plain --type=service "benchbox-job-$id-*" | awk '{print $1}') is active"
   wait_for 120 job_finished "$id" || fail "the hanging job $id was not stopped"
   [[ $(job_field "$id" state) == failed ]] || fail "the hanging job ended $(job_field "$id" state), not failed"
   err=$(job_field "$id" error)
   grep -qi "timed out" <<<"$err" || fail "the hanging job's reason does not say it timed out: $err"
-  wait_for 30 bash -c "! nsenter -t $ct_pid -a systemctl list-units --no-legend --all --type=scope 'benchbox-job-$id-*' | grep -q ." ||
-    fail "the scope of job $id is still there"
+  wait_for 30 bash -c "! nsenter -t $ct_pid -a systemctl list-units --no-legend --all --type=service 'benchbox-job-$id-*' | grep -q ." ||
+    fail "the unit of job $id is still there"
   if in_ct pgrep -f 'sleep 4242' >/dev/null; then fail "the hanging benchmark process survived"; fi
   note "job $id failed: $err"
-  note "its scope is gone and no process of it is left"
+  note "its unit is gone and no process of it is left"
 }
 
 # The load generator: signed push deliveries to bench/load, each a new

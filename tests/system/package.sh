@@ -107,6 +107,8 @@ EOF
   [[ $(installed_version) == "$ver_n" ]] || fail "apt installed $(installed_version), not $ver_n"
   note "apt install benchbox: $ver_n from the signed archive ($(grep -c . "$stage/apt-install.log") lines of apt output)"
   in_ct id benchbox-runner >/dev/null || fail "the package did not create the benchbox users"
+  in_ct id -nG benchbox-runner | grep -qw benchbox-job || fail "benchbox-runner is not in group benchbox-job"
+  if in_ct id -nG benchbox-job | tr " " "\n" | grep -qx benchbox; then fail "benchbox-job is in group benchbox"; fi
   in_ct test -d /var/lib/benchbox/spool || fail "the package did not create /var/lib/benchbox/spool"
   [[ $(in_ct systemctl is-enabled benchbox.target) == enabled ]] || fail "benchbox.target is not enabled"
   in_ct dpkg-query -W -f='${Conffiles}\n' benchbox | grep -q /etc/benchbox/benchbox.yml ||

@@ -10,10 +10,14 @@
 #      the journal say how to create it; users, directories, conffiles
 #   0. systemd-analyze verify is clean; systemd-analyze security per unit
 #   1. all units active; every interface introspects; benchboxctl status
-#   2. signed webhook -> job done; its benchmark ran in benchbox-job-*.scope
+#   2. signed webhook -> job done; its benchmark ran in benchbox-job-*.service
+#      as benchbox-job
 #      under benchbox-bench.slice with the expected Cpus_allowed_list;
 #      journalctl JOB_ID=<id> shows its output
 #   3. an unprivileged user is refused a state-changing method by policy
+#  3b. a contained benchmark (tests/system/attack.sh) is refused every
+#      attempt on the bus, the caches, the credentials and another job's
+#      result; one `containment:` line with the counts
 #   5. a hanging benchmark is stopped at its timeout, scope gone, job failed
 #   4. restarts of webhookd and queued under a signed-delivery load: zero
 #      failed connections, zero lost deliveries
@@ -93,6 +97,9 @@ measure_scope_cost
 
 step "3. least privilege on the bus: nobody and each daemon user are refused what is not theirs"
 check_policy
+
+step "3b. containment: a repository's benchmark tries what it must not, and is refused every time"
+check_containment
 
 step "5. a hanging benchmark is stopped at its timeout"
 check_hanging_benchmark
