@@ -12,6 +12,7 @@
 
 #include "exec/identity.h"
 #include "exec/pinned_runner.h"
+#include "exec/test_scratch.h"
 #include "util/file.h"
 
 using namespace bb;
@@ -20,15 +21,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Scratch {
-  std::string dir;
-  Scratch() {
-    char tmpl[] = "/tmp/bb-identity-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    dir = tmpl;
-  }
-  ~Scratch() { std::system(("rm -rf '" + dir + "'").c_str()); }
-};
+using test::Scratch;
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "exec/pinned_runner.h"
+#include "exec/test_scratch.h"
 #include "util/file.h"
 #include "util/text.h"
 
@@ -19,15 +20,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Scratch {
-  std::string dir;
-  Scratch() {
-    char tmpl[] = "/tmp/bb-exec-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    dir = tmpl;
-  }
-  ~Scratch() { std::system(("rm -rf '" + dir + "'").c_str()); }
-};
+using test::Scratch;
 
 Outcome run_ok(const Command& c, std::chrono::milliseconds grace = 2s) {
   PinnedChildRunner runner(grace);
