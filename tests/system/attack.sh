@@ -14,7 +14,9 @@ try() {
   fi
   out=$(printf '%s' "$out" | tr '\n' ' ')
   case $out in
-    *"ccess denied"* | *"ermission denied"* | *"not authorized"* | *"uthentication required"*)
+    # The bus policy and polkit, file modes, and the unit's read-only view
+    # of the system (ProtectSystem=strict) each count as a refusal.
+    *"ccess denied"* | *"ermission denied"* | *"not authorized"* | *"uthentication required"* | *"ead-only file system"*)
       echo "ATTEMPT $name: refused: $out" ;;
     *) echo "ATTEMPT $name: failed otherwise: $out" ;;
   esac
