@@ -28,7 +28,8 @@ void add_keyed(std::string& out, const std::string& dir, const char* file) {
 
 }  // namespace
 
-Result<std::string> meter_report(const std::string& root, const std::string& cgroup) {
+Result<std::string> meter_report(const std::string& root, const std::string& cgroup,
+                                 const std::map<std::string, std::string>& v1) {
   // A pure cgroup-v2 host, or the v2 hierarchy of a hybrid one.
   const std::string base = root.empty() ? std::string("/sys/fs/cgroup") : path_join(root, "sys/fs/cgroup");
   std::string dir, out;
@@ -38,10 +39,21 @@ Result<std::string> meter_report(const std::string& root, const std::string& cgr
     if (!out.empty()) break;
   }
   if (out.empty()) return make_error(Errc::not_found, "no cpu.stat for cgroup " + cgroup + " under " + base);
-  if (auto peak = read_file(path_join(dir, "memory.peak"), 64)) out += "memory.peak " + std::string(trim(*peak)) + "\n";
-  add_keyed(out, dir, "memory.events");
-  add_keyed(out, dir, "pids.events");
-  return out;
+  std::string memory, pids;
+  if (auto peak = read_file(path_join(dir, "memory.peak"), 64)) memory += "memory.peak " + trim(*peak) + "\n";
+  add_keyed(memory, dir, "memory.events");
+  add_keyed(pids, dir, "pids.events");
+  // v1: the peak is memory.max_usage_in_bytes, OOM kills are counted in
+  // memory.oom_control (Linux >= 4.13), pids.events is the same file.
+  if (auto it = v1.find("memory"); memory.empty() && it != v1.end()) {
+    const std::string d = base + "/memory" + it->second;
+    if (auto peak = read_file(path_join(d, "memory.max_usage_in_bytes"), 64)) memory += "memory.peak " + trim(*peak) + "\n";
+    if (auto oom = read_file(path_join(d, "memory.oom_control"), 4096))
+      for (const auto& line : split(*oom, '\n'))
+        if (line.rfind("oom_kill ", 0) == 0) memory += "memory.events " + trim(line) + "\n";
+  }
+  if (auto it = v1.find("pids"); pids.empty() && it != v1.end()) add_keyed(pids, base + "/pids" + it->second, "pids.events");
+  return out + memory + pids;
 }
 
 Result<MeterReading> parse_meter_report(const std::string& text) {
@@ -69,7 +81,16 @@ Result<MeterReading> parse_meter_report(const std::string& text) {
 Status write_meter_report(const std::string& out) {
   auto cgroup = cgroup2_path_of("", ::getpid());
   if (!cgroup) return make_error(Errc::not_found, "this process is in no cgroup-v2 group");
-  auto report = meter_report("", *cgroup);
+  // "4:memory:/system.slice/x.service" lines: the v1 hierarchies of a hybrid host.
+  std::map<std::string, std::string> v1;
+  if (auto text = read_file("/proc/self/cgroup", 64 << 10))
+    for (const auto& line : split(*text, '\n')) {
+      const auto first = line.find(':'), second = line.find(':', first + 1);
+      if (first == std::string::npos || second == std::string::npos) continue;
+      const std::string controller = line.substr(first + 1, second - first - 1);
+      if (controller == "memory" || controller == "pids") v1[controller] = line.substr(second + 1);
+    }
+  auto report = meter_report("", *cgroup, v1);
   if (!report) return report.error();
   const std::string tmp = out + ".tmp";
   ::unlink(tmp.c_str());

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -23,8 +24,12 @@ struct MeterReading {
 
 // The report of the cgroup `cgroup` ("/system.slice/x.service") under
 // `root` ("" = the real /sys/fs/cgroup): one "file key value" line per
-// figure, e.g. "cpu.stat user_usec 1200". Files the kernel lacks are left out.
-Result<std::string> meter_report(const std::string& root, const std::string& cgroup);
+// figure, e.g. "cpu.stat user_usec 1200". Files the kernel lacks are left
+// out. On a hybrid host the memory and pids figures live in the v1
+// hierarchies: `v1` maps a controller ("memory", "pids") to the unit's path
+// there (from /proc/self/cgroup), and what v2 lacks is read from them.
+Result<std::string> meter_report(const std::string& root, const std::string& cgroup,
+                                 const std::map<std::string, std::string>& v1 = {});
 // Parses a report; an error when it has no cpu.stat figures.
 Result<MeterReading> parse_meter_report(const std::string& text);
 

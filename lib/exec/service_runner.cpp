@@ -161,6 +161,9 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
   err_w.reset();
   auto path = systemd->unit_path(unit);
   if (!path) return path.error();
+  // Woken by the unit's own signals; the state is read once more right
+  // away, so a command that ended before the match existed is seen too.
+  if (auto st = systemd->watch_properties(*path); !st) return st.error();
 
   Outcome outcome;
   Stream streams[2];

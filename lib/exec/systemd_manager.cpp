@@ -167,6 +167,15 @@ Status SystemdManager::subscribe() {
   return {};
 }
 
+Status SystemdManager::watch_properties(const std::string& path) {
+  sd_bus_slot* slot = nullptr;
+  int r = sd_bus_match_signal(bus_.get(), &slot, kSystemd, path.c_str(), "org.freedesktop.DBus.Properties",
+                              "PropertiesChanged", nullptr, nullptr);
+  if (r < 0) return errno_error("watch " + path, -r);
+  watches_.emplace_back(slot);
+  return {};
+}
+
 Result<std::string> SystemdManager::string_property(const std::string& path, const char* iface, const char* name) {
   bus::BusError error;
   char* text = nullptr;

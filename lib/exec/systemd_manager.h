@@ -47,6 +47,9 @@ class SystemdManager {
   // Asks PID 1 for unit signals (PropertiesChanged), so wait() wakes when
   // a unit changes state.
   Status subscribe();
+  // Also a match for the unit's PropertiesChanged: the bus delivers a
+  // signal only to a connection that asked for it, Subscribe or not.
+  Status watch_properties(const std::string& path);
   Result<std::string> string_property(const std::string& path, const char* iface, const char* name);
   Result<uint64_t> u64_property(const std::string& path, const char* iface, const char* name);
   Result<int32_t> i32_property(const std::string& path, const char* iface, const char* name);
@@ -64,6 +67,7 @@ class SystemdManager {
 
   bus::BusPtr bus_;
   bus::SlotPtr match_;
+  std::vector<bus::SlotPtr> watches_;
   std::unique_ptr<std::map<std::string, std::string>> removed_;
   std::chrono::milliseconds timeout_{};
 };

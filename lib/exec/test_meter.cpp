@@ -60,6 +60,20 @@ TEST_CASE("meter: CPU time, memory peak and the bounds that were hit, from the u
     CHECK_FALSE(m->memory_peak);
     CHECK(m->oom_kills == 0);
   }
+  SECTION("a hybrid host: memory and pids from their v1 hierarchies") {
+    t.put("/sys/fs/cgroup/unified" + kUnit + "/cpu.stat", "usage_usec 10\nuser_usec 7\nsystem_usec 3\n");
+    t.put("/sys/fs/cgroup/memory" + kUnit + "/memory.max_usage_in_bytes", "5242880\n");
+    t.put("/sys/fs/cgroup/memory" + kUnit + "/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
+    t.put("/sys/fs/cgroup/pids" + kUnit + "/pids.events", "max 5\n");
+    auto report = exec::meter_report(t.root, kUnit, {{"memory", kUnit}, {"pids", kUnit}});
+    REQUIRE(report);
+    auto m = exec::parse_meter_report(*report);
+    REQUIRE(m);
+    REQUIRE(m->memory_peak);
+    CHECK(*m->memory_peak == 5242880);
+    CHECK(m->oom_kills == 2);
+    CHECK(m->tasks_max_hits == 5);
+  }
   SECTION("no cgroup: a clear error, and a report without CPU time is refused") {
     auto report = exec::meter_report(t.root, kUnit);
     REQUIRE_FALSE(report);
