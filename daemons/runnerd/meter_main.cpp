@@ -1,15 +1,23 @@
-// benchbox-meter OUT: the privileged ExecStopPost= of every contained
-// command (lib/exec/service_runner.h). PID 1 runs it in the command's
-// cgroup after the last of the command's processes is gone; it writes the
-// cgroup's CPU time, memory peak and limit events to OUT, a file in
-// runnerd's own directory (lib/exec/meter.h).
+// benchbox-meter: the two trusted ends of every contained command
+// (lib/exec/service_runner.h).
+//   benchbox-meter OUT: the privileged ExecStopPost=. PID 1 runs it in the
+//     command's cgroup after the last of the command's processes is gone;
+//     it writes the cgroup's CPU time, memory peak and bound events to OUT,
+//     a file in runnerd's own directory (lib/exec/meter.h).
+//   benchbox-meter --gate COUNTERS -- ARGV...: the ExecStart=. It opens the
+//     counters on itself, reports them and the start time to runnerd on
+//     stdin, and execs ARGV (lib/exec/gate.h).
 #include <cstdio>
+#include <cstring>
 
+#include "exec/gate.h"
 #include "exec/meter.h"
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: benchbox-meter OUT\n");
+  if (argc >= 5 && std::strcmp(argv[1], "--gate") == 0 && std::strcmp(argv[3], "--") == 0)
+    return bb::exec::run_gate(argv[2], argv + 4);
+  if (argc != 2 || argv[1][0] == '-') {
+    std::fprintf(stderr, "usage: benchbox-meter OUT | benchbox-meter --gate COUNTERS -- PROGRAM [ARG...]\n");
     return 2;
   }
   auto st = bb::exec::write_meter_report(argv[1]);

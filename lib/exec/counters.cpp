@@ -83,39 +83,60 @@ class PerfSet final : public CounterSet {
   }
 };
 
+// One counter on `pid` (0: this process), counting from its next exec and
+// following every child; the fd, or -errno.
+int open_one(const Event& e, pid_t pid) {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = e.type;
+  attr.config = e.config;
+  attr.disabled = 1;
+  attr.enable_on_exec = 1;  // from the shell's exec: not runnerd's fork
+  attr.inherit = 1;         // and every child it starts
+  attr.exclude_kernel = 0;
+  attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  const long fd = ::syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  return fd < 0 ? -errno : static_cast<int>(fd);
+}
+
 class PerfSource final : public CounterSource {
  public:
   std::unique_ptr<CounterSet> open(pid_t pid, const std::vector<std::string>& names) override {
-    auto set = std::make_unique<PerfSet>();
+    std::vector<int> opened;
     for (const auto& name : names) {
-      PerfSet::One one;
-      one.name = name;
       const Event* e = find_event(name);
-      if (!e) {
-        one.unavailable = "not a counter benchbox knows";
-        set->counters.push_back(std::move(one));
-        continue;
-      }
-      perf_event_attr attr;
-      std::memset(&attr, 0, sizeof attr);
-      attr.size = sizeof attr;
-      attr.type = e->type;
-      attr.config = e->config;
-      attr.disabled = 1;
-      attr.enable_on_exec = 1;  // from the shell's exec: not runnerd's fork
-      attr.inherit = 1;         // and every child it starts
-      attr.exclude_kernel = 0;
-      attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-      const long fd = ::syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-      if (fd < 0) one.unavailable = why_not(*e, errno);
-      else one.fd.reset(static_cast<int>(fd));
-      set->counters.push_back(std::move(one));
+      opened.push_back(e ? open_one(*e, pid) : -ENOENT);
     }
-    return set;
+    return adopt_counters(names, opened);
   }
 };
 
 }  // namespace
+
+std::vector<int> open_own_counters(const std::vector<std::string>& names) {
+  std::vector<int> opened;
+  for (const auto& name : names) {
+    const Event* e = find_event(name);
+    opened.push_back(e ? open_one(*e, 0) : -ENOENT);
+  }
+  return opened;
+}
+
+std::unique_ptr<CounterSet> adopt_counters(const std::vector<std::string>& names, const std::vector<int>& opened) {
+  auto set = std::make_unique<PerfSet>();
+  for (size_t i = 0; i < names.size(); ++i) {
+    PerfSet::One one;
+    one.name = names[i];
+    const Event* e = find_event(names[i]);
+    const int fd = i < opened.size() ? opened[i] : -ENOENT;
+    if (!e) one.unavailable = "not a counter benchbox knows";
+    else if (fd < 0) one.unavailable = why_not(*e, -fd);
+    else one.fd.reset(fd);
+    set->counters.push_back(std::move(one));
+  }
+  return set;
+}
 
 const std::vector<std::string>& counter_names() {
   static const std::vector<std::string> names = [] {

@@ -37,4 +37,11 @@ class CounterSource {
 // perf_event_open(2). One process-wide instance is enough: it has no state.
 CounterSource& perf_counters();
 
+// For a process that changes user before runnerd could open counters on it
+// (the contained service, service_runner.h): benchbox-meter's gate opens
+// them on itself before it execs the command, fd or -errno per name, and
+// passes the fds to runnerd, which adopts them (and owns them from then on).
+std::vector<int> open_own_counters(const std::vector<std::string>& names);
+std::unique_ptr<CounterSet> adopt_counters(const std::vector<std::string>& names, const std::vector<int>& opened);
+
 }  // namespace bb::exec

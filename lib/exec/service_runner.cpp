@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <optional>
 
+#include "exec/gate.h"
 #include "exec/meter.h"
 #include "exec/output_capture.h"
 #include "exec/pinned_runner.h"
@@ -99,8 +101,10 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
   UniqueFd out_r(p_out[0]), out_w(p_out[1]);
   if (::pipe2(p_err, O_CLOEXEC) < 0) return errno_error("pipe", errno);
   UniqueFd err_r(p_err[0]), err_w(p_err[1]);
-  UniqueFd devnull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!devnull.valid()) return errno_error("open /dev/null", errno);
+  // The gate's report comes back on its stdin (gate.h).
+  int p_gate[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p_gate) < 0) return errno_error("socketpair", errno);
+  UniqueFd gate_ours(p_gate[0]), gate_theirs(p_gate[1]);
 
   const std::string meter_file = path_join(options_.meter_dir, unit + ".meter");
   ::unlink(meter_file.c_str());
@@ -108,6 +112,7 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
   // setarch -R: the whole tree at fixed addresses (callgrind), as the
   // pinned child does with personality(2).
   if (c.no_aslr) argv.insert(argv.begin(), {"/usr/bin/setarch", machine_name(), "-R"});
+  argv.insert(argv.begin(), {options_.meter_program, "--gate", gate_counter_list(c.counters), "--"});
   auto env_map = base_environment();
   for (const auto& [k, v] : c.env) env_map[k] = v;
   std::vector<std::string> env;
@@ -122,7 +127,7 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
     int r = sd_bus_message_append(
         m, "(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)", "Description", "s", description.c_str(), "Slice", "s",
         options_.slice.c_str(), "Type", "s", "exec", "User", "s", options_.user.c_str(), "Group", "s",
-        options_.group.c_str(), "UMask", "u", uint32_t(0007), "StandardInputFileDescriptor", "h", devnull.get(),
+        options_.group.c_str(), "UMask", "u", uint32_t(0007), "StandardInputFileDescriptor", "h", gate_theirs.get(),
         "StandardOutputFileDescriptor", "h", out_w.get(), "StandardErrorFileDescriptor", "h", err_w.get(),
         "AddRef", "b", 1);
     if (r >= 0)
@@ -156,14 +161,28 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
                                 c.limits.file_size_max_bytes);
     return r;
   });
-  if (!started) return started.error();
+  if (!started) {
+    ::unlink(meter_file.c_str());
+    return started.error();
+  }
   out_w.reset();
   err_w.reset();
+  gate_theirs.reset();
   auto path = systemd->unit_path(unit);
   if (!path) return path.error();
   // Woken by the unit's own signals; the state is read once more right
   // away, so a command that ended before the match existed is seen too.
   if (auto st = systemd->watch_properties(*path); !st) return st.error();
+
+  // Before the command's first instruction: the start of its clock and
+  // its counters. Without them it must not be measured.
+  auto gate = receive_gate_report(gate_ours.get(), c.counters, options_.systemd_timeout);
+  gate_ours.reset();
+  if (!gate) {
+    (void)systemd->stop_unit(unit, true);
+    ::unlink(meter_file.c_str());
+    return gate.error().with_context(unit);
+  }
 
   Outcome outcome;
   Stream streams[2];
@@ -243,7 +262,9 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
   if (*began == 0) return make_error(Errc::unavailable, unit + " never started (Result=" + *result + ")");
   if (*code == 1) outcome.exit_code = *status;  // CLD_EXITED
   else outcome.term_signal = *status;           // CLD_KILLED, CLD_DUMPED
-  outcome.wall_seconds = double(*ended - std::min(*ended, *began)) / 1e6;
+  // From the gate's exec to PID 1's record of the exit: both CLOCK_MONOTONIC.
+  const uint64_t ended_ns = *ended * 1000;
+  outcome.wall_seconds = double(ended_ns - std::min(ended_ns, gate->start_ns)) / 1e9;
 
   auto report = read_file(meter_file, 64 * 1024);
   ::unlink(meter_file.c_str());
@@ -267,10 +288,7 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
                         " bytes (runner.file_size_max_bytes)";
   outcome.switches_measured = false;
   outcome.switches_unavailable = "not measured in a contained launch (PID 1 forks the command; no rusage reaches runnerd)";
-  for (const auto& name : c.counters)
-    outcome.counters.push_back({name, false, 0,
-                                "not measured in a contained launch (the process changes user before runnerd could "
-                                "attach a counter)"});
+  outcome.counters = gate->counters->read();
   outcome.isolation = "service:" + options_.slice + "/" + unit + ";user:" + options_.user;
   if (!c.cpus.empty())
     outcome.isolation += (set_allowed ? ";allowed-cpus+affinity:" : ";affinity:") + format_cpu_list(c.cpus);

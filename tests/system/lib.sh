@@ -161,6 +161,7 @@ suites:
   - name: attack
     run: "sh ./attack.sh"
     format: command
+    counters: [task-clock, instructions]
     repetitions: 2
     warmup: 0
     timeout: 120

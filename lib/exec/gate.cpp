@@ -1,0 +1,135 @@
+#include "exec/gate.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "util/text.h"
+
+namespace bb::exec {
+
+namespace {
+
+constexpr size_t kMaxCounters = 16;
+
+struct Report {
+  uint64_t start_ns;
+  uint32_t count;
+  int32_t opened[kMaxCounters];  // 1: its fd travels (in order); < 0: -errno
+};
+
+}  // namespace
+
+std::string gate_counter_list(const std::vector<std::string>& counters) {
+  std::string out;
+  for (const auto& c : counters) out += (out.empty() ? "" : ",") + c;
+  return out.empty() ? "-" : out;
+}
+
+Result<GateReceipt> receive_gate_report(int socket, const std::vector<std::string>& counters,
+                                        std::chrono::milliseconds timeout) {
+  struct pollfd p {socket, POLLIN, 0};
+  int r;
+  do r = ::poll(&p, 1, static_cast<int>(timeout.count()));
+  while (r < 0 && errno == EINTR);
+  if (r == 0) return make_error(Errc::timeout, "the gate did not report within " + std::to_string(timeout.count()) + " ms");
+  if (r < 0) return errno_error("wait for the gate", errno);
+  Report report{};
+  struct iovec iov {&report, sizeof report};
+  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxCounters)];
+  struct msghdr msg {};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n;
+  do n = ::recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) return errno_error("read the gate's report", errno);
+  std::vector<int> fds;
+  for (struct cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      const size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (size_t i = 0; i < k; ++i) {
+        int fd;
+        std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+        fds.push_back(fd);
+      }
+    }
+  auto close_all = [&] {
+    for (int fd : fds) ::close(fd);
+  };
+  if (n != static_cast<ssize_t>(sizeof report) || report.count != counters.size() || report.count > kMaxCounters) {
+    close_all();
+    return make_error(Errc::parse, n == 0 ? "the gate exited without a report (it could not start the command)"
+                                          : "the gate's report is malformed");
+  }
+  std::vector<int> opened;
+  size_t next = 0;
+  for (uint32_t i = 0; i < report.count; ++i) {
+    if (report.opened[i] >= 0 && next < fds.size()) opened.push_back(fds[next++]);
+    else opened.push_back(report.opened[i] < 0 ? report.opened[i] : -EBADF);
+  }
+  for (; next < fds.size(); ++next) ::close(fds[next]);  // more than announced: not ours to keep
+  GateReceipt receipt;
+  receipt.start_ns = report.start_ns;
+  receipt.counters = adopt_counters(counters, opened);
+  return receipt;
+}
+
+int run_gate(const std::string& counters_csv, char* const* argv) {
+  std::vector<std::string> names;
+  if (counters_csv != "-")
+    for (const auto& n : split(counters_csv, ','))
+      if (!n.empty()) names.push_back(n);
+  if (names.size() > kMaxCounters) {
+    std::fprintf(stderr, "benchbox-meter: at most %zu counters\n", kMaxCounters);
+    return 2;
+  }
+  const std::vector<int> opened = open_own_counters(names);
+  Report report{};
+  report.count = static_cast<uint32_t>(names.size());
+  std::vector<int> fds;
+  for (size_t i = 0; i < opened.size(); ++i) {
+    report.opened[i] = opened[i] >= 0 ? 1 : opened[i];
+    if (opened[i] >= 0) fds.push_back(opened[i]);
+  }
+  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (devnull < 0) return 127;
+  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxCounters)] = {};
+  struct iovec iov {&report, sizeof report};
+  struct msghdr msg {};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  if (!fds.empty()) {
+    msg.msg_control = control;
+    msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+    struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+  }
+  struct timespec now {};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  report.start_ns = uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec);
+  ssize_t sent;
+  do sent = ::sendmsg(0, &msg, MSG_NOSIGNAL);
+  while (sent < 0 && errno == EINTR);
+  if (sent != static_cast<ssize_t>(sizeof report)) return 126;  // runnerd is not listening: do not run
+  // The counters stay attached to this process through runnerd's copies;
+  // the job gets none of the fds, and not the socket either.
+  for (int fd : fds) ::close(fd);
+  if (::dup2(devnull, 0) < 0) return 127;
+  ::execv(argv[0], argv);
+  std::fprintf(stderr, "benchbox-meter: exec %s: %s\n", argv[0], std::strerror(errno));
+  return 127;
+}
+
+}  // namespace bb::exec
