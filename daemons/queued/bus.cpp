@@ -195,6 +195,27 @@ int method_list(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   });
 }
 
+int method_list_after(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    int64_t after = 0;
+    uint32_t limit = 0;
+    int r = sd_bus_message_read(m, "xu", &after, &limit);
+    if (r < 0) return r;
+    if (limit == 0 || limit > 1000)
+      return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "limit must be 1 to 1000, got %u", limit);
+    auto jobs = manager_of(userdata)->list_after(after, limit);
+    if (!jobs) return reply_error(error, jobs.error());
+    sd_bus_message* raw = nullptr;
+    if ((r = sd_bus_message_new_method_return(m, &raw)) < 0) return r;
+    bus::MessagePtr reply(raw);
+    if ((r = sd_bus_message_open_container(raw, 'a', "a{sv}")) < 0) return r;
+    for (const Job& job : *jobs)
+      if ((r = append_job(raw, job)) < 0) return r;
+    if ((r = sd_bus_message_close_container(raw)) < 0) return r;
+    return sd_bus_send(nullptr, raw, nullptr);
+  });
+}
+
 int method_record_pull_request(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
     if (int r = daemon::refuse_unless(m, error, webhook_or_operators(userdata)); r < 0) return r;
@@ -265,11 +286,14 @@ const sd_bus_vtable queue_vtable[] = {
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("List", "su", SD_BUS_PARAM(state) SD_BUS_PARAM(limit), "aa{sv}", SD_BUS_PARAM(jobs),
                              method_list, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("ListAfter", "xu", SD_BUS_PARAM(after_id) SD_BUS_PARAM(limit), "aa{sv}",
+                             SD_BUS_PARAM(jobs), method_list_after, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("RecordPullRequest", "a{sv}", SD_BUS_PARAM(pr), "b", SD_BUS_PARAM(recorded),
                              method_record_pull_request, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("GetPullRequest", "sx", SD_BUS_PARAM(repository) SD_BUS_PARAM(number), "a{sv}",
                              SD_BUS_PARAM(pr), method_get_pull_request, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL_WITH_NAMES("JobQueued", "xs", SD_BUS_PARAM(id) SD_BUS_PARAM(repository), 0),
+    SD_BUS_SIGNAL_WITH_NAMES("JobStarted", "xs", SD_BUS_PARAM(id) SD_BUS_PARAM(runner), 0),
     SD_BUS_SIGNAL_WITH_NAMES("JobFinished", "xss", SD_BUS_PARAM(id) SD_BUS_PARAM(state) SD_BUS_PARAM(result_path),
                              0),
     SD_BUS_VTABLE_END};

@@ -170,6 +170,9 @@ void Manager::announce(const std::vector<Job>& changed) {
     if (job.state == JobState::queued) {
       r = sd_bus_emit_signal(bus_, bus::kQueuePath, bus::kQueueInterface, "JobQueued", "xs", job.id,
                              job.spec.repository.c_str());
+    } else if (job.state == JobState::running) {
+      r = sd_bus_emit_signal(bus_, bus::kQueuePath, bus::kQueueInterface, "JobStarted", "xs", job.id,
+                             job.runner.c_str());
     } else if (model::is_terminal(job.state)) {
       r = sd_bus_emit_signal(bus_, bus::kQueuePath, bus::kQueueInterface, "JobFinished", "xss", job.id,
                              model::to_string(job.state), job.result_path.c_str());

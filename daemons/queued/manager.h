@@ -35,6 +35,9 @@ class Manager {
   Result<model::Job> fail(int64_t id, const std::string& runner, const std::string& reason);
   Result<model::Job> cancel(int64_t id, const std::string& reason);
   Result<model::Job> get(int64_t id) { return store_.get(id); }
+  Result<std::vector<model::Job>> list_after(int64_t after_id, uint32_t limit) {
+    return store_.list_after(after_id, limit);
+  }
   Result<std::vector<model::Job>> list(std::optional<model::JobState> state, uint32_t limit) {
     return store_.list(state, limit);
   }

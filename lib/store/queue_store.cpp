@@ -331,6 +331,21 @@ Result<std::vector<Job>> QueueStore::list(std::optional<JobState> state, uint32_
   }
 }
 
+Result<std::vector<Job>> QueueStore::list_after(int64_t after_id, uint32_t limit) {
+  if (limit == 0 || limit > 1000)
+    return make_error(Errc::invalid_argument, "limit must be 1 to 1000, got " + std::to_string(limit));
+  auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns + " FROM jobs WHERE id > ? ORDER BY id LIMIT ?");
+  if (!st) return st.error();
+  st->bind(1, after_id).bind(2, int64_t{limit});
+  std::vector<Job> jobs;
+  for (;;) {
+    auto row = st->step();
+    if (!row) return row.error();
+    if (!*row) return jobs;
+    jobs.push_back(schema::job_from_row(*st));
+  }
+}
+
 Result<std::vector<int64_t>> QueueStore::ids() {
   auto st = db_.prepare("SELECT id FROM jobs ORDER BY id");
   if (!st) return st.error();

@@ -84,6 +84,9 @@ class QueueStore {
   Result<model::Job> get(int64_t id);
   // Newest first; state empty = all states; limit 0 = no limit.
   Result<std::vector<model::Job>> list(std::optional<model::JobState> state, uint32_t limit);
+  // Jobs with an id above `after_id`, oldest first, at most `limit` (1 to
+  // 1000): how a reader pages through every job without missing one.
+  Result<std::vector<model::Job>> list_after(int64_t after_id, uint32_t limit);
   Result<std::vector<int64_t>> ids();
   Result<QueueCounts> counts();
 

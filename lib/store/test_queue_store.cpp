@@ -320,6 +320,19 @@ TEST_CASE("list is newest first, filtered by state and limited", "[queue]") {
   CHECK(q.list(std::nullopt, 1)->size() == 1);
   CHECK(q.list(JobState::done, 0)->empty());
   CHECK(*q.ids() == std::vector<int64_t>{a, b, c});
+
+  // Paging oldest first: a reader that remembers the last id sees every job once.
+  auto first = q.list_after(0, 2);
+  REQUIRE(first);
+  REQUIRE(first->size() == 2);
+  CHECK((*first)[0].id == a);
+  CHECK((*first)[1].id == b);
+  auto rest = q.list_after(b, 2);
+  REQUIRE(rest->size() == 1);
+  CHECK((*rest)[0].id == c);
+  CHECK(q.list_after(c, 2)->empty());
+  CHECK(q.list_after(0, 0).error().code == Errc::invalid_argument);
+  CHECK(q.list_after(0, 1001).error().code == Errc::invalid_argument);
 }
 
 TEST_CASE("reopening the file keeps everything, ids are never reused", "[queue][durability]") {

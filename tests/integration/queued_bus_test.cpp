@@ -72,6 +72,7 @@ TEST_CASE("a runner's job over the bus: enqueue, claim, heartbeat, complete", "[
   CHECK(job["runner"] == "runner-a");
   CHECK(job["head_sha"] == fake_sha(1));
   CHECK(job["delivery_id"] == "delivery-1");
+  REQUIRE(client.wait_for([&] { return has_signal(client, "JobStarted", id, "runner-a"); }));
 
   int64_t expires = 0;
   REQUIRE_FALSE(client.heartbeat(id, "runner-a", &expires));

@@ -157,8 +157,8 @@ int QueueClient::on_signal(sd_bus_message* m, void* userdata, sd_bus_error*) {
   auto* self = static_cast<QueueClient*>(userdata);
   QueueSignal s;
   s.member = sd_bus_message_get_member(m);
-  if (s.member == "JobQueued") {
-    const char* repo = nullptr;
+  if (s.member == "JobQueued" || s.member == "JobStarted") {
+    const char* repo = nullptr;  // JobStarted: the runner
     if (sd_bus_message_read(m, "xs", &s.id, &repo) >= 0) s.text = repo;
   } else if (s.member == "JobFinished") {
     const char *state = nullptr, *path = nullptr;
@@ -187,7 +187,7 @@ int QueueClient::on_signal(sd_bus_message* m, void* userdata, sd_bus_error*) {
 }
 
 void QueueClient::watch_signals() {
-  for (const char* member : {"JobQueued", "JobFinished"}) {
+  for (const char* member : {"JobQueued", "JobStarted", "JobFinished"}) {
     sd_bus_slot* slot = nullptr;
     int r = sd_bus_match_signal(bus_.get(), &slot, nullptr, bus::kQueuePath, bus::kQueueInterface, member,
                                 on_signal, this);
