@@ -267,6 +267,14 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     auto& rs = t.result;
     rs.repository = spec.repository;
     rs.commit = t.commit;
+    // Where the commit sits and when it was made: history orders trends by
+    // it. A commit whose chain cannot be walked is still measured, unplaced.
+    if (auto meta = repo->commit_meta(t.commit)) {
+      rs.commit_info = {meta->time, meta->author, meta->subject, meta->first_parent_position};
+    } else {
+      daemon::log_warning("commit not placed in first-parent order: " + meta.error().message,
+                          {{"JOB_ID", id}, {"COMMIT", t.commit}});
+    }
     rs.job_id = job.id;
     rs.role = t.role;
     rs.config_sha256 = sha256_hex(*text);

@@ -1,6 +1,7 @@
 #include "git/repository.h"
 
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <system_error>
 
@@ -179,6 +180,30 @@ Result<std::string> Repository::tree_id(const std::string& commit) const {
   char hex[GIT_OID_HEXSZ + 1] = {};
   git_oid_tostr(hex, sizeof hex, git_commit_tree_id(c->get()));
   return std::string(hex);
+}
+
+Result<CommitMeta> Repository::commit_meta(const std::string& commit) const {
+  auto c = lookup_commit(commit);
+  if (!c) return c.error();
+  CommitMeta meta;
+  meta.time = static_cast<int64_t>(git_commit_time(c->get()));
+  if (const git_signature* a = git_commit_author(c->get()))
+    meta.author = std::string(a->name ? a->name : "") + " <" + (a->email ? a->email : "") + ">";
+  if (const char* summary = git_commit_summary(c->get())) meta.subject = summary;
+  // A revwalk that follows first parents only, counting: cheaper than
+  // looking each parent up as a git_commit.
+  git_revwalk* walk_raw = nullptr;
+  int r = git_revwalk_new(&walk_raw, repo_.get());
+  if (r < 0) return git_failure("walk " + commit, r);
+  std::unique_ptr<git_revwalk, void (*)(git_revwalk*)> walk(walk_raw, git_revwalk_free);
+  git_revwalk_simplify_first_parent(walk.get());
+  if ((r = git_revwalk_push(walk.get(), git_commit_id(c->get()))) < 0) return git_failure("walk " + commit, r);
+  git_oid oid;
+  int64_t seen = 0;
+  while ((r = git_revwalk_next(&oid, walk.get())) == 0) ++seen;
+  if (r != GIT_ITEROVER) return git_failure("walk " + commit, r);
+  meta.first_parent_position = seen - 1;
+  return meta;
 }
 
 Status Repository::export_tree(const std::string& commit, const std::string& dir) const {

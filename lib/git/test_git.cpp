@@ -236,3 +236,38 @@ TEST_CASE("cache paths are readable and do not collide") {
   CHECK(cache_path("/c", "a_b/c") != cache_path("/c", "a/b_c"));
   CHECK(cache_path("/c", "../x").find("/../") == std::string::npos);
 }
+
+TEST_CASE("commit metadata: date, author, subject and the first-parent position across a merge") {
+  Fixture f;  // main: A
+  f.commit("x", "1\n", "B");
+  f.wgit("checkout -q -b feature");
+  f.commit("y", "1\n", "F1");
+  f.commit("y", "2\n", "F2");
+  f.commit("y", "3\n", "F3");
+  f.wgit("checkout -q main");
+  f.commit("x", "2\n", "C");
+  f.wgit("merge -q --no-ff -m 'Merge feature' feature");
+  std::string merge = f.wgit("rev-parse HEAD");
+  std::string feature_tip = f.wgit("rev-parse feature");
+  f.push("main");
+  f.push("feature");
+  auto repo = Repository::open_or_init_bare(f.cache);
+  REQUIRE(repo);
+  REQUIRE(repo->fetch(f.origin, fetch_refspecs(0)));
+
+  auto m = repo->commit_meta(merge);
+  REQUIRE(m);
+  // A, B, C before the merge on main's first-parent chain; the feature's
+  // three commits are not on it.
+  CHECK(m->first_parent_position == 3);
+  CHECK(m->subject == "Merge feature");
+  CHECK(m->author == "t <t@example.com>");
+  CHECK(std::to_string(m->time) == f.wgit("show -s --format=%ct " + merge));
+  auto ft = repo->commit_meta(feature_tip);
+  REQUIRE(ft);
+  CHECK(ft->first_parent_position == 4);  // A, B, F1, F2 before F3
+  auto root = repo->commit_meta(f.wgit("rev-list --max-parents=0 HEAD"));
+  REQUIRE(root);
+  CHECK(root->first_parent_position == 0);
+  CHECK_FALSE(repo->commit_meta(std::string(40, 'e')));
+}

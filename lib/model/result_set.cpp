@@ -92,6 +92,11 @@ nlohmann::json to_json(const SuiteOutcome& s) {
   return j;
 }
 
+nlohmann::json to_json(const CommitInfo& c) {
+  return {{"time", c.time}, {"author", c.author}, {"subject", c.subject},
+          {"first_parent_position", c.first_parent_position}};
+}
+
 nlohmann::json to_json(const ResultSet& rs) {
   nlohmann::json benches = nlohmann::json::array();
   for (const auto& b : rs.benchmarks) benches.push_back(to_json(b));
@@ -100,6 +105,7 @@ nlohmann::json to_json(const ResultSet& rs) {
   return {{"schema", kResultSetSchema},
           {"repository", rs.repository},
           {"commit", rs.commit},
+          {"commit_info", to_json(rs.commit_info)},
           {"ref", rs.ref},
           {"job_id", rs.job_id},
           {"role", rs.role},
@@ -233,6 +239,14 @@ Result<ResultSet> result_set_from_json(const nlohmann::json& j) {
   for (const auto& [suite, metrics] : rs.thresholds)
     for (const auto& [metric, t] : metrics)
       if (!(t > 0 && t < 1)) return bad("/thresholds/" + suite + "/" + metric, "expected a fraction in (0, 1)");
+  if (auto c = j.find("commit_info"); c != j.end() && !c->is_null()) {
+    if (!c->is_object()) return bad("/commit_info", "expected an object");
+    for (auto st : {opt(*c, "/commit_info", "time", rs.commit_info.time),
+                    opt(*c, "/commit_info", "author", rs.commit_info.author),
+                    opt(*c, "/commit_info", "subject", rs.commit_info.subject),
+                    opt(*c, "/commit_info", "first_parent_position", rs.commit_info.first_parent_position)})
+      if (!st) return st.error();
+  }
   if (auto e = j.find("environment"); e != j.end() && !e->is_null()) {
     if (!e->is_object()) return bad("/environment", "expected an object of the environment's inputs");
     rs.environment = *e;

@@ -83,9 +83,23 @@ struct SuiteOutcome {
   bool declares(const BenchmarkKey& key) const;
 };
 
+// The measured commit as history and the dashboard place it: trends run in
+// a branch's first-parent order (not in the order jobs ran, so a backfilled
+// commit lands where it belongs), dated by the commit.
+struct CommitInfo {
+  int64_t time = 0;                    // committer date, unix seconds; 0 = unknown
+  std::string author;                  // "Name <email>"
+  std::string subject;                 // the message's first line
+  // Commits before it on its first-parent chain (0 = a root commit); -1 =
+  // unknown (result sets from before it was kept).
+  int64_t first_parent_position = -1;
+  bool known() const { return first_parent_position >= 0; }
+};
+
 struct ResultSet {
   std::string repository;
   std::string commit;
+  CommitInfo commit_info;
   std::string ref;
   int64_t job_id = 0;
   std::string role;              // "" (a plain run), "base" or "head" (a PR comparison)
@@ -126,6 +140,7 @@ struct JobResult {
 bool shown(const ResultSet& rs, const BenchmarkKey& key);
 
 nlohmann::json to_json(const BenchmarkKey& k);
+nlohmann::json to_json(const CommitInfo& c);
 nlohmann::json to_json(const SuiteOutcome& s);
 nlohmann::json to_json(const Benchmark& b);
 nlohmann::json to_json(const ResultSet& rs);
