@@ -49,7 +49,9 @@ static std::string dir_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
-Status write_file_atomic(const std::string& path, const std::string& content, int mode) {
+namespace {
+
+Status write_replacing(const std::string& path, const std::string& content, int mode, bool durable) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
   if (!fd.valid()) return errno_error("create " + tmp, errno);
@@ -64,7 +66,7 @@ Status write_file_atomic(const std::string& path, const std::string& content, in
     }
     off += static_cast<size_t>(n);
   }
-  if (::fsync(fd.get()) < 0) {
+  if (durable && ::fsync(fd.get()) < 0) {
     int err = errno;
     ::unlink(tmp.c_str());
     return errno_error("fsync " + tmp, err);
@@ -75,9 +77,20 @@ Status write_file_atomic(const std::string& path, const std::string& content, in
     ::unlink(tmp.c_str());
     return errno_error("rename " + tmp, err);
   }
+  if (!durable) return {};
   UniqueFd dir(::open(dir_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.valid()) ::fsync(dir.get());
   return {};
+}
+
+}  // namespace
+
+Status write_file_atomic(const std::string& path, const std::string& content, int mode) {
+  return write_replacing(path, content, mode, true);
+}
+
+Status write_file_replace(const std::string& path, const std::string& content, int mode) {
+  return write_replacing(path, content, mode, false);
 }
 
 Status make_dirs(const std::string& path, int mode) {

@@ -8,6 +8,8 @@
 #include "util/file.h"
 #include "util/text.h"
 
+#include <nlohmann/json.hpp>
+
 using namespace bb;
 
 TEST_CASE("cpu lists round-trip through the kernel syntax") {
@@ -60,4 +62,22 @@ TEST_CASE("shell_quote: one word that /bin/sh reads back exactly") {
   size_t n = std::fread(buf, 1, sizeof buf - 1, p);
   ::pclose(p);
   CHECK(std::string(buf, n) == "a'b \"c\" $d\\e");
+}
+
+TEST_CASE("utf8_cut cuts on a character boundary, with its note within the limit") {
+  const std::string text = "ab\xC2\xB5" "cd\xF0\x9F\x94\xA5" "e";  // "abµcd🔥e": 2-byte µ, 4-byte emoji
+  CHECK(utf8_prefix(text, 100) == text);
+  CHECK(utf8_prefix(text, 3) == "ab");           // inside µ: µ goes
+  CHECK(utf8_prefix(text, 4) == "ab\xC2\xB5");   // right after µ
+  for (size_t n = 6; n < 10; ++n) CHECK(utf8_prefix(text, n) == "ab\xC2\xB5" "cd");  // inside the emoji
+  CHECK(utf8_prefix(text, 10) == "ab\xC2\xB5" "cd\xF0\x9F\x94\xA5");
+  CHECK(utf8_cut(text, 100, "…") == text);
+  for (size_t n = 0; n <= text.size(); ++n) {
+    const std::string cut = utf8_cut(text, n, " (cut)");
+    INFO(n);
+    CHECK(cut.size() <= n);
+    // Every cut is valid UTF-8: nlohmann::json dumps it without throwing.
+    CHECK_NOTHROW(nlohmann::json(cut).dump());
+  }
+  CHECK(utf8_cut(text, 9, "~") == "ab\xC2\xB5" "cd~");
 }

@@ -22,6 +22,23 @@ std::vector<std::string> split(std::string_view s, char sep) {
 
 std::string short_sha(std::string_view sha) { return std::string(sha.substr(0, 12)); }
 
+std::string_view utf8_prefix(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t end = max_bytes;
+  // Back up over continuation bytes (10xxxxxx) to the start of the
+  // character the cut falls in, and drop that character.
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
+std::string utf8_cut(std::string_view text, size_t max_bytes, std::string_view note) {
+  if (text.size() <= max_bytes) return std::string(text);
+  note = utf8_prefix(note, max_bytes);
+  std::string out(utf8_prefix(text, max_bytes - note.size()));
+  out += note;
+  return out;
+}
+
 std::string trim(std::string_view s) {
   const char* ws = " \t\r\n";
   size_t b = s.find_first_not_of(ws);

@@ -19,6 +19,14 @@ bool is_hex(std::string_view s, size_t len);
 std::string shell_quote(std::string_view s);
 // A commit id as reports and pages show it: its first 12 digits.
 std::string short_sha(std::string_view sha);
+// The longest prefix of UTF-8 `text` of at most max_bytes bytes that does
+// not end inside a multi-byte character (a cut µ or emoji would make the
+// JSON that carries it invalid).
+std::string_view utf8_prefix(std::string_view text, size_t max_bytes);
+// `text` when it fits in max_bytes; else its utf8_prefix followed by `note`
+// ("… cut: the full report is at URL"), the two together within max_bytes.
+// GitHub counts its limits in characters, which are never more than bytes.
+std::string utf8_cut(std::string_view text, size_t max_bytes, std::string_view note);
 // SHA-256 of bytes as lowercase hex (OpenSSL), for fingerprints and config hashes.
 std::string sha256_hex(std::string_view bytes);
 
