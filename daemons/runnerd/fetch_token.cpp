@@ -1,9 +1,5 @@
 #include "fetch_token.h"
 
-#include <cstdlib>
-
-#include "util/file.h"
-
 namespace bb::runnerd {
 
 std::string url_host(const std::string& url) {
@@ -19,20 +15,16 @@ std::string url_host(const std::string& url) {
 }
 
 Result<std::unique_ptr<FetchTokens>> FetchTokens::create(const config::ApplianceConfig& config) {
-  if (config.reporter.github_app_id == 0) return std::unique_ptr<FetchTokens>();
-  const char* creds = std::getenv("CREDENTIALS_DIRECTORY");
-  if (!creds)
-    return make_error(Errc::invalid_argument,
-                      "reporter.github_app_id is set but runnerd has no credentials directory: give the unit "
-                      "LoadCredentialEncrypted=github-app-key (as the package's unit does)");
-  auto key = read_file(path_join(creds, "github-app-key"), 64 << 10);
-  if (!key) return key.error().with_context("cannot read credential github-app-key");
-  return std::unique_ptr<FetchTokens>(new FetchTokens(config, std::move(*key)));
+  const std::string mode = config.reporter.auth_mode();
+  if (mode == "off") return std::unique_ptr<FetchTokens>();
+  auto credentials = github_api::load_credentials_from_env(mode, config.reporter.github_app_id);
+  if (!credentials) return credentials.error();
+  return std::unique_ptr<FetchTokens>(new FetchTokens(config, std::move(*credentials)));
 }
 
-FetchTokens::FetchTokens(const config::ApplianceConfig& config, std::string key)
+FetchTokens::FetchTokens(const config::ApplianceConfig& config, github_api::Credentials credentials)
     : api_host_(url_host(config.reporter.github_api_url)),
-      client_(config.reporter.github_api_url, config.reporter.github_app_id, std::move(key), clock_) {}
+      client_(config.reporter.github_api_url, std::move(credentials), clock_) {}
 
 Result<std::optional<git::FetchCredential>> FetchTokens::for_fetch(const std::string& repository,
                                                                    const std::string& clone_url) {

@@ -107,13 +107,39 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
   }
 
   if (YAML::Node r = root["reporter"]; r && !r.IsNull()) {
-    BB_TRY(check_keys(src, r, "reporter", {"database", "reports_dir", "site_dir",
-                                           "github_api_url", "github_app_id"}));
-    BB_TRY(read_string(src, r, "reporter", "database", c.reporter.database));
-    BB_TRY(read_string(src, r, "reporter", "reports_dir", c.reporter.reports_dir));
-    BB_TRY(read_string(src, r, "reporter", "site_dir", c.reporter.site_dir));
-    BB_TRY(read_string(src, r, "reporter", "github_api_url", c.reporter.github_api_url));
-    BB_TRY(read_int(src, r, "reporter", "github_app_id", c.reporter.github_app_id));
+    ReporterConfig& p = c.reporter;
+    BB_TRY(check_keys(src, r, "reporter", {"database", "reports_dir", "site_dir", "outbox_database", "site_url",
+                                           "github_api_url", "github_auth", "github_app_id", "pr_comment",
+                                           "regression_issues", "github_retry_seconds", "github_retry_max_seconds",
+                                           "github_give_up_seconds", "pr_samples_days"}));
+    BB_TRY(read_string(src, r, "reporter", "database", p.database));
+    BB_TRY(read_string(src, r, "reporter", "reports_dir", p.reports_dir));
+    BB_TRY(read_string(src, r, "reporter", "site_dir", p.site_dir));
+    BB_TRY(read_string(src, r, "reporter", "outbox_database", p.outbox_database));
+    BB_TRY(read_string(src, r, "reporter", "site_url", p.site_url));
+    if (!p.site_url.empty() && p.site_url.rfind("http://", 0) != 0 && p.site_url.rfind("https://", 0) != 0)
+      return yaml_error(src, r["site_url"], "reporter.site_url", "expected an http:// or https:// URL");
+    if (!p.site_url.empty() && p.site_url.back() != '/') p.site_url += '/';
+    BB_TRY(read_string(src, r, "reporter", "github_api_url", p.github_api_url));
+    BB_TRY(read_string(src, r, "reporter", "github_auth", p.github_auth));
+    if (!p.github_auth.empty() && p.github_auth != "off" && p.github_auth != "app" && p.github_auth != "token")
+      return yaml_error(src, r["github_auth"], "reporter.github_auth",
+                        "expected off, app or token, got '" + p.github_auth + "'");
+    BB_TRY(read_int(src, r, "reporter", "github_app_id", p.github_app_id));
+    if (p.github_auth == "app" && p.github_app_id <= 0)
+      return yaml_error(src, r["github_auth"], "reporter.github_auth",
+                        "'app' needs reporter.github_app_id (the App's numeric id)");
+    BB_TRY(read_string(src, r, "reporter", "pr_comment", p.pr_comment));
+    if (p.pr_comment != "changes" && p.pr_comment != "always" && p.pr_comment != "never")
+      return yaml_error(src, r["pr_comment"], "reporter.pr_comment",
+                        "expected changes, always or never, got '" + p.pr_comment + "'");
+    BB_TRY(read_bool(src, r, "reporter", "regression_issues", p.regression_issues));
+    BB_TRY(read_uint_in(src, r, "reporter", "github_retry_seconds", p.github_retry_seconds, 1, 24 * 3600));
+    BB_TRY(read_uint_in(src, r, "reporter", "github_retry_max_seconds", p.github_retry_max_seconds,
+                        p.github_retry_seconds, 7 * 24 * 3600));
+    BB_TRY(read_uint_in(src, r, "reporter", "github_give_up_seconds", p.github_give_up_seconds, 60,
+                        365ull * 24 * 3600));
+    BB_TRY(read_uint(src, r, "reporter", "pr_samples_days", p.pr_samples_days));
   }
 
   if (YAML::Node u = root["update"]; u && !u.IsNull()) {
@@ -164,6 +190,14 @@ std::string ApplianceConfig::results_dir() const { return or_default(runner.resu
 std::string ApplianceConfig::history_database() const { return or_default(reporter.database, state_dir, "history.db"); }
 std::string ApplianceConfig::reports_dir() const { return or_default(reporter.reports_dir, state_dir, "reports"); }
 std::string ApplianceConfig::site_dir() const { return or_default(reporter.site_dir, state_dir, "site"); }
+std::string ApplianceConfig::outbox_database() const {
+  return or_default(reporter.outbox_database, state_dir, "outbox.db");
+}
+
+std::string ReporterConfig::auth_mode() const {
+  if (!github_auth.empty()) return github_auth;
+  return github_app_id > 0 ? "app" : "off";
+}
 
 Result<ApplianceConfig> parse_appliance_config(const std::string& text, const std::string& source) {
   YAML::Node root;

@@ -71,12 +71,43 @@ struct RunnerConfig {
   uint64_t work_tree_max_bytes = 32ull << 30;  // the job's directory, checked after every command
 };
 
+// benchbox-reporterd: history, reports, the dashboard, and what it posts to
+// GitHub (docs/configuration.md, "Reporting").
 struct ReporterConfig {
   std::string database;           // "" = <state_dir>/history.db
   std::string reports_dir;        // "" = <state_dir>/reports
   std::string site_dir;           // "" = <state_dir>/site
+  std::string outbox_database;    // "" = <state_dir>/outbox.db: GitHub calls not yet made
+  // Where the dashboard is served ("https://bench.example.org/"), for the
+  // check run's details_url and the links in comments and issues; "" = no
+  // links (GitHub's "Details" then goes nowhere).
+  std::string site_url;
   std::string github_api_url = "https://api.github.com";
-  int64_t github_app_id = 0;      // 0 = do not post to GitHub
+  // How reporterd authenticates to GitHub: "off" (post nothing), "app" (a
+  // GitHub App: github_app_id and the credential github-app-key), "token"
+  // (a plain token in the credential github-token). "" = "app" when
+  // github_app_id is set, else "off".
+  std::string github_auth;
+  int64_t github_app_id = 0;
+  // The sticky PR comment: "changes" (only when the report has something
+  // to say; an existing comment is always brought up to date), "always",
+  // "never".
+  std::string pr_comment = "changes";
+  // Open an issue for a main-branch regression (and close it when it is
+  // gone).
+  bool regression_issues = true;
+  // Retries of GitHub calls: the first after this, doubling up to the
+  // maximum; a call still failing after give_up is dropped (and logged).
+  unsigned github_retry_seconds = 30;
+  unsigned github_retry_max_seconds = 3600;
+  uint64_t github_give_up_seconds = 3 * 24 * 3600;
+  // Raw samples of pull-request runs are kept this long, then only their
+  // summaries (medians, quartiles); 0 = forever. Main-branch and tag runs
+  // keep their raw samples forever.
+  uint64_t pr_samples_days = 90;
+
+  // github_auth with its default applied: "off", "app" or "token".
+  std::string auth_mode() const;
 };
 
 struct TunerConfig {
@@ -125,6 +156,7 @@ struct ApplianceConfig {
   std::string history_database() const;
   std::string reports_dir() const;
   std::string site_dir() const;
+  std::string outbox_database() const;
   std::string update_dir() const;
 };
 
