@@ -45,6 +45,21 @@ int property_jobs_reported(sd_bus*, const char*, const char*, const char*, sd_bu
   return sd_bus_message_append(reply, "t", static_cast<Manager*>(userdata)->jobs_reported());
 }
 
+int property_history_bytes(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+                           sd_bus_error*) {
+  return sd_bus_message_append(reply, "t", static_cast<Manager*>(userdata)->history_bytes());
+}
+
+int property_site_bytes(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+                        sd_bus_error*) {
+  return sd_bus_message_append(reply, "t", static_cast<Manager*>(userdata)->site_bytes());
+}
+
+int property_outbox_pending(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+                            sd_bus_error*) {
+  return sd_bus_message_append(reply, "u", static_cast<Manager*>(userdata)->outbox_pending());
+}
+
 int property_version(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void*,
                      sd_bus_error*) {
   return sd_bus_message_append(reply, "s", bb::version());
@@ -55,6 +70,11 @@ const sd_bus_vtable kReporterVtable[] = {
     SD_BUS_PROPERTY("Version", "s", property_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("JobsReported", "t", property_jobs_reported, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    // Read when asked (no change signals): sizes change with every job, the
+    // outbox with GitHub.
+    SD_BUS_PROPERTY("HistoryBytes", "t", property_history_bytes, 0, 0),
+    SD_BUS_PROPERTY("SiteBytes", "t", property_site_bytes, 0, 0),
+    SD_BUS_PROPERTY("OutboxPending", "u", property_outbox_pending, 0, 0),
     SD_BUS_METHOD_WITH_ARGS("Report", SD_BUS_ARGS("x", job_id), SD_BUS_RESULT("s", markdown, "s", json_path),
                             method_report, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("Ingest", SD_BUS_ARGS("x", job_id), SD_BUS_NO_RESULT, method_ingest,

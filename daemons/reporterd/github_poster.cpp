@@ -1,111 +1,211 @@
 #include "github_poster.h"
 
-#include <cstdlib>
+#include <algorithm>
+#include <chrono>
 
 #include "daemon/log.h"
+#include "github_api/client.h"
+#include "github_api/credentials.h"
 #include "util/file.h"
-#include "util/text.h"
 
 namespace bb::reporterd {
 
+using daemon::log_debug;
 using daemon::log_error;
 using daemon::log_info;
+using daemon::log_warning;
+using github_api::OutboxItem;
+using github_api::SendOutcome;
 
-const char* check_conclusion(report::Overall overall) {
-  switch (overall) {
-    case report::Overall::failed:
-    case report::Overall::regressed: return "failure";
-    case report::Overall::inconclusive: return "neutral";
-    default: return "success";
+namespace {
+
+// Nothing due and nothing pending: look again after this anyway (a poke
+// comes sooner; the wall clock may have jumped).
+constexpr int64_t kIdleSeconds = 3600;
+// After a failure of our own (the outbox file, something unexpected).
+constexpr int64_t kTroubleSeconds = 60;
+
+std::string repository_of(const github_api::Want& want) {
+  return std::visit([](const auto& w) { return w.repository; }, want.what);
+}
+
+const char* noun_of(const github_api::Want& want) {
+  switch (want.what.index()) {
+    case 0: return "check run";
+    case 1: return "comment";
+    default: return "issue";
   }
 }
 
+}  // namespace
+
+struct GitHubPoster::Settings {
+  std::string api_url;
+  github_api::Credentials credentials;
+  std::string outbox_path;
+  github_api::RetryPolicy policy;
+};
+
 Result<std::unique_ptr<GitHubPoster>> GitHubPoster::create(const config::ApplianceConfig& config) {
-  if (config.reporter.github_app_id == 0) return std::unique_ptr<GitHubPoster>();
-  const char* creds = std::getenv("CREDENTIALS_DIRECTORY");
-  if (!creds)
-    return make_error(Errc::invalid_argument,
-                      "reporter.github_app_id is set but there is no credentials directory: give the unit "
-                      "LoadCredentialEncrypted=github-app-key (see credentials/README.md)");
-  auto key = read_file(path_join(creds, "github-app-key"), 64 << 10);
-  if (!key)
-    return make_error(Errc::invalid_argument,
-                      "cannot read credential github-app-key: " + key.error().message +
-                          " (create it with credentials/benchbox-credentials)");
-  return std::unique_ptr<GitHubPoster>(
-      new GitHubPoster(config.reporter.github_api_url, config.reporter.github_app_id, std::move(*key)));
+  const std::string mode = config.reporter.auth_mode();
+  if (mode == "off") return std::unique_ptr<GitHubPoster>();
+  auto credentials = github_api::load_credentials_from_env(mode, config.reporter.github_app_id);
+  if (!credentials) return credentials.error();
+  // reporter.outbox_database may name a directory of its own.
+  const std::string path = config.outbox_database();
+  if (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0)
+    if (auto st = make_dirs(path.substr(0, slash), 0755); !st) return st.error().with_context("the GitHub outbox");
+  auto outbox = github_api::Outbox::open(path);
+  if (!outbox) return outbox.error().with_context("the GitHub outbox");
+  auto settings = std::make_unique<Settings>();
+  settings->api_url = config.reporter.github_api_url;
+  settings->credentials = std::move(*credentials);
+  settings->outbox_path = path;
+  settings->policy.retry_seconds = config.reporter.github_retry_seconds;
+  settings->policy.retry_max_seconds = config.reporter.github_retry_max_seconds;
+  settings->policy.give_up_seconds = static_cast<int64_t>(config.reporter.github_give_up_seconds);
+  return std::unique_ptr<GitHubPoster>(new GitHubPoster(std::move(settings), std::move(*outbox)));
 }
 
-GitHubPoster::GitHubPoster(std::string api_url, int64_t app_id, std::string key)
-    : client_(std::move(api_url), app_id, std::move(key), clock_), thread_([this] { worker(); }) {}
+GitHubPoster::GitHubPoster(std::unique_ptr<Settings> settings, github_api::Outbox outbox)
+    : settings_(std::move(settings)), outbox_(std::move(outbox)) {
+  thread_ = std::thread([this] { worker(); });
+}
 
 GitHubPoster::~GitHubPoster() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
+  // A send of several calls stops after the one in flight; what it did
+  // not finish stays pending in outbox.db.
+  stop_flag_ = true;
   wake_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
-void GitHubPoster::post(PostRequest request) {
+Status GitHubPoster::want(const github_api::Want& want) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    queue_.push_back(std::move(request));
+    if (auto st = outbox_.put(want, clock_.now_unix()); !st) return st;
+    poked_ = true;
   }
   wake_.notify_one();
+  return {};
+}
+
+std::optional<github_api::PostedObject> GitHubPoster::posted(const std::string& target) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto p = outbox_.posted(target);
+  return p ? *p : std::nullopt;
+}
+
+Result<github_api::OutboxCounts> GitHubPoster::counts() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return outbox_.counts();
+}
+
+bool GitHubPoster::stopping() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stopping_;
+}
+
+void GitHubPoster::sleep_until(int64_t until) {
+  const int64_t seconds = std::clamp<int64_t>(until - clock_.now_unix(), 0, kIdleSeconds);
+  std::unique_lock<std::mutex> lock(mutex_);
+  wake_.wait_for(lock, std::chrono::seconds(seconds), [this] { return poked_ || stopping_; });
+  poked_ = false;
 }
 
 void GitHubPoster::worker() {
-  for (;;) {
-    PostRequest next;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      // Drain what is queued before stopping: a report accepted is a report posted.
-      if (queue_.empty()) return;
-      next = std::move(queue_.front());
-      queue_.pop_front();
-    }
+  // Built here, used only here: SQLite connections and curl are not shared
+  // across threads.
+  std::unique_ptr<github_api::Outbox> outbox;
+  std::unique_ptr<github_api::Client> client;
+  std::unique_ptr<github_api::Sender> sender;
+  while (!stopping()) {
+    int64_t next = 0;
     try {
-      post_one(next);
+      if (!sender) {
+        auto opened = github_api::Outbox::open(settings_->outbox_path);
+        if (!opened) {
+          log_error("GitHub poster: cannot open the outbox: " + opened.error().message);
+          sleep_until(clock_.now_unix() + kTroubleSeconds);
+          continue;
+        }
+        outbox = std::make_unique<github_api::Outbox>(std::move(*opened));
+        client = std::make_unique<github_api::Client>(settings_->api_url, settings_->credentials, clock_);
+        sender = std::make_unique<github_api::Sender>(*client, *outbox, clock_, settings_->policy);
+        sender->set_stop_flag(&stop_flag_);
+      }
+      next = step(*outbox, *sender);
     } catch (const std::exception& e) {
-      log_error(std::string("posting to GitHub: ") + e.what(), {{"JOB_ID", std::to_string(next.report.job.id)}});
+      log_error(std::string("GitHub poster: ") + e.what());
+      next = clock_.now_unix() + kTroubleSeconds;
+    } catch (...) {
+      log_error("GitHub poster: unknown exception");
+      next = clock_.now_unix() + kTroubleSeconds;
     }
+    if (next != 0) sleep_until(next);
   }
 }
 
-void GitHubPoster::post_one(const PostRequest& req) {
-  const model::Job& job = req.report.job;
-  std::string marker = path_join(req.report_dir, "github.json");
-  if (path_exists(marker)) return;
-  std::string id = std::to_string(job.id);
-  std::string repo = job.spec.repository;
-  const std::string& head = req.report.head_commit;
-  nlohmann::json posted = {{"job_id", job.id}};
-  auto fields = std::initializer_list<daemon::Field>{{"JOB_ID", id}, {"REPOSITORY", repo}};
+int64_t GitHubPoster::step(github_api::Outbox& outbox, github_api::Sender& sender) {
+  const int64_t now = clock_.now_unix();
+  if (sender.paused_until() > now) return sender.paused_until();
+  auto item = outbox.next_due(now);
+  if (!item) {
+    log_error("GitHub poster: reading the outbox: " + item.error().message);
+    return now + kTroubleSeconds;
+  }
+  if (!item->has_value()) {
+    auto wake = outbox.next_wakeup();
+    if (!wake) {
+      log_error("GitHub poster: reading the outbox: " + wake.error().message);
+      return now + kTroubleSeconds;
+    }
+    return wake->has_value() ? std::max(**wake, now + 1) : now + kIdleSeconds;
+  }
+  SendOutcome outcome = sender.send(**item);
+  if (outcome.interrupted) return 0;  // stopping: the item stays as it was
+  if (auto st = github_api::record(outbox, **item, outcome); !st) {
+    // Not recorded: it stays due, so wait rather than send it again at once.
+    log_error("GitHub poster: cannot record the outcome for " + (*item)->want.target + ": " + st.error().message,
+              {{"TARGET", (*item)->want.target}, {"REPOSITORY", repository_of((*item)->want)}});
+    return now + kTroubleSeconds;
+  }
+  log_outcome(**item, outcome);
+  return 0;  // more may be due
+}
 
-  if (!head.empty()) {
-    auto run = client_.create_check_run(repo, head, "benchbox", check_conclusion(req.report.overall),
-                                        std::string("benchbox: ") + report::to_string(req.report.overall),
-                                        req.report.markdown);
-    if (run) posted["check_run"] = *run;
-    else log_error("check run not posted: " + run.error().message, fields);
+void GitHubPoster::log_outcome(const OutboxItem& item, const SendOutcome& outcome) {
+  const std::string& target = item.want.target;
+  const std::string repository = repository_of(item.want);
+  const std::string noun = noun_of(item.want);
+  switch (outcome.kind) {
+    case SendOutcome::Kind::done:
+      if (outcome.action.empty()) {
+        log_debug("GitHub: nothing to post for " + target, {{"TARGET", target}, {"REPOSITORY", repository}});
+      } else {
+        std::string url = outcome.object.html_url.empty() ? "" : " " + outcome.object.html_url;
+        log_info("GitHub: " + outcome.action + " " + noun + " " + std::to_string(outcome.object.id) + url,
+                 {{"TARGET", target}, {"REPOSITORY", repository}});
+      }
+      break;
+    case SendOutcome::Kind::retry:
+      log_warning("GitHub: " + noun + " not posted yet, retrying at " + format_utc(outcome.retry_at) + ": " +
+                      outcome.error,
+                  {{"TARGET", target}, {"REPOSITORY", repository}, {"ATTEMPTS", std::to_string(item.attempts + 1)}});
+      break;
+    case SendOutcome::Kind::drop:
+      log_error("GitHub: " + noun + " dropped: " + outcome.error, {{"TARGET", target}, {"REPOSITORY", repository}});
+      break;
   }
-  if (job.spec.kind == model::JobKind::pull_request) {
-    auto comment = client_.upsert_sticky_comment(repo, job.spec.pr_number, req.report.markdown);
-    if (comment) posted["comment"] = *comment;
-    else log_error("PR comment not posted: " + comment.error().message, fields);
+  if (outcome.pause_until > pause_logged_) {
+    pause_logged_ = outcome.pause_until;
+    log_warning("GitHub: rate limit reached, all posting paused until " + format_utc(outcome.pause_until),
+                {{"REPOSITORY", repository}});
   }
-  if (req.regression_issue) {
-    std::string title = "Performance regression on " + job.spec.ref + " at " + short_sha(head);
-    auto issue = client_.open_issue(repo, title, req.report.markdown);
-    if (issue) posted["issue"] = *issue;
-    else log_error("regression issue not opened: " + issue.error().message, fields);
-  }
-  if (auto st = write_file_atomic(marker, posted.dump(2) + "\n"); !st)
-    log_error("cannot record what was posted: " + st.error().message, fields);
-  log_info("posted to GitHub: " + posted.dump(), fields);
 }
 
 }  // namespace bb::reporterd

@@ -1,53 +1,64 @@
-// Posts finished reports to GitHub on a thread of its own, so a slow or
-// unreachable GitHub never stalls the reporter's bus interface. What was
-// posted for a job is recorded in <reports>/<job>/github.json; a job that
-// has that file is not posted again (re-ingesting is safe).
+// Posts to GitHub from the outbox (lib/github_api/outbox.h) on a thread of
+// its own, so a slow or unreachable GitHub never stalls the reporter's bus
+// interface. The reporter records Wants (durable before want() returns);
+// this thread sends what is due, retries with backoff, honours GitHub's
+// rate limits, and logs what it drops. Stopping leaves what is pending in
+// outbox.db for the next start.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
-#include <deque>
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "config/appliance.h"
-#include "github_api/client.h"
-#include "report/job_report.h"
+#include "github_api/outbox.h"
+#include "github_api/sender.h"
+#include "github_api/want.h"
 #include "util/clock.h"
+#include "util/result.h"
 
 namespace bb::reporterd {
 
-struct PostRequest {
-  report::JobReport report;
-  std::string report_dir;
-  bool regression_issue = false;  // a push to a watched branch regressed
-};
-
 class GitHubPoster {
  public:
-  // Returns nullptr (and no error) when posting is off (github_app_id 0).
-  // Fails when it is on but the github-app-key credential is missing.
+  // nullptr (and no error) when posting is off (reporter.auth_mode() "off").
+  // Fails, naming the credential, when it is on but the credential
+  // (github-app-key or github-token in $CREDENTIALS_DIRECTORY) is missing.
   static Result<std::unique_ptr<GitHubPoster>> create(const config::ApplianceConfig& config);
   ~GitHubPoster();
 
-  void post(PostRequest request);
+  // Records what GitHub should show; the thread posts it.
+  Status want(const github_api::Want& want);
+  // What GitHub made of a target, once posted (e.g. an issue's html_url).
+  std::optional<github_api::PostedObject> posted(const std::string& target);
+  Result<github_api::OutboxCounts> counts();
 
  private:
-  GitHubPoster(std::string api_url, int64_t app_id, std::string key);
+  struct Settings;  // what the worker builds its own Outbox, Client and Sender from
+  GitHubPoster(std::unique_ptr<Settings> settings, github_api::Outbox outbox);
   void worker();
-  void post_one(const PostRequest& request);
+  // Sends what is due; returns when to look again (unix seconds, 0 = at once).
+  int64_t step(github_api::Outbox& outbox, github_api::Sender& sender);
+  void log_outcome(const github_api::OutboxItem& item, const github_api::SendOutcome& outcome);
+  // Sleeps until `until` (unix seconds), a poke or stop.
+  void sleep_until(int64_t until);
+  bool stopping();
 
+  std::unique_ptr<Settings> settings_;
   SystemClock clock_;
-  github_api::Client client_;
-  std::mutex mutex_;
+  std::mutex mutex_;           // guards outbox_ (the loop's connection) and the flags
+  github_api::Outbox outbox_;
   std::condition_variable wake_;
-  std::deque<PostRequest> queue_;
+  bool poked_ = false;
   bool stopping_ = false;
-  std::thread thread_;
+  std::atomic<bool> stop_flag_{false};  // the sender checks it between calls
+  int64_t pause_logged_ = 0;   // the worker's: the rate-limit pause already logged
+  std::thread thread_;         // last: started once everything above exists
 };
-
-// The check-run conclusion for an overall outcome.
-const char* check_conclusion(report::Overall overall);
 
 }  // namespace bb::reporterd

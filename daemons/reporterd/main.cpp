@@ -41,8 +41,9 @@ int main(int argc, char** argv) {
   if (auto st = service->connect_bus(); !st) return fail(st.error().message);
   auto poster = reporterd::GitHubPoster::create(cfg);
   if (!poster) return fail(poster.error().message);
-  if (!*poster) daemon::log_info("GitHub posting is off (reporter.github_app_id is 0): reports stay local");
-  manager = std::make_unique<reporterd::Manager>(cfg, std::move(*history), service->bus(), std::move(*poster));
+  if (!*poster) daemon::log_info("GitHub posting is off (reporter.github_auth): reports stay local");
+  manager = std::make_unique<reporterd::Manager>(cfg, std::move(*history), service->bus(), service->event(),
+                                                std::move(*poster));
   auto object = reporterd::register_reporter_object(service->bus(), manager.get());
   if (!object) return fail(object.error().message);
   if (auto st = service->own_name(bus::kReporterName); !st) return fail(st.error().message);

@@ -1,13 +1,14 @@
 #include "manager.h"
 
+#include <sys/stat.h>
+
 #include <exception>
+#include <filesystem>
 
 #include "bus/dict.h"
 #include "bus/errors.h"
 #include "bus/names.h"
 #include "daemon/log.h"
-#include "report/profile_diff.h"
-#include "report/site.h"
 #include "util/file.h"
 
 namespace bb::reporterd {
@@ -16,35 +17,85 @@ using daemon::log_error;
 using daemon::log_info;
 using daemon::log_warning;
 
-Manager::Manager(config::ApplianceConfig config, report::HistoryStore history, sd_bus* bus,
+namespace {
+
+constexpr uint64_t kRetentionUsec = 3600ull * 1000000;  // pruning runs hourly
+constexpr uint32_t kPage = 500;                          // jobs per ListAfter
+
+}  // namespace
+
+Manager::Manager(config::ApplianceConfig config, report::HistoryStore history, sd_bus* bus, sd_event* event,
                  std::unique_ptr<GitHubPoster> poster)
-    : config_(std::move(config)), history_(std::move(history)), bus_(bus), poster_(std::move(poster)) {}
+    : config_(std::move(config)), history_(std::move(history)), bus_(bus), event_(event), poster_(std::move(poster)) {
+  site_ = std::make_unique<report::SiteWriter>(history_, site_options(), changes_);
+}
+
+report::SiteOptions Manager::site_options() {
+  report::SiteOptions o;
+  o.site_dir = config_.site_dir();
+  o.clock = &clock_;
+  o.branch_globs = [this](const std::string& repository) {
+    const auto* policy = config_.find_repository(repository);
+    return policy ? policy->branches : std::vector<std::string>{};
+  };
+  o.issue_url = [this](const report::Regression& r) -> std::string {
+    if (!poster_) return "";
+    auto posted = poster_->posted(github_api::issue_target(r.repository, r.marker()));
+    return posted ? posted->html_url : "";
+  };
+  return o;
+}
+
+void Manager::set_config(config::ApplianceConfig config) {
+  config_ = std::move(config);
+  site_ = std::make_unique<report::SiteWriter>(history_, site_options(), changes_);
+}
 
 Status Manager::start() {
-  sd_bus_slot* slot = nullptr;
-  int r = sd_bus_match_signal(bus_, &slot, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface,
-                              "JobFinished", on_job_finished, this);
-  if (r < 0) return errno_error("subscribe to JobFinished", -r);
-  finished_match_.reset(slot);
-  // When queued (re)appears, jobs may have finished while we could not hear.
-  r = sd_bus_match_signal(bus_, &slot, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                          "org.freedesktop.DBus", "NameOwnerChanged", on_queue_owner, this);
-  if (r < 0) return errno_error("subscribe to NameOwnerChanged", -r);
-  owner_match_.reset(slot);
+  struct Match {
+    const char* sender;
+    const char* path;
+    const char* interface;
+    const char* member;
+    sd_bus_message_handler_t handler;
+  };
+  const Match matches[] = {
+      {bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "JobQueued", on_job_signal},
+      {bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "JobStarted", on_job_signal},
+      {bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "JobFinished", on_job_signal},
+      // When queued (re)appears, jobs may have changed while we could not hear.
+      {"org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged", on_queue_owner},
+  };
+  for (const auto& m : matches) {
+    sd_bus_slot* slot = nullptr;
+    int r = sd_bus_match_signal(bus_, &slot, m.sender, m.path, m.interface, m.member, m.handler, this);
+    if (r < 0) return errno_error(std::string("subscribe to ") + m.member, -r);
+    matches_.emplace_back(slot);
+  }
+  if (site_->stale()) {
+    // A new benchbox draws with new assets and may write new data: every
+    // page again, once (the run files of earlier jobs stay).
+    log_info("bringing the dashboard up to date for this version", {{"SITE", config_.site_dir()}});
+    if (auto st = site_->render_all(); !st) log_warning("dashboard not rebuilt: " + st.error().message);
+  }
+  sd_event_source* raw = nullptr;
+  int r = sd_event_add_time_relative(event_, &raw, CLOCK_MONOTONIC, kRetentionUsec, 60ull * 1000000,
+                                     on_retention_timer, this);
+  if (r < 0) return errno_error("add retention timer", -r);
+  retention_timer_.reset(raw);
+  apply_retention();
   catch_up();
   return {};
 }
 
-int Manager::on_job_finished(sd_bus_message* m, void* userdata, sd_bus_error*) {
+int Manager::on_job_signal(sd_bus_message* m, void* userdata, sd_bus_error*) {
   auto* self = static_cast<Manager*>(userdata);
   int64_t id = 0;
-  const char* state = nullptr;
-  const char* path = nullptr;
-  if (sd_bus_message_read(m, "xss", &id, &state, &path) < 0) return 0;
+  if (sd_bus_message_read(m, "x", &id) < 0) return 0;
   try {
-    self->fetch_and_process(id);
+    self->fetch(id);
   } catch (const std::exception& e) {
-    log_error(std::string("handling JobFinished: ") + e.what(), {{"JOB_ID", std::to_string(id)}});
+    log_error(std::string("handling ") + sd_bus_message_get_member(m) + ": " + e.what(), {{"JOB_ID", std::to_string(id)}});
   }
   return 0;
 }
@@ -63,6 +114,17 @@ int Manager::on_queue_owner(sd_bus_message* m, void* userdata, sd_bus_error*) {
   return 0;
 }
 
+int Manager::on_retention_timer(sd_event_source* source, uint64_t, void* userdata) {
+  try {
+    static_cast<Manager*>(userdata)->apply_retention();
+  } catch (const std::exception& e) {
+    log_error(std::string("retention: ") + e.what());
+  }
+  sd_event_source_set_time_relative(source, kRetentionUsec);
+  sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
+  return 0;
+}
+
 namespace {
 
 struct GetContext {
@@ -72,13 +134,14 @@ struct GetContext {
 
 }  // namespace
 
-// Jobs are fetched asynchronously so a slow queue never stalls our own
-// bus interface.
-void Manager::fetch_and_process(int64_t job_id) {
+// Jobs are fetched asynchronously so a slow queue never stalls our own bus
+// interface. What a reply says is the job's state now, whichever signal
+// asked: a check run follows the state, not the order signals arrived in.
+void Manager::fetch(int64_t job_id) {
   if (!in_flight_.insert(job_id).second) return;
   auto* ctx = new GetContext{this, job_id};
-  int r = sd_bus_call_method_async(bus_, nullptr, bus::kQueueName, bus::kQueuePath,
-                                   bus::kQueueInterface, "Get", on_get_reply, ctx, "x", job_id);
+  int r = sd_bus_call_method_async(bus_, nullptr, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Get",
+                                   on_get_reply, ctx, "x", job_id);
   if (r < 0) {
     delete ctx;
     in_flight_.erase(job_id);
@@ -108,36 +171,72 @@ int Manager::on_get_reply(sd_bus_message* m, void* userdata, sd_bus_error*) {
       log_error("bad job from the queue: " + job.error().message, {{"JOB_ID", id}});
       return 0;
     }
-    if (!model::is_terminal(job->state)) return 0;
-    if (auto st = self->process(*job); !st)
-      log_error("report for job " + id + " failed: " + st.error().message,
-                {{"JOB_ID", id}, {"REPOSITORY", job->spec.repository}});
+    self->handle(*job);
   } catch (const std::exception& e) {
     log_error(std::string("report failed: ") + e.what(), {{"JOB_ID", id}});
   }
   return 0;
 }
 
-// Asks the queue for finished jobs and reports those that have no report yet.
+void Manager::handle(const model::Job& job) {
+  if (!model::is_terminal(job.state)) {
+    post_state(job);
+    return;
+  }
+  if (auto st = process(job); !st)
+    log_error("report for job " + std::to_string(job.id) + " failed: " + st.error().message,
+              {{"JOB_ID", std::to_string(job.id)}, {"REPOSITORY", job.spec.repository}});
+}
+
+// Pages through every job the queue has after the last one known to be
+// finished and reported: finished ones without a report are reported
+// (cancelled ones too), queued and running ones get their check run.
 void Manager::catch_up() {
-  for (const char* state : {"done", "failed"}) {
+  int64_t after = caught_up_to_;
+  bool contiguous = true;  // every job so far finished and reported
+  for (;;) {
     bus::BusError error;
     sd_bus_message* reply = nullptr;
-    int r = sd_bus_call_method(bus_, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "List",
-                               error.get(), &reply, "su", state, 200u);
+    int r = sd_bus_call_method(bus_, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "ListAfter",
+                               error.get(), &reply, "xu", after, kPage);
     bus::MessagePtr owned(reply);
     if (r < 0) return;  // the queue is not there yet; NameOwnerChanged brings us back
     if (sd_bus_message_enter_container(reply, 'a', "a{sv}") < 0) return;
+    uint32_t seen = 0;
     while (sd_bus_message_at_end(reply, 0) == 0) {
       auto dict = bus::read_dict(reply);
       if (!dict) return;
+      ++seen;
       auto job = model::job_from_json(*dict);
       if (!job) continue;
-      if (path_exists(path_join(report_dir(job->id), "report.json"))) continue;
-      if (auto st = process(*job); !st)
-        log_error("report for job " + std::to_string(job->id) + " failed: " + st.error().message,
-                  {{"JOB_ID", std::to_string(job->id)}});
+      after = job->id;
+      const bool finished = model::is_terminal(job->state);
+      if (finished && !path_exists(path_join(report_dir(job->id), "report.json"))) {
+        if (auto st = process(*job); !st)
+          log_error("report for job " + std::to_string(job->id) + " failed: " + st.error().message,
+                    {{"JOB_ID", std::to_string(job->id)}});
+      } else if (!finished) {
+        post_state(*job);
+      }
+      contiguous = contiguous && finished;
+      if (contiguous) caught_up_to_ = job->id;
     }
+    if (seen < kPage) return;
+  }
+}
+
+void Manager::apply_retention() {
+  if (config_.reporter.pr_samples_days == 0) return;
+  const int64_t before = clock_.now_unix() - static_cast<int64_t>(config_.reporter.pr_samples_days) * 86400;
+  auto pruned = history_.prune_pull_request_samples(before);
+  if (!pruned) {
+    log_warning("retention: " + pruned.error().message);
+    return;
+  }
+  if (!pruned->empty()) {
+    log_info("retention: raw samples of " + std::to_string(pruned->size()) + " pull-request jobs older than " +
+             std::to_string(config_.reporter.pr_samples_days) + " days dropped; their summaries stay");
+    if (auto st = site_->prune_downloads(*pruned); !st) log_warning("retention: " + st.error().message);
   }
 }
 
@@ -145,97 +244,11 @@ std::string Manager::report_dir(int64_t job_id) const {
   return path_join(config_.reports_dir(), std::to_string(job_id));
 }
 
-static Result<model::JobResult> load_job_result(const std::string& path) {
-  auto text = read_file(path, size_t(1) << 30);
-  if (!text) return text.error();
-  auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded()) return make_error(Errc::parse, path + ": not valid JSON");
-  auto jr = model::job_result_from_json(j);
-  if (!jr) return jr.error().with_context(path);
-  return jr;
-}
-
-Status Manager::process(const model::Job& job) {
-  std::string id = std::to_string(job.id);
-  std::optional<model::JobResult> result;
-  model::Job effective = job;
-  if (job.state == model::JobState::done) {
-    auto jr = load_job_result(job.result_path);
-    if (!jr) {
-      // A done job whose results cannot be read is reported as failed,
-      // never as success.
-      effective.state = model::JobState::failed;
-      effective.error = "result file unreadable: " + jr.error().message;
-    } else {
-      result = std::move(*jr);
-    }
-  }
-
-  std::optional<model::ResultSet> previous, elsewhere;
-  if (result && !result->base) {
-    auto prev = history_.previous_run(job.spec.repository, result->head.ref,
-                                      result->head.environment_key, job.id);
-    if (!prev) return prev.error();
-    previous = std::move(*prev);
-    if (!previous) {
-      // A first run in this environment: the report says what changed.
-      auto other = history_.latest_run(job.spec.repository, result->head.ref, job.id);
-      if (!other) return other.error();
-      elsewhere = std::move(*other);
-    }
-  }
-
-  compare::Options options;
-  report::JobReport rep = report::build_report(effective, result, previous, options, elsewhere);
-  if (result && (result->base || previous))
-    report::add_profile_diffs(rep, result->base ? *result->base : *previous, result->head);
-
-  Status ingested;
-  if (result) {
-    if (result->base) ingested = history_.ingest(*result->base, result->kind);
-    if (ingested) ingested = history_.ingest(result->head, result->kind);
-  }
-  // Change points of the branch's series, now including this run. Detection
-  // is recomputed on each grown series (short: at most 100 runs are
-  // examined); changes_ only spares series this job did not touch.
-  if (result && ingested && job.spec.kind == model::JobKind::push) {
-    auto series = history_.series(job.spec.repository, result->head.ref);
-    if (series)
-      report::add_change_points(rep, *series, changes_);
-    else
-      log_warning("change points not computed: " + series.error().message, {{"JOB_ID", id}});
-  }
-  // The report is written even when history could not take the run.
-  if (auto st = write_report(rep); !st) return st;
-  if (!ingested) return ingested;
-  render_site();
-  if (poster_) {
-    // An issue only for a regression on a watched branch, never for a PR.
-    bool branch_push = job.spec.kind == model::JobKind::push;
-    poster_->post({rep, report_dir(job.id), branch_push && rep.overall == report::Overall::regressed});
-  }
-  ++jobs_reported_;
-  sd_bus_emit_properties_changed(bus_, bus::kReporterPath, bus::kReporterInterface, "JobsReported", nullptr);
-  std::string md_path = path_join(report_dir(job.id), "report.md");
-  sd_bus_emit_signal(bus_, bus::kReporterPath, bus::kReporterInterface, "ReportReady", "xss", job.id,
-                     report::to_string(rep.overall), md_path.c_str());
-  log_info(rep.summary, {{"JOB_ID", id},
-                         {"REPOSITORY", job.spec.repository},
-                         {"COMMIT", result ? result->head.commit : job.spec.head_sha},
-                         {"VERDICT", report::to_string(rep.overall)}});
-  return {};
-}
-
 Status Manager::write_report(const report::JobReport& r) {
   std::string dir = report_dir(r.job.id);
   if (auto st = make_dirs(dir, 0755); !st) return st;
   if (auto st = write_file_atomic(path_join(dir, "report.md"), r.markdown); !st) return st;
-  return write_file_atomic(path_join(dir, "report.json"), r.json.dump(2) + "\n");
-}
-
-void Manager::render_site() {
-  if (auto st = report::render_site(history_, config_.site_dir(), config_.reports_dir(), &changes_); !st)
-    log_warning("dashboard not updated: " + st.error().message);
+  return write_file_atomic(path_join(dir, "report.json"), r.json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 Result<std::pair<std::string, std::string>> Manager::stored_report(int64_t job_id) const {
@@ -251,8 +264,34 @@ Result<std::pair<std::string, std::string>> Manager::stored_report(int64_t job_i
 }
 
 Status Manager::reingest(int64_t job_id) {
-  fetch_and_process(job_id);
+  fetch(job_id);
   return {};
+}
+
+uint64_t Manager::history_bytes() {
+  auto sizes = history_.sizes();
+  return sizes ? static_cast<uint64_t>(sizes->database_bytes) : 0;
+}
+
+uint64_t Manager::site_bytes() {
+  // Walking the site costs a few ms per 10,000 files: measured at most
+  // once a minute.
+  const int64_t now = clock_.now_unix();
+  if (site_bytes_at_ && now - site_bytes_at_ < 60) return site_bytes_;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(config_.site_dir(), ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  site_bytes_ = total;
+  site_bytes_at_ = now;
+  return total;
+}
+
+uint32_t Manager::outbox_pending() {
+  if (!poster_) return 0;
+  auto counts = poster_->counts();
+  return counts ? static_cast<uint32_t>(counts->pending) : 0;
 }
 
 }  // namespace bb::reporterd

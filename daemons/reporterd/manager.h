@@ -1,9 +1,14 @@
-// benchbox-reporterd's state: history.db, the reports directory, the site.
-// Turns every finished job into a report: PR head against its merge-base,
-// a push against the previous run of its branch.
+// benchbox-reporterd's state: history.db, the reports directory, the site,
+// and what it asks GitHub to show. Follows every job through the queue's
+// signals: a queued or started job's check run (JobQueued, JobStarted), a
+// finished job's report (JobFinished): PR head against its merge-base, a
+// push against the run before it on its branch, a tag against the previous
+// release; then history, the branch's regression, the dashboard and the
+// posts.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -15,22 +20,26 @@
 #include "report/change_points.h"
 #include "report/history.h"
 #include "report/job_report.h"
+#include "report/site.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 namespace bb::reporterd {
 
 class Manager {
  public:
-  Manager(config::ApplianceConfig config, report::HistoryStore history, sd_bus* bus,
+  Manager(config::ApplianceConfig config, report::HistoryStore history, sd_bus* bus, sd_event* event,
           std::unique_ptr<GitHubPoster> poster);
 
-  // Subscribes to JobFinished and to the queue's arrival on the bus, then
-  // catches up with jobs that finished while the reporter was not running.
+  // Subscribes to the queue's signals and its arrival on the bus, brings a
+  // site written by another version up to date, starts the retention timer,
+  // then catches up with jobs that changed while it was not running.
   Status start();
-  void set_config(config::ApplianceConfig config) { config_ = std::move(config); }
+  void set_config(config::ApplianceConfig config);
   const config::AccessConfig& access() const { return config_.access; }
 
-  // Handles one finished job end to end (idempotent: re-reporting rewrites).
+  // Handles one finished job end to end (idempotent: re-reporting rewrites,
+  // and what GitHub shows is a desired state, never posted twice).
   Status process(const model::Job& job);
 
   // The stored report of a job: (markdown, path of the JSON report).
@@ -38,26 +47,41 @@ class Manager {
   Status reingest(int64_t job_id);
 
   uint64_t jobs_reported() const { return jobs_reported_; }
+  uint64_t history_bytes();
+  uint64_t site_bytes();
+  uint32_t outbox_pending();
 
  private:
-  static int on_job_finished(sd_bus_message* m, void* userdata, sd_bus_error* error);
+  static int on_job_signal(sd_bus_message* m, void* userdata, sd_bus_error* error);
   static int on_queue_owner(sd_bus_message* m, void* userdata, sd_bus_error* error);
   static int on_get_reply(sd_bus_message* m, void* userdata, sd_bus_error* error);
-  void fetch_and_process(int64_t job_id);
+  static int on_retention_timer(sd_event_source* s, uint64_t usec, void* userdata);
+  void fetch(int64_t job_id);
+  void handle(const model::Job& job);
   void catch_up();
+  void apply_retention();
+  void post_state(const model::Job& job);  // a queued or running job's check run
+  void post_report(const report::JobReport& report);
+  void track_regression(const report::JobReport& report, const model::JobResult& result);
+  report::SiteOptions site_options();
   std::string report_dir(int64_t job_id) const;
   Status write_report(const report::JobReport& r);
-  void render_site();
 
   config::ApplianceConfig config_;
   report::HistoryStore history_;
   report::ChangeCache changes_;  // change points per series, for reports and the site
+  std::unique_ptr<report::SiteWriter> site_;
   sd_bus* bus_;
+  sd_event* event_;
   std::unique_ptr<GitHubPoster> poster_;  // null when posting is off
-  bus::SlotPtr finished_match_;
-  bus::SlotPtr owner_match_;
+  SystemClock clock_;
+  std::vector<bus::SlotPtr> matches_;
+  bus::SourcePtr retention_timer_;
   std::set<int64_t> in_flight_;
+  int64_t caught_up_to_ = 0;  // every job up to this id is finished and reported
   uint64_t jobs_reported_ = 0;
+  uint64_t site_bytes_ = 0;
+  int64_t site_bytes_at_ = 0;  // when site_bytes_ was measured (unix seconds)
 };
 
 }  // namespace bb::reporterd

@@ -14,7 +14,7 @@ namespace bb::compare {
 
 namespace {
 
-// Display order: what needs attention first.
+// Order of the verdict counts: what needs attention first.
 int severity(Verdict v) {
   switch (v) {
     case Verdict::regressed: return 0;
@@ -106,15 +106,53 @@ nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : 
 
 }  // namespace
 
+namespace {
+
+// How much worse head is, whichever way is better: > 1 is a worsening.
+double worsening(const BenchmarkComparison& r) {
+  if (!std::isfinite(r.ratio) || r.ratio <= 0) return 1;
+  return r.higher_is_better ? 1 / r.ratio : r.ratio;
+}
+
+void table(std::ostringstream& out, const std::vector<const BenchmarkComparison*>& rows, int level) {
+  out << "| benchmark | base | head | change (" << level << " % CI) | verdict | noise | min. detectable |\n";
+  out << "|:--|--:|--:|:--|:--|--:|--:|\n";
+  for (const auto* r : rows) {
+    const bool fine = r->threshold > 0 && r->threshold < 0.002;
+    out << "| " << key_cell(*r) << " | " << format_value(r->base_median, r->unit) << " | "
+        << format_value(r->head_median, r->unit) << " | " << change_cell(*r) << " | " << verdict_cell(r->verdict)
+        << " | " << (r->method.empty() ? "–" : "±" + percent_or_dash(r->noise, fine ? 3 : 1)) << " | "
+        << (r->method.empty() ? "–" : percent_or_dash(r->min_detectable, fine ? 3 : 1)) << " |\n";
+  }
+}
+
+// A section listing benchmarks of one verdict with what they say.
+void listing(std::ostringstream& out, const char* title, const std::vector<const BenchmarkComparison*>& rows,
+             const char* empty_note) {
+  if (rows.empty()) return;
+  out << "\n#### " << title << " (" << rows.size() << ")\n\n";
+  for (const auto* r : rows)
+    out << "- `" << r->key.to_string() << "`" << (r->note.empty() ? std::string(empty_note) : ": " + r->note) << "\n";
+}
+
+}  // namespace
+
 std::string render_markdown(const Comparison& c) {
-  // Removed benchmarks are no one's failure: they get their own list below
-  // the table, which is about what was measured (or should have been).
-  std::vector<const BenchmarkComparison*> rows, removed;
-  for (const auto& r : c.rows) (r.verdict == Verdict::removed ? removed : rows).push_back(&r);
-  std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) {
-    if (severity(a->verdict) != severity(b->verdict)) return severity(a->verdict) < severity(b->verdict);
-    return a->key.to_string() < b->key.to_string();
-  });
+  // What was measured on both sides goes in the table, regressions first
+  // and the largest first; benchmarks that were not (failed, missing, new,
+  // removed, skipped) get sections of their own below it; unchanged ones
+  // are folded away.
+  std::map<Verdict, std::vector<const BenchmarkComparison*>> by;
+  for (const auto& r : c.rows) by[r.verdict].push_back(&r);
+  for (auto& [v, rows] : by)
+    std::stable_sort(rows.begin(), rows.end(), [v = v](auto* a, auto* b) {
+      if (v == Verdict::regressed && worsening(*a) != worsening(*b)) return worsening(*a) > worsening(*b);
+      if (v == Verdict::improved && worsening(*a) != worsening(*b)) return worsening(*a) < worsening(*b);
+      return a->key.to_string() < b->key.to_string();
+    });
+  std::vector<const BenchmarkComparison*> changes;
+  for (Verdict v : {Verdict::regressed, Verdict::improved, Verdict::inconclusive, Verdict::not_comparable})
+    changes.insert(changes.end(), by[v].begin(), by[v].end());
 
   std::ostringstream out;
   out << "### benchbox: `" << (c.base_commit.empty() ? "base" : short_sha(c.base_commit)) << "` → `"
@@ -137,32 +175,35 @@ std::string render_markdown(const Comparison& c) {
   out << "\n\n";
 
   const int level = int(std::lround(c.confidence * 100));
-  if (!rows.empty()) {
-    out << "| benchmark | base | head | change (" << level << " % CI) | verdict | noise | min. detectable |\n";
-    out << "|:--|--:|--:|:--|:--|--:|--:|\n";
-  }
-  for (const auto* r : rows) {
-    const bool fine = r->threshold > 0 && r->threshold < 0.002;
-    out << "| " << key_cell(*r) << " | " << format_value(r->base_median, r->unit) << " | "
-        << format_value(r->head_median, r->unit) << " | " << change_cell(*r) << " | " << verdict_cell(r->verdict)
-        << " | " << (r->method.empty() ? "–" : "±" + percent_or_dash(r->noise, fine ? 3 : 1)) << " | "
-        << (r->method.empty() ? "–" : percent_or_dash(r->min_detectable, fine ? 3 : 1)) << " |\n";
-  }
-
+  if (!changes.empty()) table(out, changes, level);
   std::ostringstream notes;
-  for (const auto* r : rows)
+  for (const auto* r : changes)
     if (!r->note.empty()) notes << "- `" << r->key.to_string() << "`: " << r->note << "\n";
   if (!notes.str().empty()) out << "\n" << notes.str();
 
-  if (!removed.empty()) {
-    std::stable_sort(removed.begin(), removed.end(),
-                     [](auto* a, auto* b) { return a->key.to_string() < b->key.to_string(); });
-    out << "\n#### Removed on head (" << removed.size() << ")\n\n";
-    for (const auto* r : removed)
+  listing(out, "Failed", by[Verdict::failed], ": failed (no reason recorded)");
+  listing(out, "Missing", by[Verdict::missing], ": expected, not measured");
+  if (!by[Verdict::added].empty()) {
+    out << "\n#### New on head (" << by[Verdict::added].size() << ")\n\n";
+    for (const auto* r : by[Verdict::added])
+      out << "- `" << r->key.to_string() << "` (head " << format_value(r->head_median, r->unit) << ")"
+          << (r->note.empty() ? "" : ": " + r->note) << "\n";
+  }
+  if (!by[Verdict::removed].empty()) {
+    out << "\n#### Removed on head (" << by[Verdict::removed].size() << ")\n\n";
+    for (const auto* r : by[Verdict::removed])
       out << "- `" << r->key.to_string() << "` (base " << format_value(r->base_median, r->unit) << ")"
           << (r->note.empty() ? "" : ": " + r->note) << "\n";
   }
+  listing(out, "Skipped", by[Verdict::skipped], ": skipped (no reason recorded)");
+  if (!by[Verdict::unchanged].empty()) {
+    out << "\n<details><summary>Unchanged (" << by[Verdict::unchanged].size() << ")</summary>\n\n";
+    table(out, by[Verdict::unchanged], level);
+    out << "\n</details>\n";
+  }
 
+  std::vector<const BenchmarkComparison*> tested_rows = changes;
+  tested_rows.insert(tested_rows.end(), by[Verdict::unchanged].begin(), by[Verdict::unchanged].end());
   size_t tested = 0, cleared = 0;
   for (const auto& r : c.rows)
     if (!std::isnan(r.p_adjusted)) {
@@ -181,7 +222,7 @@ std::string render_markdown(const Comparison& c) {
          "the time with these samples. Benjamini-Hochberg false-discovery control: "
       << cleared << " of " << tested << " tested benchmarks cleared it. Seed " << c.seed << ".\n\n";
   out << "| benchmark | method | n base | n head | p | p (BH) | threshold |\n|:--|:--|--:|--:|--:|--:|--:|\n";
-  for (const auto* r : rows) {
+  for (const auto* r : tested_rows) {
     if (r->method.empty()) continue;
     out << "| `" << r->key.to_string() << "` | " << r->method << (r->paired ? " (paired)" : "") << " | "
         << r->n_base << " | " << r->n_head << " | " << fmt("%.3g", r->p_value) << " | "

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
-
-#include <nlohmann/json.hpp>
+#include <variant>
 
 #include "util/file.h"
 
@@ -46,14 +44,71 @@ const std::vector<store::Migration> kMigrations = {
     // The callgrind profiles kept with a point (extra.profiles): a JSON array, '' for none.
     {"callgrind profiles, per point",
      "ALTER TABLE points ADD COLUMN profiles TEXT NOT NULL DEFAULT ''"},
+    // Trends in first-parent order with commit dates and the spread of each
+    // run; rows from before have no position (drawn first, in job order).
+    {"first-parent order, commit dates, quartiles, the release series",
+     R"(ALTER TABLE runs ADD COLUMN position INTEGER;
+        ALTER TABLE runs ADD COLUMN commit_time INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN label TEXT NOT NULL DEFAULT '';
+        ALTER TABLE runs ADD COLUMN samples_pruned INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE points ADD COLUMN position INTEGER;
+        ALTER TABLE points ADD COLUMN commit_time INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE points ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+        ALTER TABLE points ADD COLUMN label TEXT NOT NULL DEFAULT '';
+        ALTER TABLE points ADD COLUMN machine TEXT NOT NULL DEFAULT '';
+        ALTER TABLE points ADD COLUMN q1 REAL;
+        ALTER TABLE points ADD COLUMN q3 REAL;
+        UPDATE points SET
+          kind = COALESCE((SELECT r.kind FROM runs r WHERE r.job_id = points.job_id AND r.role = points.role), ''),
+          machine = COALESCE((SELECT r.machine_fingerprint FROM runs r
+                              WHERE r.job_id = points.job_id AND r.role = points.role), ''),
+          q1 = median, q3 = median;
+        CREATE INDEX points_by_trend ON points(repository, ref, benchmark_key, position);
+        CREATE INDEX points_by_release ON points(repository, kind, benchmark_key, commit_time);
+        CREATE INDEX points_by_job ON points(job_id);
+        CREATE INDEX runs_by_kind ON runs(repository, kind, role, commit_time);)"},
+    {"what each job's report said",
+     R"(CREATE TABLE jobs (
+          job_id INTEGER PRIMARY KEY,
+          repository TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          ref TEXT NOT NULL,
+          pr_number INTEGER NOT NULL,
+          commit_sha TEXT NOT NULL,
+          base_commit TEXT NOT NULL,
+          created INTEGER NOT NULL,
+          finished INTEGER NOT NULL,
+          state TEXT NOT NULL,
+          overall TEXT NOT NULL,
+          summary TEXT NOT NULL);
+        CREATE INDEX jobs_by_repository ON jobs(repository, job_id);
+        CREATE INDEX jobs_by_pull_request ON jobs(repository, pr_number, job_id);)"},
+    {"regressions on branches, open until a run shows them gone",
+     R"(CREATE TABLE regressions (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          repository TEXT NOT NULL,
+          ref TEXT NOT NULL,
+          open INTEGER NOT NULL,
+          opened INTEGER NOT NULL,
+          closed INTEGER NOT NULL,
+          benchmarks TEXT NOT NULL,          -- JSON array of RegressedBenchmark
+          latest_job INTEGER NOT NULL,
+          latest_commit TEXT NOT NULL,
+          latest_status TEXT NOT NULL,
+          fixed_by TEXT NOT NULL,
+          fixed_by_job INTEGER NOT NULL);
+        CREATE INDEX regressions_open ON regressions(repository, ref, open);)"},
+    // What the dashboard's repository page lists per series, kept as each
+    // series is written so a job rewrites that page without reading every
+    // point again.
+    {"the dashboard's summary of each series",
+     R"(CREATE TABLE site_series (
+          repository TEXT NOT NULL,
+          ref TEXT NOT NULL,
+          benchmark_key TEXT NOT NULL,
+          summary TEXT NOT NULL,             -- JSON: SeriesSummary
+          PRIMARY KEY (repository, ref, benchmark_key));)"},
 };
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Statement binds integers and text; a REAL column converts text exactly
 // when it carries all 17 significant digits.
@@ -63,7 +118,37 @@ std::string format_real(double v) {
   return buf;
 }
 
+std::string tag_name(const std::string& ref) {
+  return ref.rfind("refs/tags/", 0) == 0 ? ref.substr(10) : std::string();
+}
+
+Result<std::optional<model::ResultSet>> one_result_set(store::Statement& q, const std::string& what) {
+  auto row = q.step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<model::ResultSet>();
+  auto rs = model::result_set_from_json(nlohmann::json::parse(q.column_text(0), nullptr, false));
+  if (!rs) return rs.error().with_context("history.db run of " + what);
+  return std::optional<model::ResultSet>(std::move(*rs));
+}
+
 }  // namespace
+
+Spread spread_of(std::vector<double> v) {
+  Spread s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  // Linear interpolation between order statistics (R's type 7).
+  auto quantile = [&](double p) {
+    const double h = (double(v.size()) - 1) * p;
+    const size_t lo = static_cast<size_t>(h);
+    const size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (h - double(lo)) * (v[hi] - v[lo]);
+  };
+  s.median = quantile(0.5);
+  s.q1 = quantile(0.25);
+  s.q3 = quantile(0.75);
+  return s;
+}
 
 Result<HistoryStore> HistoryStore::open(const std::string& path) {
   auto db = store::Database::open(path);
@@ -78,29 +163,40 @@ Status HistoryStore::ingest(const model::ResultSet& rs, const std::string& kind)
   auto del = db_.prepare("DELETE FROM points WHERE job_id = ? AND role = ?");
   if (!del) return del.error();
   if (auto st = del->bind(1, rs.job_id).bind(2, rs.role).run(); !st) return st;
+  const bool placed = rs.commit_info.known();
+  const std::string label = kind == "tag" ? tag_name(rs.ref) : std::string();
   auto run = db_.prepare(
       "INSERT OR REPLACE INTO runs (job_id, role, kind, repository, ref, commit_sha, environment_key,"
-      " machine_fingerprint, created, result_set) VALUES (?,?,?,?,?,?,?,?,?,?)");
+      " machine_fingerprint, created, result_set, position, commit_time, label, samples_pruned)"
+      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,0)");
   if (!run) return run.error();
   run->bind(1, rs.job_id).bind(2, rs.role).bind(3, kind).bind(4, rs.repository).bind(5, rs.ref);
   run->bind(6, rs.commit).bind(7, rs.environment_key).bind(8, rs.machine_fingerprint);
   run->bind(9, rs.created).bind(10, model::to_json(rs).dump());
+  if (placed) run->bind(11, rs.commit_info.first_parent_position);
+  else run->bind_null(11);
+  run->bind(12, rs.commit_info.time).bind(13, label);
   if (auto st = run->run(); !st) return st;
   auto point = db_.prepare(
       "INSERT OR REPLACE INTO points (job_id, role, repository, ref, benchmark_key, environment_key,"
-      " unit, status, median, samples, direction, profiles) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+      " unit, status, median, samples, direction, profiles, position, commit_time, kind, label, machine, q1, q3)"
+      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!point) return point.error();
   for (const auto& b : rs.benchmarks) {
     point->reset();
     point->bind(1, rs.job_id).bind(2, rs.role).bind(3, rs.repository).bind(4, rs.ref);
     point->bind(5, b.key.to_string()).bind(6, rs.environment_key).bind(7, b.unit);
     point->bind(8, std::string(model::to_string(b.status)));
-    if (b.samples.empty()) point->bind_null(9);
-    else point->bind(9, format_real(median_of(b.samples)));
+    const Spread s = spread_of(b.samples);
+    if (b.samples.empty()) point->bind_null(9).bind_null(18).bind_null(19);
+    else point->bind(9, format_real(s.median)).bind(18, format_real(s.q1)).bind(19, format_real(s.q3));
     point->bind(10, static_cast<int64_t>(b.samples.size()));
     point->bind(11, std::string(model::to_string(b.direction)));
     auto profiles = b.extra.find("profiles");
     point->bind(12, profiles != b.extra.end() && profiles->is_array() ? profiles->dump() : std::string());
+    if (placed) point->bind(13, rs.commit_info.first_parent_position);
+    else point->bind_null(13);
+    point->bind(14, rs.commit_info.time).bind(15, kind).bind(16, label).bind(17, rs.machine_fingerprint);
     if (auto st = point->run(); !st) return st;
   }
   return tx->commit();
@@ -114,79 +210,86 @@ bool HistoryStore::has_job(int64_t job_id) {
   return row.ok() && *row;
 }
 
-Result<std::optional<model::ResultSet>> HistoryStore::previous_run(const std::string& repository,
-                                                                    const std::string& ref,
-                                                                    const std::string& environment_key,
-                                                                    int64_t before_job) {
-  auto q = db_.prepare(
-      "SELECT result_set FROM runs WHERE repository = ? AND ref = ? AND role = '' AND"
-      " environment_key = ? AND job_id < ? ORDER BY job_id DESC LIMIT 1");
-  if (!q) return q.error();
-  q->bind(1, repository).bind(2, ref).bind(3, environment_key).bind(4, before_job);
-  auto row = q->step();
-  if (!row) return row.error();
-  if (!*row) return std::optional<model::ResultSet>();
-  auto j = nlohmann::json::parse(q->column_text(0), nullptr, false);
-  auto rs = model::result_set_from_json(j);
-  if (!rs) return rs.error().with_context("history.db run of " + repository);
-  return std::optional<model::ResultSet>(std::move(*rs));
-}
+namespace {
 
-Result<std::optional<model::ResultSet>> HistoryStore::latest_run(const std::string& repository,
-                                                                  const std::string& ref, int64_t before_job) {
-  auto q = db_.prepare(
-      "SELECT result_set FROM runs WHERE repository = ? AND ref = ? AND role = '' AND job_id < ?"
-      " ORDER BY job_id DESC LIMIT 1");
-  if (!q) return q.error();
-  q->bind(1, repository).bind(2, ref).bind(3, before_job);
-  auto row = q->step();
-  if (!row) return row.error();
-  if (!*row) return std::optional<model::ResultSet>();
-  auto rs = model::result_set_from_json(nlohmann::json::parse(q->column_text(0), nullptr, false));
-  if (!rs) return rs.error().with_context("history.db run of " + repository);
-  return std::optional<model::ResultSet>(std::move(*rs));
-}
+// The WHERE and ORDER BY that pick the run before `rs` among plain runs
+// (`env` adds the environment key): first-parent order on a branch, commit
+// date across tags, job order where neither is known.
+struct Before {
+  std::string sql;
+  std::vector<std::variant<int64_t, std::string>> args;
+};
 
-Result<std::vector<Series>> HistoryStore::series(const std::string& repository, const std::string& ref) {
-  auto q = db_.prepare(
-      "SELECT p.benchmark_key, p.environment_key, p.unit, p.job_id, r.commit_sha, r.created,"
-      " p.median, p.samples, p.status, p.direction, p.profiles FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role"
-      " WHERE p.repository = ? AND p.ref = ? AND p.role = ''"
-      " ORDER BY p.benchmark_key, p.environment_key, p.job_id");
-  if (!q) return q.error();
-  q->bind(1, repository).bind(2, ref);
-  std::vector<Series> out;
-  for (;;) {
-    auto row = q->step();
-    if (!row) return row.error();
-    if (!*row) break;
-    std::string key = q->column_text(0), env = q->column_text(1);
-    if (out.empty() || out.back().key != key || out.back().environment_key != env)
-    {
-      out.push_back(Series{repository, key, env, q->column_text(2), {}});
-      const std::string d = q->column_text(9);
-      out.back().direction = d == "higher_is_better" ? model::Direction::higher_is_better
-                             : d.empty()             ? model::direction_for_unit(out.back().unit)
-                                                     : model::Direction::lower_is_better;
-    }
-    SeriesPoint p;
-    p.job_id = q->column_int64(3);
-    p.commit = q->column_text(4);
-    p.created = q->column_int64(5);
-    p.median = q->column_is_null(6) ? 0 : std::stod(q->column_text(6));
-    p.samples = static_cast<size_t>(q->column_int64(7));
-    p.status = q->column_text(8);
-    const auto profiles = nlohmann::json::parse(q->column_text(10), nullptr, false);
-    if (profiles.is_array())
-      for (const auto& f : profiles)
-        if (f.is_string()) p.profiles.push_back(f.get<std::string>());
-    out.back().points.push_back(p);
+Before before_clause(const model::ResultSet& rs, const std::string& kind, bool env) {
+  Before b;
+  b.sql = "SELECT result_set FROM runs WHERE repository = ? AND role = '' AND job_id != ?";
+  b.args = {rs.repository, rs.job_id};
+  if (env) {
+    b.sql += " AND environment_key = ?";
+    b.args.push_back(rs.environment_key);
   }
-  return out;
+  if (kind == "tag") {
+    b.sql += " AND kind = 'tag'";
+    if (rs.commit_info.time > 0) {
+      b.sql += " AND (commit_time < ? OR (commit_time = ? AND job_id < ?)) ORDER BY commit_time DESC, job_id DESC";
+      b.args.insert(b.args.end(), {rs.commit_info.time, rs.commit_info.time, rs.job_id});
+    } else {
+      b.sql += " AND job_id < ? ORDER BY job_id DESC";
+      b.args.push_back(rs.job_id);
+    }
+  } else {
+    b.sql += " AND ref = ?";
+    b.args.push_back(rs.ref);
+    if (rs.commit_info.known()) {
+      // Earlier on the branch; runs of unknown position (from before they
+      // were placed) count as earlier than any placed run.
+      const int64_t p = rs.commit_info.first_parent_position;
+      b.sql += " AND (position < ? OR (position = ? AND job_id < ?) OR position IS NULL)"
+               " ORDER BY COALESCE(position, -1) DESC, job_id DESC";
+      b.args.insert(b.args.end(), {p, p, rs.job_id});
+    } else {
+      b.sql += " AND job_id < ? ORDER BY job_id DESC";
+      b.args.push_back(rs.job_id);
+    }
+  }
+  b.sql += " LIMIT 1";
+  return b;
+}
+
+Result<std::optional<model::ResultSet>> run_before(store::Database& db, const model::ResultSet& rs,
+                                                   const std::string& kind, bool env) {
+  const Before b = before_clause(rs, kind, env);
+  auto q = db.prepare(b.sql);
+  if (!q) return q.error();
+  for (size_t i = 0; i < b.args.size(); ++i) {
+    if (const auto* n = std::get_if<int64_t>(&b.args[i])) q->bind(int(i) + 1, *n);
+    else q->bind(int(i) + 1, std::get<std::string>(b.args[i]));
+  }
+  return one_result_set(*q, rs.repository);
+}
+
+}  // namespace
+
+Result<std::optional<model::ResultSet>> HistoryStore::previous_run(const model::ResultSet& rs,
+                                                                    const std::string& kind) {
+  return run_before(db_, rs, kind, true);
+}
+
+Result<std::optional<model::ResultSet>> HistoryStore::latest_run(const model::ResultSet& rs,
+                                                                  const std::string& kind) {
+  return run_before(db_, rs, kind, false);
+}
+
+Result<std::optional<model::ResultSet>> HistoryStore::run(int64_t job_id, const std::string& role) {
+  auto q = db_.prepare("SELECT result_set FROM runs WHERE job_id = ? AND role = ?");
+  if (!q) return q.error();
+  q->bind(1, job_id).bind(2, role);
+  return one_result_set(*q, "job " + std::to_string(job_id));
 }
 
 Result<std::vector<std::string>> HistoryStore::repositories() {
-  auto q = db_.prepare("SELECT DISTINCT repository FROM runs ORDER BY repository");
+  auto q = db_.prepare(
+      "SELECT repository FROM runs UNION SELECT repository FROM jobs ORDER BY repository");
   if (!q) return q.error();
   std::vector<std::string> out;
   for (;;) {

@@ -1,7 +1,15 @@
 // history.db: every ingested result set, kept with its raw samples, so the
-// reporter can compare a push with the previous one on the same branch and
-// the dashboard can draw trends. Series are keyed by (repository, benchmark
-// key, environment key): results from different environments never mix.
+// reporter can compare a run with the one before it and the dashboard can
+// draw trends; what each job's report said (the jobs table); and the
+// main-branch regressions still open.
+//
+// A branch's runs are ordered by their commits' first-parent position
+// (model::CommitInfo), not by when they ran, so a backfilled commit lands
+// where it belongs; the release series (every tag) by commit date. Points
+// of different environments are kept apart: a Series (what change points
+// and comparisons read) is one environment key; a Trend (what the
+// dashboard draws) is every environment of one benchmark on one ref, with
+// the breaks between them marked.
 #pragma once
 
 #include <cstdint>
@@ -9,20 +17,31 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "model/result_set.h"
 #include "store/sqlite.h"
 #include "util/result.h"
 
 namespace bb::report {
 
+// The ref name of the release series: every tag run of a repository.
+inline constexpr const char* kReleaseSeries = "tags";
+
 struct SeriesPoint {
   int64_t job_id = 0;
   std::string commit;
   int64_t created = 0;
   double median = 0;
+  double q1 = 0, q3 = 0;       // quartiles of the raw samples (the spread)
   size_t samples = 0;
   std::string status;
   std::vector<std::string> profiles;  // callgrind profiles kept with it (measure: callgrind)
+  int64_t position = -1;       // first-parent position; -1 = unknown
+  int64_t commit_time = 0;
+  std::string label;           // the tag, in the release series
+  std::string environment_key;
+  std::string machine;         // the machine fingerprint (hardware + tuning)
 };
 
 struct Series {
@@ -30,43 +49,177 @@ struct Series {
   std::string key;             // BenchmarkKey::to_string()
   std::string environment_key;
   std::string unit;
-  std::vector<SeriesPoint> points;  // oldest first
+  std::vector<SeriesPoint> points;  // in order
   model::Direction direction = model::Direction::lower_is_better;  // as its first point recorded it
+};
+
+// One benchmark key on one ref (or kReleaseSeries), all environments, in
+// order: what a trend page draws.
+struct Trend {
+  std::string repository, ref, key, unit;
+  model::Direction direction = model::Direction::lower_is_better;
+  std::vector<SeriesPoint> points;
+};
+
+// A finished job as the dashboard lists it.
+struct JobSummary {
+  int64_t job_id = 0;
+  std::string repository, kind, ref;
+  int64_t pr_number = 0;
+  std::string commit, base_commit;
+  int64_t created = 0, finished = 0;
+  std::string state, overall, summary;
+};
+
+// A benchmark of an open regression, with the range it regressed in.
+struct RegressedBenchmark {
+  std::string key, unit, metric;
+  bool higher_is_better = false;
+  double ratio = 1, ci_low = 1, ci_high = 1;  // first bad / last good
+  std::string last_good, first_bad;           // commits
+  int64_t last_good_job = 0, first_bad_job = 0;
+  std::string resolved_by;                    // the commit that brought it back; "" = still regressed
+};
+
+// A regression on a branch, from the run that found it until a run shows
+// every benchmark of it back (then closed, `fixed_by` that commit).
+struct Regression {
+  int64_t id = 0;              // 0 = not stored yet
+  std::string repository, ref;
+  bool open = true;
+  int64_t opened = 0, closed = 0;
+  std::vector<RegressedBenchmark> benchmarks;
+  int64_t latest_job = 0;      // the newest run that looked at it
+  std::string latest_commit;
+  std::string latest_status;   // what that run said, in words
+  std::string fixed_by;        // the commit that closed it
+  int64_t fixed_by_job = 0;
+
+  // The issue's marker (github_api::IssueWant::marker): one issue per regression.
+  std::string marker() const;
+  // The earliest last good and latest first bad commit of its benchmarks.
+  std::string last_good() const;
+  std::string first_bad() const;
+};
+
+// What the dashboard keeps of a series between jobs (site.h writes it).
+struct SeriesSummary {
+  std::string repository, ref, key;
+  std::string id;              // the series id (site_paths.h)
+  std::string unit;
+  model::Direction direction = model::Direction::lower_is_better;
+  int64_t points = 0;
+  double latest_value = 0;
+  bool latest_measured = false;  // false: the latest point failed or was skipped
+  std::string latest_commit, latest_status;
+  int64_t latest_job = 0;
+  bool has_change = false;     // a change point within the last points
+  double change_ratio = 1;
+  bool change_worse = false;
+};
+
+struct HistorySizes {
+  int64_t database_bytes = 0;  // history.db with its WAL
+  int64_t runs = 0, runs_with_samples = 0, points = 0, jobs = 0;
 };
 
 class HistoryStore {
  public:
   static Result<HistoryStore> open(const std::string& path);
 
+  // ---- runs and points (history.cpp)
   // Records one result set of a job (a PR job records base and head under
   // their roles). Re-ingesting the same job and role replaces it.
   Status ingest(const model::ResultSet& rs, const std::string& kind);
-
   bool has_job(int64_t job_id);
 
-  // The newest plain (role "") result set of `repository` on `ref` older
-  // than job `before_job`, with the same environment key: what a push is
-  // compared against.
-  Result<std::optional<model::ResultSet>> previous_run(const std::string& repository,
-                                                       const std::string& ref,
-                                                       const std::string& environment_key,
-                                                       int64_t before_job);
-
-  // The newest plain run on `ref` before `before_job`, whatever its
-  // environment: what a first run in a new environment names as changed.
-  Result<std::optional<model::ResultSet>> latest_run(const std::string& repository, const std::string& ref,
-                                                     int64_t before_job);
-
-  // Every series of plain runs on `ref` (main-branch trends) for a repository.
-  Result<std::vector<Series>> series(const std::string& repository, const std::string& ref);
+  // What a plain run of `kind` is compared against: the run before it with
+  // the same environment key. On a branch, the nearest run earlier in
+  // first-parent order (job order where positions are unknown); for a tag,
+  // the newest earlier tag run (by commit date), whichever tag it was.
+  Result<std::optional<model::ResultSet>> previous_run(const model::ResultSet& rs, const std::string& kind);
+  // The same, whatever the environment: what a first run in a new
+  // environment names as changed.
+  Result<std::optional<model::ResultSet>> latest_run(const model::ResultSet& rs, const std::string& kind);
+  // A stored result set (role "" for a plain run).
+  Result<std::optional<model::ResultSet>> run(int64_t job_id, const std::string& role);
   Result<std::vector<std::string>> repositories();
+
+  // ---- trends (history_trends.cpp)
+  // Every series of plain runs on `ref` (a branch, or kReleaseSeries), one
+  // per benchmark key and environment, in order.
+  Result<std::vector<Series>> series(const std::string& repository, const std::string& ref);
+  // Branches with plain runs, and whether any tag was measured.
+  Result<std::vector<std::string>> branches(const std::string& repository);
+  Result<bool> has_releases(const std::string& repository);
+  // Benchmark keys with points on `ref`.
+  Result<std::vector<std::string>> keys(const std::string& repository, const std::string& ref);
+  // The keys a job measured, per ref it measured them on (plain runs only).
+  Result<std::vector<std::pair<std::string, std::string>>> keys_of_job(int64_t job_id);
+  // One whole trend.
+  Result<Trend> trend(const std::string& repository, const std::string& ref, const std::string& key);
+  // One chunk of it: on a branch the points with position in
+  // [chunk × chunk_size, (chunk + 1) × chunk_size), chunk -1 those without
+  // a position; the release series is all chunk 0.
+  Result<Trend> trend_chunk(const std::string& repository, const std::string& ref, const std::string& key,
+                            int64_t chunk, int64_t chunk_size);
+  // The newest `limit` points of one environment of a trend, in order: what
+  // change points are detected on.
+  Result<Series> recent(const std::string& repository, const std::string& ref, const std::string& key,
+                        const std::string& environment_key, size_t limit);
+  // The environments of a trend, in the order they first appeared (by job):
+  // an index into this list stays valid as history grows.
+  struct EnvironmentSpan {
+    std::string key, machine;
+    int64_t first_job = 0, points = 0;
+    int64_t first_position = -1;   // where it starts on a branch (-1: unplaced)
+    std::string first_commit;
+  };
+  Result<std::vector<EnvironmentSpan>> environments(const std::string& repository, const std::string& ref,
+                                                    const std::string& key);
+  // Points per chunk of a branch trend (chunk = position / chunk_size; -1
+  // for unplaced points); the release series is one chunk 0.
+  Result<std::vector<std::pair<int64_t, int64_t>>> chunk_counts(const std::string& repository,
+                                                                const std::string& ref, const std::string& key,
+                                                                int64_t chunk_size);
+
+  // ---- jobs, regressions, retention (history_jobs.cpp)
+  Status record_job(const JobSummary& job);
+  Result<std::optional<JobSummary>> job(int64_t job_id);
+  // Newest first; pr_number 0 = every job of the repository.
+  Result<std::vector<JobSummary>> jobs(const std::string& repository, size_t limit, int64_t pr_number = 0);
+  // Pull requests with jobs, newest job first.
+  Result<std::vector<int64_t>> pull_requests(const std::string& repository, size_t limit);
+
+  Result<std::optional<Regression>> open_regression(const std::string& repository, const std::string& ref);
+  Result<std::vector<Regression>> open_regressions(const std::string& repository);
+  Status save_regression(Regression& regression);  // sets id when new
+
+  // Drops the raw samples of pull-request runs created before `before`
+  // (unix seconds), keeping their summaries (points, medians, quartiles);
+  // returns the jobs whose runs lost them.
+  Result<std::vector<int64_t>> prune_pull_request_samples(int64_t before);
+  Result<HistorySizes> sizes();
+
+  // ---- the dashboard's own state (history_site.cpp)
+  Status save_series_summary(const SeriesSummary& summary);
+  // Of a repository; of one ref ("" = every ref).
+  Result<std::vector<SeriesSummary>> series_summaries(const std::string& repository, const std::string& ref = "");
+  Status clear_series_summaries(const std::string& repository);
 
   HistoryStore(HistoryStore&&) = default;
   HistoryStore& operator=(HistoryStore&&) = default;
+  store::Database& database() { return db_; }
 
  private:
   explicit HistoryStore(store::Database db) : db_(std::move(db)) {}
   store::Database db_;
 };
+
+// A run's median and quartiles of its samples (the dashboard's spread).
+struct Spread {
+  double median = 0, q1 = 0, q3 = 0;
+};
+Spread spread_of(std::vector<double> samples);
 
 }  // namespace bb::report

@@ -4,6 +4,8 @@
 #include <map>
 
 #include "model/environment.h"
+#include "report/reproduce.h"
+#include "report/site_paths.h"
 #include "util/text.h"
 
 namespace bb::report {
@@ -16,6 +18,7 @@ const char* to_string(Overall o) {
     case Overall::improved: return "improved";
     case Overall::unchanged: return "unchanged";
     case Overall::recorded: return "recorded";
+    case Overall::cancelled: return "cancelled";
   }
   return "recorded";
 }
@@ -101,16 +104,53 @@ std::string sequential_note(const model::ResultSet& head) {
 
 }  // namespace
 
+namespace {
+
+// The run's context: what was measured where, so a reader can tell a real
+// change from a changed machine.
+std::string context_lines(const model::ResultSet& head) {
+  std::string out = "Environment `" + short_sha(head.environment_key) + "`";
+  if (!head.machine_fingerprint.empty())
+    out += " · host `" + short_sha(head.machine_fingerprint) + "`, tuning " +
+           (head.host_drifted ? "**drifted** during the run" : "held");
+  if (!head.commit_info.subject.empty()) out += " · head: " + head.commit_info.subject;
+  return out + "\n\n";
+}
+
+bool missing_any(const compare::Comparison& c) {
+  for (const auto& row : c.rows)
+    if (row.verdict == compare::Verdict::missing) return true;
+  return false;
+}
+
+bool measured_any(const model::ResultSet& rs) {
+  for (const auto& b : rs.benchmarks)
+    if (b.status == model::BenchmarkStatus::ok && !b.samples.empty()) return true;
+  return false;
+}
+
+}  // namespace
+
 JobReport build_report(const model::Job& job, const std::optional<model::JobResult>& result,
                        const std::optional<model::ResultSet>& previous,
-                       const compare::Options& options, const std::optional<model::ResultSet>& elsewhere) {
+                       const compare::Options& options, const std::optional<model::ResultSet>& elsewhere,
+                       const ReportLinks& links) {
   JobReport r;
   r.job = job;
   nlohmann::json env_changes;  // set when a first run follows a run in another environment
   r.head_commit = result ? result->head.commit : job.spec.head_sha;
   std::string title = "## benchbox: " + subject(job) + "\n\n";
+  const std::string& repo = job.spec.repository;
+  auto download = [&](int64_t job_id) {
+    return links.site_url.empty() ? std::string() : links.site_url + site::run_result_download(repo, job_id);
+  };
 
-  if (job.state != model::JobState::done || !result) {
+  if (job.state == model::JobState::cancelled) {
+    r.overall = Overall::cancelled;
+    std::string why = job.error.empty() ? "no reason given" : job.error;
+    r.markdown = title + "**The benchmark job was cancelled**: " + why + "\n";
+    r.summary = "job " + std::to_string(job.id) + " cancelled: " + why;
+  } else if (job.state != model::JobState::done || !result) {
     r.overall = Overall::failed;
     std::string why = job.error.empty() ? "the job did not produce results" : job.error;
     r.markdown = title + "**The benchmark job " + std::string(model::to_string(job.state)) +
@@ -121,17 +161,24 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
     r.baseline = result->base ? "merge-base " + short_sha(base.commit) + " (measured interleaved in this job)"
                               : "previous run of " + job.spec.ref + " at " + short_sha(base.commit) +
                                     " (job " + std::to_string(base.job_id) + ")";
+    r.baseline_job = base.job_id;
     compare::Options opts = options;
     if (!opts.seed) opts.seed = static_cast<uint64_t>(result->seed);
     r.comparison = compare::compare(base, result->head, opts);
     r.overall = overall_of(*r.comparison);
+    r.missing = missing_any(*r.comparison);
+    r.nothing_measured = !measured_any(result->head);
+    r.reproduce = reproduce_commands(result->head, job.spec.clone_url, base.commit, {},
+                                     download(base.job_id), download(job.id));
     r.markdown = title + "Head `" + short_sha(result->head.commit) + "` against " + r.baseline +
-                 ".\n\n**Overall: " + to_string(r.overall) + "**\n\n" +
-                 sequential_note(result->head) + compare::render_markdown(*r.comparison);
+                 ".\n\n**Overall: " + to_string(r.overall) + "**\n\n" + context_lines(result->head) +
+                 sequential_note(result->head) + compare::render_markdown(*r.comparison) + "\n" +
+                 reproduce_markdown(r.reproduce);
     r.summary = "job " + std::to_string(job.id) + " " + subject(job) + ": " + to_string(r.overall) +
                 " (" + counts_text(verdict_counts(*r.comparison)) + ")";
   } else {
     r.overall = any_failed(result->head) ? Overall::failed : Overall::recorded;
+    r.nothing_measured = !measured_any(result->head);
     std::string changed;
     if (elsewhere && elsewhere->environment_key != result->head.environment_key) {
       const auto lines = model::environment_changes(elsewhere->environment, result->head.environment);
@@ -145,18 +192,26 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
       }
       env_changes = lines;
     }
+    r.reproduce = reproduce_commands(result->head, job.spec.clone_url, "", {}, "", "");
     r.markdown = title + "First run of `" + job.spec.ref + "` at `" + short_sha(result->head.commit) +
-                 "` in this environment: recorded as the baseline, nothing to compare against yet.\n\n" + changed +
-                 recorded_table(result->head);
+                 "` in this environment: recorded as the baseline, nothing to compare against yet.\n\n" +
+                 context_lines(result->head) + changed + recorded_table(result->head) + "\n" +
+                 reproduce_markdown(r.reproduce);
     r.summary = "job " + std::to_string(job.id) + " " + subject(job) + ": " + to_string(r.overall) +
                 " (" + std::to_string(result->head.benchmarks.size()) + " benchmarks, first run)";
   }
+  if (!links.site_url.empty())
+    r.markdown += "\nThe full report, its trends and the raw results: " + links.site_url + site::run_page(repo, job.id) +
+                  "\n";
 
   r.json = {{"job", model::to_json(job)},
             {"overall", to_string(r.overall)},
             {"head_commit", r.head_commit},
             {"baseline", r.baseline},
+            {"baseline_job", r.baseline_job},
             {"summary", r.summary},
+            {"nothing_measured", r.nothing_measured},
+            {"reproduce", r.reproduce},
             {"comparison", r.comparison ? compare::to_json(*r.comparison) : nlohmann::json(nullptr)}};
   if (!env_changes.is_null()) r.json["environment_changes"] = env_changes;
   return r;

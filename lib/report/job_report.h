@@ -15,8 +15,8 @@
 
 namespace bb::report {
 
-// Overall outcome of a job, worst first.
-enum class Overall { failed, regressed, inconclusive, improved, unchanged, recorded };
+// Overall outcome of a job, worst first; a cancelled job measured nothing.
+enum class Overall { failed, regressed, inconclusive, improved, unchanged, recorded, cancelled };
 const char* to_string(Overall o);
 
 struct JobReport {
@@ -25,9 +25,18 @@ struct JobReport {
   std::optional<compare::Comparison> comparison;  // absent for a first run
   std::string head_commit;  // the commit measured (check runs attach to it)
   std::string baseline;   // what head was compared against, in words
+  int64_t baseline_job = 0;  // the job that measured it (this job, for a PR)
   std::string markdown;
   nlohmann::json json;
   std::string summary;    // one line for the journal
+  bool nothing_measured = false;       // done, but no benchmark has a sample
+  bool missing = false;                // a benchmark expected was not measured
+  std::vector<std::string> reproduce;  // shell commands (reproduce.h)
+};
+
+// Where a report's links point: the dashboard's public URL ("" = none).
+struct ReportLinks {
+  std::string site_url;
 };
 
 // A pull-request job: head against the merge-base measured in the same job.
@@ -38,7 +47,8 @@ struct JobReport {
 JobReport build_report(const model::Job& job, const std::optional<model::JobResult>& result,
                        const std::optional<model::ResultSet>& previous,
                        const compare::Options& options,
-                       const std::optional<model::ResultSet>& elsewhere = std::nullopt);
+                       const std::optional<model::ResultSet>& elsewhere = std::nullopt,
+                       const ReportLinks& links = {});
 
 // A push job on a branch: appends "Change points on <ref>" to the report,
 // listing for each series this job measured (`series` is HistoryStore::series()

@@ -1,36 +1,90 @@
-// The static dashboard: one index page listing every repository, one page per
-// repository with a trend chart (inline SVG, no JavaScript, no network) for
-// every benchmark series on its main branch. Regenerated after each ingest;
-// any web server (or a browser on the files) can serve it.
+// The static dashboard (docs/dashboard.md): data files that say what
+// history.db knows, small page shells, and the front-end (web/, compiled in)
+// that draws them. Relative links only: the site works from file:// and
+// behind any static web server.
+//
+// Incremental: a finished job rewrites its run's files, the chunk and the
+// series file of each series it added a point to, its pull request's file,
+// its repository's file and the index; shells and assets only when missing
+// or changed.
 #pragma once
 
+#include <functional>
+#include <optional>
+#include <set>
 #include <string>
-
 #include <vector>
 
 #include "report/change_points.h"
 #include "report/history.h"
+#include "report/job_report.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 namespace bb::report {
 
-// Change points are marked on every series; `cache` (the reporter keeps one)
-// saves recomputing series that did not change, null computes afresh.
-Status render_site(HistoryStore& history, const std::string& site_dir, const std::string& reports_dir,
-                   ChangeCache* cache = nullptr);
+struct SiteOptions {
+  std::string site_dir;
+  const Clock* clock = nullptr;  // the index's "generated"; null = 0
+  // The branches a repository's page offers (its configured globs:
+  // "main", "release/*"); no globs = every branch with runs.
+  std::function<std::vector<std::string>(const std::string& repository)> branch_globs;
+  // The URL of a regression's issue on GitHub, "" when not (yet) known.
+  std::function<std::string(const Regression&)> issue_url;
+};
 
-// Pieces exposed for tests.
-std::string html_escape(const std::string& text);
-// An SVG polyline of the series' medians, y scaled to [min, max] of the series,
-// with a dashed vertical line before each point index (into Series::points)
-// in `marks`: the change points.
-std::string sparkline_svg(const Series& series, int width, int height, const std::vector<size_t>& marks = {});
-// The dashboard's "change points" cell: "abc..def ×1.120 [1.080, 1.160]" per change.
-std::string change_points_cell(const std::vector<SeriesChange>& changes);
-// The dashboard's "profiles" cell of a callgrind series: links to the
-// callgrind profiles of its latest run and of the run before it (the two
-// sides of its latest step; they open in callgrind_annotate and
-// KCachegrind). Empty when the latest run kept none.
-std::string profiles_cell(const Series& series);
+struct SiteStats {
+  size_t files_written = 0;  // data files and shells written (assets not counted)
+  size_t series_written = 0;
+};
+
+class SiteWriter {
+ public:
+  // `changes` (the reporter keeps one) spares detecting change points again
+  // on series that did not change.
+  SiteWriter(HistoryStore& history, SiteOptions options, ChangeCache& changes);
+
+  // What a finished job changed (its report, its result when it has one,
+  // already ingested into history).
+  Status job_finished(const JobReport& report, const std::optional<model::JobResult>& result);
+  // Every page and data file of every repository again (after an upgrade,
+  // or when the site was lost); the run files of earlier jobs are kept.
+  Status render_all();
+  // True when the site was written by another version of benchbox (or
+  // never): render_all() brings it up to date.
+  bool stale() const;
+  // Rewrites the result downloads of these jobs from history (after their
+  // raw samples were dropped: the site keeps no more than history does).
+  Status prune_downloads(const std::vector<int64_t>& jobs);
+
+  const SiteStats& stats() const { return stats_; }
+
+ private:
+  Status write_assets();
+  // `chunks`: which chunks to rewrite; nullopt = every chunk.
+  Status write_series(const std::string& repository, const std::string& ref, const std::string& key,
+                      const std::optional<std::set<int64_t>>& chunks);
+  Status write_run(const JobReport& report, const std::optional<model::JobResult>& result);
+  Status write_pull(const std::string& repository, int64_t number);
+  Status write_repository(const std::string& repository);
+  Status write_index();
+  Status write_shell(const std::string& path, const std::string& page, const std::string& title,
+                     const std::string& src, const std::string& name);
+  Status write(const std::string& path, const std::string& content);
+  std::vector<std::string> shown_refs(const std::string& repository);
+
+  HistoryStore& history_;
+  SiteOptions options_;
+  ChangeCache& changes_;
+  SiteStats stats_;
+};
+
+// The series keys a finished job touched: (ref or kReleaseSeries, key, the
+// chunk its point went into).
+struct TouchedSeries {
+  std::string ref, key;
+  int64_t chunk = 0;
+};
+std::vector<TouchedSeries> touched_series(const model::JobResult& result);
 
 }  // namespace bb::report

@@ -149,27 +149,6 @@ TEST_CASE("a push report lists the recent change point of its series") {
   CHECK_FALSE(pr.json.contains("change_points"));
 }
 
-TEST_CASE("the dashboard marks change points in a column and on the sparkline") {
-  const report::Series s = step_series(1.10, 20);
-  std::string svg = report::sparkline_svg(s, 160, 32, {20});
-  CHECK(svg.find("class=\"change-point\"") != std::string::npos);
-  CHECK(report::sparkline_svg(s, 160, 32).find("change-point") == std::string::npos);
-
-  Dir d;
-  auto h = report::HistoryStore::open(d.path + "/history.db");
-  REQUIRE(h.ok());
-  for (size_t i = 0; i < 24; ++i)
-    REQUIRE(h->ingest(run(int64_t(i + 1), commit_of(i), i < 12 ? 0.1 : 0.112), "push").ok());
-  report::ChangeCache cache;
-  REQUIRE(report::render_site(*h, d.path + "/site", d.path + "/reports", &cache).ok());
-  auto page = read_file(d.path + "/site/o_r.html");
-  REQUIRE(page.ok());
-  CHECK(page->find("<th>change points</th>") != std::string::npos);
-  CHECK(page->find(commit_of(11).substr(0, 12) + ".." + commit_of(12).substr(0, 12) + " ×1.1") !=
-        std::string::npos);
-  CHECK(page->find("class=\"change-point\"") != std::string::npos);
-}
-
 TEST_CASE("a step up of a higher-is-better series is better, a step down worse") {
   report::Series up = step_series(1.10, 20);
   up.direction = model::Direction::higher_is_better;

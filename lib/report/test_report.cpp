@@ -61,21 +61,122 @@ TEST_CASE("history keeps runs and finds the previous run on the same ref and env
   REQUIRE(h.ok());
   REQUIRE(h->ingest(run(1, "aaa", 0.1), "push").ok());
   REQUIRE(h->ingest(run(2, "bbb", 0.2), "push").ok());
-  auto prev = h->previous_run("o/r", "refs/heads/main", "env1", 2);
+  auto prev = h->previous_run(run(2, "bbb", 0.2), "push");
   REQUIRE(prev.ok());
   REQUIRE(prev->has_value());
   CHECK((*prev)->commit == "aaa");
   CHECK((*prev)->benchmarks.at(0).samples.size() == 20);
-  CHECK_FALSE(h->previous_run("o/r", "refs/heads/main", "other-env", 3)->has_value());
+  ResultSet elsewhere = run(3, "ccc", 0.2);
+  elsewhere.environment_key = "other-env";
+  CHECK_FALSE(h->previous_run(elsewhere, "push")->has_value());
+  CHECK((*h->latest_run(elsewhere, "push"))->commit == "bbb");
   auto series = h->series("o/r", "refs/heads/main");
   REQUIRE(series.ok());
   REQUIRE(series->size() == 1);
   CHECK(series->at(0).points.size() == 2);
   CHECK(series->at(0).points.at(1).median == Approx(0.2 * 1.002));
+  CHECK(series->at(0).points.at(1).q1 == Approx(0.2 * 1.001));
+  CHECK(series->at(0).points.at(1).q3 == Approx(0.2 * 1.003));
   // Reopening the file keeps everything.
   auto again = report::HistoryStore::open(d.path + "/history.db");
   REQUIRE(again.ok());
   CHECK(again->has_job(2));
+}
+
+TEST_CASE("runs on a branch are ordered by first-parent position, so a backfilled commit lands in place") {
+  Dir d;
+  auto h = report::HistoryStore::open(d.path + "/history.db");
+  REQUIRE(h.ok());
+  auto placed = [](int64_t job, const std::string& commit, int64_t position, double value) {
+    ResultSet rs = run(job, commit, value);
+    rs.commit_info.first_parent_position = position;
+    rs.commit_info.time = 1700000000 + position * 60;
+    return rs;
+  };
+  REQUIRE(h->ingest(placed(1, "c10", 10, 0.1), "push").ok());
+  REQUIRE(h->ingest(placed(2, "c30", 30, 0.3), "push").ok());
+  // Job 3 measures an older commit (a backfill): it goes between the two.
+  const ResultSet backfill = placed(3, "c20", 20, 0.2);
+  CHECK((*h->previous_run(backfill, "manual"))->commit == "c10");
+  REQUIRE(h->ingest(backfill, "manual").ok());
+  CHECK((*h->previous_run(placed(4, "c40", 40, 0.4), "push"))->commit == "c30");
+  auto trend = h->trend("o/r", "refs/heads/main", "micro/loop:wall_time");
+  REQUIRE(trend.ok());
+  REQUIRE(trend->points.size() == 3);
+  CHECK(trend->points[0].commit == "c10");
+  CHECK(trend->points[1].commit == "c20");
+  CHECK(trend->points[2].commit == "c30");
+  CHECK(trend->points[1].position == 20);
+  CHECK(trend->points[1].commit_time == 1700000000 + 20 * 60);
+  // Chunks of 16 positions: 10 in chunk 0, 20 and 30 in chunk 1.
+  auto counts = h->chunk_counts("o/r", "refs/heads/main", "micro/loop:wall_time", 16);
+  REQUIRE(counts.ok());
+  CHECK(*counts == std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {1, 2}});
+  auto chunk = h->trend_chunk("o/r", "refs/heads/main", "micro/loop:wall_time", 1, 16);
+  REQUIRE(chunk->points.size() == 2);
+  CHECK(chunk->points[0].commit == "c20");
+}
+
+TEST_CASE("a tag is compared with the previous release, whichever tag it was") {
+  Dir d;
+  auto h = report::HistoryStore::open(d.path + "/history.db");
+  REQUIRE(h.ok());
+  auto tag = [](int64_t job, const std::string& name, int64_t time) {
+    ResultSet rs = run(job, "sha-" + name, 0.1);
+    rs.ref = "refs/tags/" + name;
+    rs.commit_info.time = time;
+    rs.commit_info.first_parent_position = job;
+    return rs;
+  };
+  const ResultSet first = tag(1, "v1.0", 1000);
+  CHECK_FALSE(h->previous_run(first, "tag")->has_value());  // the first release: nothing before it
+  REQUIRE(h->ingest(first, "tag").ok());
+  REQUIRE(h->ingest(run(2, "main-commit", 0.1), "push").ok());  // a push is not a release
+  const ResultSet second = tag(3, "v1.1", 2000);
+  auto prev = h->previous_run(second, "tag");
+  REQUIRE(prev.ok());
+  REQUIRE(*prev);
+  CHECK((*prev)->ref == "refs/tags/v1.0");
+  REQUIRE(h->ingest(second, "tag").ok());
+  // An older release measured later (backfill) is ordered by its commit's date.
+  REQUIRE(h->ingest(tag(4, "v0.9", 500), "tag").ok());
+  auto releases = h->trend("o/r", report::kReleaseSeries, "micro/loop:wall_time");
+  REQUIRE(releases->points.size() == 3);
+  CHECK(releases->points[0].label == "v0.9");
+  CHECK(releases->points[2].label == "v1.1");
+  CHECK(*h->has_releases("o/r"));
+  CHECK(*h->branches("o/r") == std::vector<std::string>{"refs/heads/main"});
+}
+
+TEST_CASE("retention drops a pull request's raw samples and keeps its summary") {
+  Dir d;
+  auto h = report::HistoryStore::open(d.path + "/history.db");
+  REQUIRE(h.ok());
+  ResultSet base = run(5, "b", 0.1, "base"), head = run(5, "h", 0.12, "head"), push = run(6, "p", 0.1);
+  base.created = head.created = push.created = 1000;
+  REQUIRE(h->ingest(base, "pull_request").ok());
+  REQUIRE(h->ingest(head, "pull_request").ok());
+  REQUIRE(h->ingest(push, "push").ok());
+  CHECK(h->prune_pull_request_samples(999)->empty());  // not old enough
+  auto pruned = h->prune_pull_request_samples(2000);
+  REQUIRE(pruned.ok());
+  CHECK(*pruned == std::vector<int64_t>{5});
+  auto kept = h->run(5, "head");
+  REQUIRE(kept.ok());
+  REQUIRE(*kept);
+  const Benchmark& b = (*kept)->benchmarks.at(0);
+  CHECK(b.samples.empty());
+  CHECK(b.summary_only);
+  CHECK(b.summary.at("median") == Approx(0.12 * 1.002));
+  CHECK(b.summary.at("n") == 20);
+  // The main branch keeps its samples forever.
+  CHECK((*h->run(6, ""))->benchmarks.at(0).samples.size() == 20);
+  CHECK(h->prune_pull_request_samples(2000)->empty());  // done once
+  auto sizes = h->sizes();
+  REQUIRE(sizes.ok());
+  CHECK(sizes->runs == 3);
+  CHECK(sizes->runs_with_samples == 1);
+  CHECK(sizes->database_bytes > 0);
 }
 
 TEST_CASE("a PR report compares head with the merge-base and shows a regression") {
@@ -118,10 +219,10 @@ TEST_CASE("a first run in a new environment says which input changed") {
   ResultSet now = run(2, "bbb", 0.1);
   now.environment = after.to_json();
   now.environment_key = after.key();
-  auto previous = h->previous_run("o/r", "refs/heads/main", now.environment_key, 2);
+  auto previous = h->previous_run(now, "push");
   REQUIRE(previous.ok());
   CHECK_FALSE(*previous);
-  auto elsewhere = h->latest_run("o/r", "refs/heads/main", 2);
+  auto elsewhere = h->latest_run(now, "push");
   REQUIRE(elsewhere.ok());
   REQUIRE(*elsewhere);
   JobResult jr;
@@ -207,52 +308,62 @@ TEST_CASE("a first run is recorded; a failed benchmark in it is a failure") {
   CHECK(rep.markdown.find("SIGSEGV") != std::string::npos);
 }
 
-TEST_CASE("the site is written with escaped names and a trend line") {
-  Dir d;
-  auto h = report::HistoryStore::open(d.path + "/history.db");
-  REQUIRE(h.ok());
-  REQUIRE(h->ingest(run(1, "aaa", 0.1), "push").ok());
-  REQUIRE(h->ingest(run(2, "bbb", 0.2), "push").ok());
-  REQUIRE(report::render_site(*h, d.path + "/site", d.path + "/reports").ok());
-  auto index = read_file(d.path + "/site/index.html");
-  REQUIRE(index.ok());
-  CHECK(index->find("o_r.html") != std::string::npos);
-  auto page = read_file(d.path + "/site/o_r.html");
-  REQUIRE(page.ok());
-  CHECK(page->find("<polyline") != std::string::npos);
-  CHECK(report::html_escape("<a&\"") == "&lt;a&amp;&quot;");
+TEST_CASE("a cancelled job is reported as cancelled, with its reason") {
+  Job j = done_job(8, JobKind::push);
+  j.state = JobState::cancelled;
+  j.error = "cancelled by alice";
+  auto rep = report::build_report(j, std::nullopt, std::nullopt, {});
+  CHECK(rep.overall == report::Overall::cancelled);
+  CHECK(rep.markdown.find("cancelled by alice") != std::string::npos);
 }
 
-TEST_CASE("a callgrind series links the profiles of its latest run and the run before it") {
-  Dir d;
-  auto h = report::HistoryStore::open(d.path + "/history.db");
-  REQUIRE(h.ok());
-  auto callgrind = [](int64_t job, const std::string& commit, std::vector<std::string> files) {
-    ResultSet rs = run(job, commit, 0.1);
-    rs.benchmarks[0].key.metric = "instructions";
-    rs.benchmarks[0].unit = "count";
-    if (!files.empty()) rs.benchmarks[0].extra["profiles"] = files;
-    return rs;
+TEST_CASE("the report puts regressions first by effect, folds unchanged ones, and lists what was not measured") {
+  JobResult jr;
+  jr.job_id = 5;
+  jr.kind = "pull_request";
+  jr.base = run(5, "0123456789abcdef", 0.100, "base");
+  jr.head = run(5, "fedcba9876543210", 0.100, "head");
+  auto add = [&](const std::string& name, double base, double head, BenchmarkStatus st = BenchmarkStatus::ok,
+                 const std::string& reason = "") {
+    Benchmark b = jr.base->benchmarks[0];
+    b.key.name = name;
+    for (auto& v : b.samples) v = v / 0.1 * base;
+    if (base > 0) jr.base->benchmarks.push_back(b);
+    b.status = st;
+    b.reason = reason;
+    for (size_t i = 0; i < b.samples.size(); ++i) b.samples[i] = jr.base->benchmarks[0].samples[i] / 0.1 * head;
+    if (st != BenchmarkStatus::ok) b.samples.clear();
+    if (head > 0 || st != BenchmarkStatus::ok) jr.head.benchmarks.push_back(b);
   };
-  REQUIRE(h->ingest(callgrind(1, "aaaaaaaaaaaaaaaa", {"/r/1/profiles/run/cg/callgrind.out.1"}), "push").ok());
-  REQUIRE(h->ingest(callgrind(2, "bbbbbbbbbbbbbbbb", {}), "push").ok());
-  REQUIRE(h->ingest(callgrind(3, "cccccccccccccccc", {"/r/3/profiles/run/cg/callgrind.out.7&"}), "push").ok());
-  auto series = h->series("o/r", "refs/heads/main");
-  REQUIRE(series.ok());
-  REQUIRE(series->size() == 1);
-  const auto& s = series->front();
-  CHECK(s.points[0].profiles == std::vector<std::string>{"/r/1/profiles/run/cg/callgrind.out.1"});
-  CHECK(s.points[1].profiles.empty());
-  const std::string cell = report::profiles_cell(s);
-  CHECK(cell ==
-        "latest <code>cccccccccccc</code>: <a href=\"file:///r/3/profiles/run/cg/callgrind.out.7&amp;\">"
-        "callgrind.out.7&amp;</a><br>before <code>aaaaaaaaaaaa</code>: "
-        "<a href=\"file:///r/1/profiles/run/cg/callgrind.out.1\">callgrind.out.1</a>");
-  REQUIRE(report::render_site(*h, d.path + "/site", d.path + "/reports").ok());
-  auto page = read_file(d.path + "/site/o_r.html");
-  REQUIRE(page.ok());
-  CHECK(page->find(cell) != std::string::npos);
-  // A series whose latest run kept no profile shows none.
-  REQUIRE(h->ingest(callgrind(4, "dddddddddddddddd", {}), "push").ok());
-  CHECK(report::profiles_cell(h->series("o/r", "refs/heads/main")->front()).empty());
+  add("slightly-slower", 0.1, 0.105);
+  add("much-slower", 0.1, 0.150);
+  add("faster", 0.1, 0.080);
+  add("crashes", 0.1, 0, BenchmarkStatus::failed, "killed by SIGSEGV");
+  add("not-today", 0.1, 0, BenchmarkStatus::skipped, "needs a GPU");
+  add("brand-new", 0, 0.1);
+  jr.head.environment_key = jr.base->environment_key = "0123456789abcdef0123";
+  jr.head.machine_fingerprint = "feedfacefeedface";
+  jr.head.host_drifted = true;
+  auto rep = report::build_report(done_job(5, JobKind::pull_request), jr, std::nullopt, {},
+                                  std::nullopt, {"https://bench.example.org/"});
+  const std::string& md = rep.markdown;
+  INFO(md);
+  CHECK(rep.overall == report::Overall::failed);
+  const size_t much = md.find("| `micro/much-slower:wall_time`"), slightly = md.find("| `micro/slightly-slower:wall_time`");
+  REQUIRE(much != std::string::npos);
+  REQUIRE(slightly != std::string::npos);
+  CHECK(much < slightly);  // the larger regression first
+  CHECK(slightly < md.find("| `micro/faster:wall_time`"));
+  CHECK(md.find("#### Failed (1)\n\n- `micro/crashes:wall_time`: killed by SIGSEGV") != std::string::npos);
+  CHECK(md.find("#### Skipped (1)\n\n- `micro/not-today:wall_time`: needs a GPU") != std::string::npos);
+  CHECK(md.find("#### New on head (1)") != std::string::npos);
+  CHECK(md.find("<details><summary>Unchanged (1)</summary>") != std::string::npos);
+  CHECK(md.find("<details><summary>Unchanged (1)</summary>") > md.find("| `micro/faster:wall_time`"));
+  CHECK(md.find("Environment `0123456789ab` · host `feedfacefeed`, tuning **drifted** during the run") !=
+        std::string::npos);
+  CHECK(md.find("<details><summary>Reproduce locally</summary>") != std::string::npos);
+  CHECK(md.find("git checkout --quiet 0123456789abcdef") != std::string::npos);
+  CHECK(md.find("curl -sSfo result.json 'https://bench.example.org/r/o/r/runs/5.result.json'") != std::string::npos);
+  CHECK(md.find("https://bench.example.org/r/o/r/runs/5.html") != std::string::npos);
+  CHECK_FALSE(rep.reproduce.empty());
 }

@@ -1,0 +1,190 @@
+// One finished job, end to end: its report, history, the branch's
+// regression, the dashboard, and what GitHub should show.
+#include <exception>
+#include <map>
+
+#include "bus/names.h"
+#include "compare/compare.h"
+#include "daemon/log.h"
+#include "manager.h"
+#include "report/github_wants.h"
+#include "report/profile_diff.h"
+#include "report/regression.h"
+#include "util/file.h"
+
+namespace bb::reporterd {
+
+using daemon::log_error;
+using daemon::log_info;
+using daemon::log_warning;
+
+namespace {
+
+Result<model::JobResult> load_job_result(const std::string& path) {
+  auto text = read_file(path, size_t(1) << 30);
+  if (!text) return text.error();
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (j.is_discarded()) return make_error(Errc::parse, path + ": not valid JSON");
+  auto jr = model::job_result_from_json(j);
+  if (!jr) return jr.error().with_context(path);
+  return jr;
+}
+
+bool branch_push(const model::Job& job) {
+  return job.spec.kind == model::JobKind::push && job.spec.ref.rfind("refs/heads/", 0) == 0;
+}
+
+// A result set with only the benchmarks named.
+model::ResultSet only(const model::ResultSet& rs, const std::set<std::string>& keys) {
+  model::ResultSet out = rs;
+  out.benchmarks.clear();
+  for (const auto& b : rs.benchmarks)
+    if (keys.count(b.key.to_string())) out.benchmarks.push_back(b);
+  return out;
+}
+
+}  // namespace
+
+Status Manager::process(const model::Job& job) {
+  std::string id = std::to_string(job.id);
+  std::optional<model::JobResult> result;
+  model::Job effective = job;
+  if (job.state == model::JobState::done) {
+    auto jr = load_job_result(job.result_path);
+    if (!jr) {
+      // A done job whose results cannot be read is reported as failed,
+      // never as success.
+      effective.state = model::JobState::failed;
+      effective.error = "result file unreadable: " + jr.error().message;
+    } else {
+      result = std::move(*jr);
+    }
+  }
+
+  std::optional<model::ResultSet> previous, elsewhere;
+  if (result && !result->base) {
+    auto prev = history_.previous_run(result->head, result->kind);
+    if (!prev) return prev.error();
+    previous = std::move(*prev);
+    if (!previous) {
+      // A first run in this environment: the report says what changed.
+      auto other = history_.latest_run(result->head, result->kind);
+      if (!other) return other.error();
+      elsewhere = std::move(*other);
+    }
+  }
+
+  compare::Options options;
+  report::JobReport rep =
+      report::build_report(effective, result, previous, options, elsewhere, {config_.reporter.site_url});
+  if (result && (result->base || previous))
+    report::add_profile_diffs(rep, result->base ? *result->base : *previous, result->head);
+
+  Status ingested;
+  if (result) {
+    if (result->base) ingested = history_.ingest(*result->base, result->kind);
+    if (ingested) ingested = history_.ingest(result->head, result->kind);
+  }
+  // Change points of the series this push measured, now including it (the
+  // newest points of each; changes_ spares series that did not change).
+  if (result && ingested && branch_push(job)) {
+    std::vector<report::Series> series;
+    for (const auto& b : result->head.benchmarks) {
+      auto s = history_.recent(job.spec.repository, result->head.ref, b.key.to_string(),
+                               result->head.environment_key, report::ChangeOptions{}.max_points);
+      if (!s) {
+        log_warning("change points not computed: " + s.error().message, {{"JOB_ID", id}});
+        break;
+      }
+      series.push_back(std::move(*s));
+    }
+    report::add_change_points(rep, series, changes_);
+  }
+  // The report is written even when history could not take the run.
+  if (auto st = write_report(rep); !st) return st;
+  if (!ingested) return ingested;
+  report::JobSummary summary{job.id,          job.spec.repository, model::to_string(job.spec.kind), job.spec.ref,
+                             job.spec.pr_number, rep.head_commit,  rep.comparison ? rep.comparison->base_commit : "",
+                             job.created,     job.finished,        model::to_string(job.state),
+                             report::to_string(rep.overall), rep.summary};
+  if (auto st = history_.record_job(summary); !st) return st;
+  if (result && branch_push(job) && config_.reporter.regression_issues) track_regression(rep, *result);
+  if (auto st = site_->job_finished(rep, result); !st)
+    log_warning("dashboard not updated: " + st.error().message, {{"JOB_ID", id}});
+  post_report(rep);
+
+  ++jobs_reported_;
+  sd_bus_emit_properties_changed(bus_, bus::kReporterPath, bus::kReporterInterface, "JobsReported", nullptr);
+  std::string md_path = path_join(report_dir(job.id), "report.md");
+  sd_bus_emit_signal(bus_, bus::kReporterPath, bus::kReporterInterface, "ReportReady", "xss", job.id,
+                     report::to_string(rep.overall), md_path.c_str());
+  log_info(rep.summary, {{"JOB_ID", id},
+                         {"REPOSITORY", job.spec.repository},
+                         {"COMMIT", rep.head_commit},
+                         {"VERDICT", report::to_string(rep.overall)}});
+  return {};
+}
+
+// The branch's regression after this push: opened, grown, still there, or
+// gone (docs/configuration.md, "Reporting").
+void Manager::track_regression(const report::JobReport& rep, const model::JobResult& result) {
+  const model::Job& job = rep.job;
+  const std::string id = std::to_string(job.id);
+  auto open = history_.open_regression(job.spec.repository, job.spec.ref);
+  if (!open) {
+    log_warning("regression not tracked: " + open.error().message, {{"JOB_ID", id}});
+    return;
+  }
+  // This push against each still-regressed benchmark's last good run.
+  std::map<std::string, compare::BenchmarkComparison> against;
+  if (*open) {
+    std::map<int64_t, std::set<std::string>> by_job;
+    for (const auto& b : (*open)->benchmarks)
+      if (b.resolved_by.empty()) by_job[b.last_good_job].insert(b.key);
+    for (const auto& [good_job, keys] : by_job) {
+      auto good = history_.run(good_job, "");
+      if (!good || !*good) continue;
+      compare::Options options;
+      options.seed = static_cast<uint64_t>(job.id);
+      const auto c = compare::compare(only(**good, keys), only(result.head, keys), options);
+      for (const auto& row : c.rows) against[row.key.to_string()] = row;
+    }
+  }
+  const bool was_open = open->has_value();
+  report::RegressionStep step = report::step_regression(std::move(*open), rep, against, clock_.now_unix());
+  if (!step.regression) return;
+  report::Regression& r = *step.regression;
+  if (auto st = history_.save_regression(r); !st) {
+    log_error("regression not saved: " + st.error().message, {{"JOB_ID", id}});
+    return;
+  }
+  const char* what = step.opened ? "opened" : step.closed ? "closed" : step.grew ? "grew" : "still open";
+  log_info(std::string("regression on ") + job.spec.ref + " " + what + ": " + r.latest_status,
+           {{"JOB_ID", id}, {"REPOSITORY", job.spec.repository}, {"REGRESSION", std::to_string(r.id)}});
+  if (!poster_ || (!was_open && !step.opened)) return;
+  report::IssueLinks links{config_.reporter.site_url, job.spec.clone_url, result.head.config_text};
+  if (auto st = poster_->want(report::issue_want(r, links)); !st)
+    log_error("regression issue not recorded for GitHub: " + st.error().message, {{"JOB_ID", id}});
+}
+
+void Manager::post_state(const model::Job& job) {
+  if (!poster_) return;
+  report::PostingPolicy policy{config_.reporter.site_url, config_.reporter.pr_comment};
+  auto want = report::check_run_want(job, policy);
+  if (!want) return;
+  if (auto st = poster_->want(*want); !st)
+    log_error("check run not recorded for GitHub: " + st.error().message, {{"JOB_ID", std::to_string(job.id)}});
+}
+
+void Manager::post_report(const report::JobReport& rep) {
+  if (!poster_) return;
+  report::PostingPolicy policy{config_.reporter.site_url, config_.reporter.pr_comment};
+  const std::string id = std::to_string(rep.job.id);
+  for (auto want : {report::check_run_want(rep, policy), report::comment_want(rep, policy)}) {
+    if (!want) continue;
+    if (auto st = poster_->want(*want); !st)
+      log_error("not recorded for GitHub: " + st.error().message, {{"JOB_ID", id}, {"TARGET", want->target}});
+  }
+}
+
+}  // namespace bb::reporterd

@@ -1,0 +1,46 @@
+// What a job should look like on GitHub, as github_api::Wants: its check
+// run through queued → in_progress → completed, the pull request's sticky
+// comment, and a branch's regression issue. Pure: reporterd hands these to
+// the outbox, which makes GitHub show them.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "github_api/want.h"
+#include "model/job.h"
+#include "report/history.h"
+#include "report/job_report.h"
+#include "report/regression.h"
+
+namespace bb::report {
+
+struct PostingPolicy {
+  std::string site_url;                 // "" = no details_url, no links
+  std::string pr_comment = "changes";   // changes, always, never
+};
+
+// The check-run conclusion of a finished job: failure (a regression, a
+// failed or missing benchmark, a failed job), neutral (inconclusive, or
+// nothing measured), cancelled, success.
+std::string check_conclusion(const JobReport& report);
+
+// A queued or running job's check run; nullopt when its commit is not known
+// yet (a blessed PR whose head is resolved only when it runs).
+std::optional<github_api::Want> check_run_want(const model::Job& job, const PostingPolicy& policy);
+// A finished job's, completed: title, summary and text within GitHub's
+// limits, cut on a character boundary with a link to the full report.
+std::optional<github_api::Want> check_run_want(const JobReport& report, const PostingPolicy& policy);
+
+// The sticky comment of a PR job's report; nullopt when the policy says
+// never. With "changes" a report with nothing to say only edits an
+// existing comment (so it never goes stale), never creates one.
+std::optional<github_api::Want> comment_want(const JobReport& report, const PostingPolicy& policy);
+
+// The issue of a regression (open, or closed with its comment).
+github_api::Want issue_want(const Regression& regression, const IssueLinks& links);
+
+// True when a report has something to tell a pull request.
+bool worth_a_comment(const JobReport& report);
+
+}  // namespace bb::report

@@ -1,0 +1,269 @@
+// The dashboard's and the change-point detector's reads of history.db:
+// points of one ref (a branch, or the release series of every tag) in the
+// order trends are drawn.
+#include <algorithm>
+#include <climits>
+
+#include "report/history.h"
+
+namespace bb::report {
+
+namespace {
+
+constexpr const char* kPointColumns =
+    "p.benchmark_key, p.environment_key, p.unit, p.job_id, r.commit_sha, r.created, p.median, p.samples,"
+    " p.status, p.direction, p.profiles, p.position, p.commit_time, p.label, p.machine, p.q1, p.q3";
+
+bool release(const std::string& ref) { return ref == kReleaseSeries; }
+
+// Selects plain points of `ref`: a branch by ref, the release series by kind.
+std::string where_ref(const std::string& ref) {
+  return release(ref) ? " p.repository = ? AND p.kind = 'tag' AND p.role = ''"
+                      : " p.repository = ? AND p.ref = ? AND p.role = ''";
+}
+
+std::string order_of(const std::string& ref) {
+  return release(ref) ? " p.commit_time, p.job_id" : " COALESCE(p.position, -1), p.job_id";
+}
+
+int bind_ref(store::Statement& q, const std::string& repository, const std::string& ref) {
+  q.bind(1, repository);
+  if (release(ref)) return 2;
+  q.bind(2, ref);
+  return 3;
+}
+
+model::Direction direction_of(const std::string& recorded, const std::string& unit) {
+  if (recorded == "higher_is_better") return model::Direction::higher_is_better;
+  if (recorded.empty()) return model::direction_for_unit(unit);
+  return model::Direction::lower_is_better;
+}
+
+// Reads the columns of kPointColumns from column 0 on.
+SeriesPoint point_of(const store::Statement& q) {
+  SeriesPoint p;
+  p.environment_key = q.column_text(1);
+  p.job_id = q.column_int64(3);
+  p.commit = q.column_text(4);
+  p.created = q.column_int64(5);
+  p.median = q.column_is_null(6) ? 0 : std::stod(q.column_text(6));
+  p.samples = static_cast<size_t>(q.column_int64(7));
+  p.status = q.column_text(8);
+  const auto profiles = nlohmann::json::parse(q.column_text(10), nullptr, false);
+  if (profiles.is_array())
+    for (const auto& f : profiles)
+      if (f.is_string()) p.profiles.push_back(f.get<std::string>());
+  p.position = q.column_is_null(11) ? -1 : q.column_int64(11);
+  p.commit_time = q.column_int64(12);
+  p.label = q.column_text(13);
+  p.machine = q.column_text(14);
+  p.q1 = q.column_is_null(15) ? p.median : std::stod(q.column_text(15));
+  p.q3 = q.column_is_null(16) ? p.median : std::stod(q.column_text(16));
+  return p;
+}
+
+Result<std::vector<std::string>> strings(store::Statement& q) {
+  std::vector<std::string> out;
+  for (;;) {
+    auto row = q.step();
+    if (!row) return row.error();
+    if (!*row) return out;
+    out.push_back(q.column_text(0));
+  }
+}
+
+}  // namespace
+
+Result<std::vector<Series>> HistoryStore::series(const std::string& repository, const std::string& ref) {
+  auto q = db_.prepare(std::string("SELECT ") + kPointColumns +
+                       " FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role WHERE" +
+                       where_ref(ref) + " ORDER BY p.benchmark_key, p.environment_key," + order_of(ref));
+  if (!q) return q.error();
+  bind_ref(*q, repository, ref);
+  std::vector<Series> out;
+  for (;;) {
+    auto row = q->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    std::string key = q->column_text(0), env = q->column_text(1);
+    if (out.empty() || out.back().key != key || out.back().environment_key != env) {
+      out.push_back(Series{repository, key, env, q->column_text(2), {}});
+      out.back().direction = direction_of(q->column_text(9), out.back().unit);
+    }
+    out.back().points.push_back(point_of(*q));
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> HistoryStore::branches(const std::string& repository) {
+  auto q = db_.prepare(
+      "SELECT DISTINCT ref FROM runs WHERE repository = ? AND role = '' AND kind != 'tag'"
+      " AND ref LIKE 'refs/heads/%' ORDER BY ref");
+  if (!q) return q.error();
+  q->bind(1, repository);
+  return strings(*q);
+}
+
+Result<bool> HistoryStore::has_releases(const std::string& repository) {
+  auto q = db_.prepare("SELECT 1 FROM runs WHERE repository = ? AND role = '' AND kind = 'tag' LIMIT 1");
+  if (!q) return q.error();
+  q->bind(1, repository);
+  auto row = q->step();
+  if (!row) return row.error();
+  return *row;
+}
+
+Result<std::vector<std::string>> HistoryStore::keys(const std::string& repository, const std::string& ref) {
+  auto q = db_.prepare("SELECT DISTINCT p.benchmark_key FROM points p WHERE" + where_ref(ref) +
+                       " ORDER BY p.benchmark_key");
+  if (!q) return q.error();
+  bind_ref(*q, repository, ref);
+  return strings(*q);
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> HistoryStore::keys_of_job(int64_t job_id) {
+  auto q = db_.prepare("SELECT kind, ref, benchmark_key FROM points WHERE job_id = ? AND role = ''"
+                       " ORDER BY benchmark_key");
+  if (!q) return q.error();
+  q->bind(1, job_id);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (;;) {
+    auto row = q->step();
+    if (!row) return row.error();
+    if (!*row) return out;
+    const std::string ref = q->column_text(0) == "tag" ? kReleaseSeries : q->column_text(1);
+    out.emplace_back(ref, q->column_text(2));
+  }
+}
+
+namespace {
+
+Result<Trend> read_trend(store::Statement& q, const std::string& repository, const std::string& ref,
+                         const std::string& key) {
+  Trend t{repository, ref, key, "", model::Direction::lower_is_better, {}};
+  for (;;) {
+    auto row = q.step();
+    if (!row) return row.error();
+    if (!*row) break;
+    if (t.points.empty()) {
+      t.unit = q.column_text(2);
+      t.direction = direction_of(q.column_text(9), t.unit);
+    }
+    t.points.push_back(point_of(q));
+  }
+  return t;
+}
+
+}  // namespace
+
+Result<Trend> HistoryStore::trend(const std::string& repository, const std::string& ref, const std::string& key) {
+  auto q = db_.prepare(std::string("SELECT ") + kPointColumns +
+                       " FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role WHERE" +
+                       where_ref(ref) + " AND p.benchmark_key = ? ORDER BY" + order_of(ref));
+  if (!q) return q.error();
+  q->bind(bind_ref(*q, repository, ref), key);
+  return read_trend(*q, repository, ref, key);
+}
+
+Result<Trend> HistoryStore::trend_chunk(const std::string& repository, const std::string& ref,
+                                        const std::string& key, int64_t chunk, int64_t chunk_size) {
+  std::string sql = std::string("SELECT ") + kPointColumns +
+                    " FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role WHERE" +
+                    where_ref(ref) + " AND p.benchmark_key = ?";
+  if (!release(ref)) sql += chunk < 0 ? " AND p.position IS NULL" : " AND p.position >= ? AND p.position < ?";
+  sql += " ORDER BY" + order_of(ref);
+  auto q = db_.prepare(sql);
+  if (!q) return q.error();
+  int next = bind_ref(*q, repository, ref);
+  q->bind(next++, key);
+  if (!release(ref) && chunk >= 0) q->bind(next, chunk * chunk_size).bind(next + 1, (chunk + 1) * chunk_size);
+  return read_trend(*q, repository, ref, key);
+}
+
+Result<Series> HistoryStore::recent(const std::string& repository, const std::string& ref, const std::string& key,
+                                    const std::string& environment_key, size_t limit) {
+  // The newest `limit` in reverse order, turned around below.
+  std::string order = release(ref) ? " p.commit_time DESC, p.job_id DESC" : " COALESCE(p.position, -1) DESC, p.job_id DESC";
+  auto q = db_.prepare(std::string("SELECT ") + kPointColumns +
+                       " FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role WHERE" +
+                       where_ref(ref) + " AND p.benchmark_key = ? AND p.environment_key = ? ORDER BY" + order +
+                       " LIMIT ?");
+  if (!q) return q.error();
+  int next = bind_ref(*q, repository, ref);
+  q->bind(next, key).bind(next + 1, environment_key).bind(next + 2, static_cast<int64_t>(limit));
+  Series s{repository, key, environment_key, "", {}};
+  for (;;) {
+    auto row = q->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    if (s.points.empty()) {
+      s.unit = q->column_text(2);
+      s.direction = direction_of(q->column_text(9), s.unit);
+    }
+    s.points.push_back(point_of(*q));
+  }
+  std::reverse(s.points.begin(), s.points.end());
+  return s;
+}
+
+Result<std::vector<HistoryStore::EnvironmentSpan>> HistoryStore::environments(const std::string& repository,
+                                                                              const std::string& ref,
+                                                                              const std::string& key) {
+  const std::string first = release(ref) ? "MIN(p.commit_time)" : "MIN(COALESCE(p.position, -1))";
+  auto q = db_.prepare("SELECT p.environment_key, MAX(p.machine), MIN(p.job_id), COUNT(*), " + first +
+                       " FROM points p WHERE" + where_ref(ref) +
+                       " AND p.benchmark_key = ? GROUP BY p.environment_key ORDER BY MIN(p.job_id)");
+  if (!q) return q.error();
+  int next = bind_ref(*q, repository, ref);
+  q->bind(next, key);
+  std::vector<EnvironmentSpan> out;
+  for (;;) {
+    auto row = q->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    EnvironmentSpan e;
+    e.key = q->column_text(0);
+    e.machine = q->column_text(1);
+    e.first_job = q->column_int64(2);
+    e.points = q->column_int64(3);
+    e.first_position = release(ref) ? -1 : q->column_int64(4);
+    out.push_back(std::move(e));
+  }
+  // The commit where each environment starts (on a branch).
+  auto c = db_.prepare("SELECT r.commit_sha FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role"
+                       " WHERE p.job_id = ? AND p.role = '' LIMIT 1");
+  if (!c) return c.error();
+  for (auto& e : out) {
+    c->reset();
+    c->bind(1, e.first_job);
+    auto row = c->step();
+    if (!row) return row.error();
+    if (*row) e.first_commit = c->column_text(0);
+  }
+  return out;
+}
+
+Result<std::vector<std::pair<int64_t, int64_t>>> HistoryStore::chunk_counts(const std::string& repository,
+                                                                            const std::string& ref,
+                                                                            const std::string& key,
+                                                                            int64_t chunk_size) {
+  const std::string chunk = release(ref) ? "0" : "CASE WHEN p.position IS NULL THEN -1 ELSE p.position / ? END";
+  auto q = db_.prepare("SELECT " + chunk + " AS c, COUNT(*) FROM points p WHERE" + where_ref(ref) +
+                       " AND p.benchmark_key = ? GROUP BY c ORDER BY c");
+  if (!q) return q.error();
+  int next = 1;
+  if (!release(ref)) q->bind(next++, chunk_size);
+  // where_ref's placeholders follow the chunk's.
+  q->bind(next++, repository);
+  if (!release(ref)) q->bind(next++, ref);
+  q->bind(next, key);
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (;;) {
+    auto row = q->step();
+    if (!row) return row.error();
+    if (!*row) return out;
+    out.emplace_back(q->column_int64(0), q->column_int64(1));
+  }
+}
+
+}  // namespace bb::report

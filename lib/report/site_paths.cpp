@@ -1,0 +1,132 @@
+#include "report/site_paths.h"
+
+#include "report/history.h"
+#include "util/json_text.h"
+#include "util/text.h"
+
+namespace bb::report::site {
+
+namespace {
+
+std::string component(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '-';
+    out += ok ? c : '_';
+  }
+  if (out.empty() || out == "." || out == "..") out = "_" + out;
+  return out;
+}
+
+std::string id_text(int64_t n) { return std::to_string(n); }
+
+}  // namespace
+
+std::string repository_dir(const std::string& repository) {
+  const size_t slash = repository.find('/');
+  if (slash == std::string::npos) return "r/_/" + component(repository);
+  return "r/" + component(repository.substr(0, slash)) + "/" + component(repository.substr(slash + 1));
+}
+
+std::string series_id(const std::string& ref, const std::string& key) {
+  return sha256_hex(ref + "\n" + key).substr(0, 16);
+}
+
+std::string index_page() { return "index.html"; }
+std::string index_data() { return "data/index.js"; }
+std::string repository_page(const std::string& r) { return repository_dir(r) + "/index.html"; }
+std::string repository_data(const std::string& r) { return "data/" + repository_dir(r) + "/repo.js"; }
+std::string trend_page(const std::string& r, const std::string& sid) { return repository_dir(r) + "/t/" + sid + ".html"; }
+std::string series_data(const std::string& r, const std::string& sid) {
+  return "data/" + repository_dir(r) + "/s/" + sid + ".js";
+}
+std::string chunk_data(const std::string& r, const std::string& sid, int64_t chunk) {
+  return "data/" + repository_dir(r) + "/s/" + sid + "." + (chunk < 0 ? std::string("u") : id_text(chunk)) + ".js";
+}
+std::string run_page(const std::string& r, int64_t job) { return repository_dir(r) + "/runs/" + id_text(job) + ".html"; }
+std::string run_data(const std::string& r, int64_t job) { return "data/" + repository_dir(r) + "/runs/" + id_text(job) + ".js"; }
+std::string run_result_download(const std::string& r, int64_t job) {
+  return repository_dir(r) + "/runs/" + id_text(job) + ".result.json";
+}
+std::string run_report_download(const std::string& r, int64_t job) {
+  return repository_dir(r) + "/runs/" + id_text(job) + ".report.json";
+}
+std::string run_profile(const std::string& r, int64_t job, const std::string& role, const std::string& file) {
+  return repository_dir(r) + "/runs/" + id_text(job) + ".profiles/" + component(role) + "/" + component(file);
+}
+std::string pull_page(const std::string& r, int64_t n) { return repository_dir(r) + "/pulls/" + id_text(n) + ".html"; }
+std::string pull_data(const std::string& r, int64_t n) { return "data/" + repository_dir(r) + "/pulls/" + id_text(n) + ".js"; }
+
+std::string series_name(const std::string& sid) { return "series/" + sid; }
+std::string chunk_name(const std::string& sid, int64_t chunk) {
+  return "chunk/" + sid + "/" + (chunk < 0 ? std::string("u") : id_text(chunk));
+}
+std::string run_name(int64_t job) { return "run/" + id_text(job); }
+std::string pull_name(int64_t n) { return "pull/" + id_text(n); }
+
+std::string data_file(const std::string& name, const nlohmann::json& value) {
+  // dump_json never throws on invalid UTF-8 (a harness's bytes can be
+  // anything); "</" is escaped so no string ends the <script> early.
+  std::string json = dump_json(value);
+  std::string safe;
+  safe.reserve(json.size());
+  for (size_t i = 0; i < json.size(); ++i) {
+    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') {
+      safe += "<\\/";
+      ++i;
+    } else {
+      safe += json[i];
+    }
+  }
+  return "benchbox.receive(" + dump_json(nlohmann::json(name)) + ", " + safe + ");\n";
+}
+
+std::string root_from(const std::string& path) {
+  std::string root;
+  for (char c : path)
+    if (c == '/') root += root.empty() ? ".." : "/..";
+  return root.empty() ? "." : root;
+}
+
+std::string html_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string shell(const std::string& path, const std::string& page, const std::string& title,
+                  const std::string& src, const std::string& name) {
+  const std::string root = root_from(path);
+  const std::string r = html_escape(root);
+  return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+         "<title>" + html_escape(title) + "</title><link rel=\"icon\" href=\"data:,\">\n"
+         "<link rel=\"stylesheet\" href=\"" + r + "/assets/uplot/uPlot.min.css\">\n"
+         "<link rel=\"stylesheet\" href=\"" + r + "/assets/benchbox.css\">\n"
+         "<script src=\"" + r + "/assets/uplot/uPlot.iife.min.js\"></script>\n"
+         "<script src=\"" + r + "/assets/benchbox.js\"></script></head>\n"
+         "<body data-page=\"" + html_escape(page) + "\" data-root=\"" + r + "/\" data-src=\"" + html_escape(src) +
+         "\" data-name=\"" + html_escape(name) + "\">\n"
+         "<main id=\"app\"><noscript>This page draws its data with JavaScript: " + html_escape(src) +
+         "</noscript></main>\n<script>benchbox.start();</script></body></html>\n";
+}
+
+std::string ref_name(const std::string& ref) {
+  if (ref == kReleaseSeries) return "releases (tags)";
+  if (ref.rfind("refs/heads/", 0) == 0) return ref.substr(11);
+  if (ref.rfind("refs/tags/", 0) == 0) return ref.substr(10);
+  return ref;
+}
+
+}  // namespace bb::report::site

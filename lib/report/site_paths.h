@@ -1,0 +1,63 @@
+// Where each page and data file of the dashboard lives (docs/dashboard.md,
+// "Layout"), relative to the site root, and how a data file is written. One
+// place, so the reporter, the pages and the links in GitHub posts agree.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace bb::report::site {
+
+// Points per chunk of a branch's trend: a new point rewrites one chunk.
+inline constexpr int64_t kChunkPoints = 1024;
+
+// "owner/name" -> "r/owner/name"; characters outside [A-Za-z0-9._-] become
+// '_', and a component that would be "." or ".." gets a leading '_'.
+std::string repository_dir(const std::string& repository);
+// The series id of a benchmark key on a ref (or kReleaseSeries): 16 hex
+// digits of SHA-256 of "<ref>\n<key>".
+std::string series_id(const std::string& ref, const std::string& key);
+
+std::string index_page();
+std::string index_data();
+std::string repository_page(const std::string& repository);
+std::string repository_data(const std::string& repository);
+std::string trend_page(const std::string& repository, const std::string& sid);
+std::string series_data(const std::string& repository, const std::string& sid);
+std::string chunk_data(const std::string& repository, const std::string& sid, int64_t chunk);
+std::string run_page(const std::string& repository, int64_t job_id);
+std::string run_data(const std::string& repository, int64_t job_id);
+std::string run_result_download(const std::string& repository, int64_t job_id);
+std::string run_report_download(const std::string& repository, int64_t job_id);
+// A callgrind profile of a run (role "base", "head", or "run"), copied in.
+std::string run_profile(const std::string& repository, int64_t job_id, const std::string& role,
+                        const std::string& file);
+std::string pull_page(const std::string& repository, int64_t number);
+std::string pull_data(const std::string& repository, int64_t number);
+
+// The names data files pass to benchbox.receive.
+std::string series_name(const std::string& sid);
+std::string chunk_name(const std::string& sid, int64_t chunk);
+std::string run_name(int64_t job_id);
+std::string pull_name(int64_t number);
+
+// A data file's text: `benchbox.receive("name", <json>);`.
+std::string data_file(const std::string& name, const nlohmann::json& value);
+
+// The HTML shell of a page: `page` (index, repository, trend, run, pull)
+// draws the data file `src` (relative to the root) named `name`. `path` is
+// the page's own path, from which the way back to the root is derived.
+std::string shell(const std::string& path, const std::string& page, const std::string& title,
+                  const std::string& src, const std::string& name);
+
+// "a/b/c.html" -> "../.." (the root as seen from the page); "index.html" -> ".".
+std::string root_from(const std::string& path);
+std::string html_escape(const std::string& text);
+
+// A ref as people name it: "refs/heads/main" -> "main", the release series
+// -> "releases (tags)".
+std::string ref_name(const std::string& ref);
+
+}  // namespace bb::report::site

@@ -1,0 +1,285 @@
+// The dashboard's files on disk: what a job writes, what it leaves alone,
+// and that every data file is the JSON docs/dashboard.md describes. (The
+// pages themselves are drawn in a real browser: tests/browser.)
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+
+#include "report/history.h"
+#include "report/job_report.h"
+#include "report/site.h"
+#include "report/site_paths.h"
+#include "util/file.h"
+
+using namespace bb;
+using namespace bb::model;
+namespace site = bb::report::site;
+
+namespace {
+
+struct Dir {
+  std::string path;
+  Dir() {
+    char t[] = "/tmp/bb-site-XXXXXX";
+    path = ::mkdtemp(t);
+  }
+  ~Dir() { std::system(("rm -rf " + path).c_str()); }
+};
+
+ResultSet placed_run(int64_t job, int64_t position, double value, const std::string& ref = "refs/heads/main",
+                     const std::string& env = "env1") {
+  ResultSet rs;
+  rs.repository = "octo/widgets";
+  rs.ref = ref;
+  rs.commit = std::string(40 - std::to_string(job).size(), 'a') + std::to_string(job);
+  rs.job_id = job;
+  rs.environment_key = env;
+  rs.machine_fingerprint = "machine-" + env;
+  rs.commit_info.first_parent_position = position;
+  rs.commit_info.time = 1700000000 + position * 600;
+  for (const char* metric : {"wall_time", "cpu_time"}) {
+    Benchmark b;
+    b.key = {"micro", "parse", {{"n", "10"}}, metric};
+    for (int i = 0; i < 9; ++i) b.samples.push_back(value * (1 + 0.001 * (i % 3)));
+    rs.benchmarks.push_back(b);
+  }
+  return rs;
+}
+
+Job job_of(const ResultSet& rs, JobKind kind) {
+  Job j;
+  j.id = rs.job_id;
+  j.state = JobState::done;
+  j.spec.kind = kind;
+  j.spec.repository = rs.repository;
+  j.spec.ref = rs.ref;
+  j.spec.head_sha = rs.commit;
+  j.spec.clone_url = "/srv/git/widgets.git";
+  j.result_path = "/var/lib/benchbox/results/1/result.json";
+  return j;
+}
+
+report::HistoryStore open_history(const std::string& path) {
+  auto h = report::HistoryStore::open(path);
+  REQUIRE(h.ok());
+  return std::move(*h);
+}
+
+// Ingests a run the way reporterd does and tells the site.
+struct Box {
+  Dir dir;
+  report::HistoryStore history = open_history(dir.path + "/history.db");
+  report::ChangeCache changes;
+  std::vector<std::string> globs = {"main"};
+  report::SiteWriter site{history, options(), changes};
+
+  report::SiteOptions options() {
+    report::SiteOptions o;
+    o.site_dir = dir.path + "/site";
+    o.branch_globs = [this](const std::string&) { return globs; };
+    return o;
+  }
+
+  void finish(const ResultSet& rs, const std::string& kind = "push") {
+    JobResult jr;
+    jr.job_id = rs.job_id;
+    jr.kind = kind;
+    jr.head = rs;
+    auto previous = history.previous_run(rs, kind);
+    REQUIRE(previous.ok());
+    REQUIRE(history.ingest(rs, kind).ok());
+    const JobKind k = kind == "tag" ? JobKind::tag : JobKind::push;
+    auto rep = report::build_report(job_of(rs, k), jr, *previous, {});
+    REQUIRE(history.record_job({rs.job_id, rs.repository, kind, rs.ref, 0, rs.commit, "", 1, 2, "done",
+                                report::to_string(rep.overall), rep.summary}).ok());
+    auto st = site.job_finished(rep, jr);
+    INFO((st ? "" : st.error().message));
+    REQUIRE(st.ok());
+  }
+
+  std::string file(const std::string& rel) {
+    auto text = read_file(dir.path + "/site/" + rel);
+    INFO(rel);
+    REQUIRE(text.ok());
+    return *text;
+  }
+  // A data file's JSON, after checking the benchbox.receive wrapper and name.
+  nlohmann::json data(const std::string& rel, const std::string& name) {
+    const std::string text = file(rel);
+    const std::string prefix = "benchbox.receive(\"" + name + "\", ";
+    INFO(rel << ": " << text.substr(0, 80));
+    REQUIRE(text.rfind(prefix, 0) == 0);
+    REQUIRE(text.size() > prefix.size() + 3);
+    REQUIRE(text.substr(text.size() - 3) == ");\n");
+    auto j = nlohmann::json::parse(text.substr(prefix.size(), text.size() - prefix.size() - 3), nullptr, false);
+    REQUIRE_FALSE(j.is_discarded());
+    return j;
+  }
+};
+
+const std::string kKey = "micro/parse[n=10]:wall_time";
+
+}  // namespace
+
+TEST_CASE("a push writes its run, its trends, its repository and the index, with relative links only") {
+  Box box;
+  box.finish(placed_run(1, 100, 0.100));
+  box.finish(placed_run(2, 101, 0.100));
+  const std::string sid = site::series_id("refs/heads/main", kKey);
+  CHECK(sid.size() == 16);
+
+  auto index = box.data("data/index.js", "index");
+  CHECK(index["schema"] == "benchbox.site.index/1");
+  REQUIRE(index["repositories"].size() == 1);
+  CHECK(index["repositories"][0]["page"] == "r/octo/widgets/index.html");
+  CHECK(index["repositories"][0]["latest_runs"][0]["job_id"] == 2);
+
+  auto repo = box.data("data/r/octo/widgets/repo.js", "repo");
+  REQUIRE(repo["refs"].size() == 1);
+  CHECK(repo["refs"][0]["name"] == "main");
+  REQUIRE(repo["benchmarks"].size() == 2);
+  const auto& wall = repo["benchmarks"][1];
+  CHECK(wall["key"] == kKey);
+  CHECK(wall["suite"] == "micro");
+  CHECK(wall["metric"] == "wall_time");
+  CHECK(wall["series"]["refs/heads/main"]["page"] == "r/octo/widgets/t/" + sid + ".html");
+  CHECK(wall["series"]["refs/heads/main"]["points"] == 2);
+
+  auto series = box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid);
+  CHECK(series["x"] == "first_parent");
+  CHECK(series["points"] == 2);
+  CHECK(series["params"]["n"] == "10");
+  REQUIRE(series["chunks"].size() == 1);
+  CHECK(series["chunks"][0]["src"] == "data/r/octo/widgets/s/" + sid + ".0.js");
+  REQUIRE(series["siblings"]["metrics"].size() == 2);  // wall_time and cpu_time: the metric selector
+  auto chunk = box.data("data/r/octo/widgets/s/" + sid + ".0.js", "chunk/" + sid + "/0");
+  CHECK(chunk["x"] == nlohmann::json({100, 101}));
+  CHECK(chunk["median"][1].get<double>() == Approx(0.100 * 1.001));
+  CHECK(chunk["q1"][1].get<double>() <= chunk["median"][1].get<double>());
+  CHECK(chunk["time"][0] == 1700000000 + 100 * 600);
+
+  auto run = box.data("data/r/octo/widgets/runs/2.js", "run/2");
+  CHECK(run["overall"] == "unchanged");
+  CHECK(run["trend_pages"][kKey] == "r/octo/widgets/t/" + sid + ".html");
+  CHECK(run["downloads"]["result"] == "r/octo/widgets/runs/2.result.json");
+  CHECK_FALSE(run["job"].contains("result_path"));  // where the box keeps files is not published
+  CHECK(nlohmann::json::parse(box.file("r/octo/widgets/runs/2.result.json"))["head"]["commit"] ==
+        placed_run(2, 101, 0).commit);
+  CHECK(nlohmann::json::parse(box.file("r/octo/widgets/runs/2.report.json"))["overall"] == "unchanged");
+
+  // Shells: one per page, each pointing at its data with relative paths.
+  const std::string trend = box.file("r/octo/widgets/t/" + sid + ".html");
+  CHECK(trend.find("data-root=\"../../../../\"") != std::string::npos);
+  CHECK(trend.find("src=\"../../../../assets/benchbox.js\"") != std::string::npos);
+  CHECK(trend.find("data-src=\"data/r/octo/widgets/s/" + sid + ".js\"") != std::string::npos);
+  CHECK(box.file("index.html").find("data-root=\"./\"") != std::string::npos);
+  CHECK(box.file("assets/uplot/LICENSE").find("MIT") != std::string::npos);
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(box.dir.path + "/site")) {
+    if (!entry.is_regular_file() || entry.path().string().find("/assets/") != std::string::npos) continue;
+    const std::string text = *read_file(entry.path().string());
+    INFO(entry.path());
+    CHECK(text.find("file://") == std::string::npos);
+    CHECK(text.find("href=\"/") == std::string::npos);
+    CHECK(text.find("src=\"/") == std::string::npos);
+  }
+}
+
+TEST_CASE("a new result rewrites only the chunk it lands in; render_all rewrites everything") {
+  Box box;
+  box.finish(placed_run(1, 10, 0.100));                          // chunk 0
+  box.finish(placed_run(2, site::kChunkPoints + 5, 0.100));     // chunk 1
+  const std::string sid = site::series_id("refs/heads/main", kKey);
+  const std::string chunk0 = box.dir.path + "/site/data/r/octo/widgets/s/" + sid + ".0.js";
+  REQUIRE(write_file_atomic(chunk0, "untouched"));
+  const size_t before = box.site.stats().files_written;
+  box.finish(placed_run(3, site::kChunkPoints + 6, 0.100));     // chunk 1 again
+  CHECK(*read_file(chunk0) == "untouched");
+  // Per metric: chunk 1 and the series file; then the run's data, two
+  // downloads, the repository's data and the index and its shell.
+  CHECK(box.site.stats().files_written - before == 2 * 2 + 3 + 1 + 2 + 1);
+  auto series = box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid);
+  REQUIRE(series["chunks"].size() == 2);
+  CHECK(series["chunks"][1]["points"] == 2);
+
+  CHECK(box.site.stale());
+  REQUIRE(box.site.render_all().ok());
+  CHECK_FALSE(box.site.stale());
+  CHECK(box.data("data/r/octo/widgets/s/" + sid + ".0.js", "chunk/" + sid + "/0")["x"] == nlohmann::json({10}));
+}
+
+TEST_CASE("the release series, configured branches, and environment breaks") {
+  Box box;
+  box.finish(placed_run(1, 1, 0.1));
+  box.finish(placed_run(2, 2, 0.1, "refs/heads/scratch"));  // not a watched branch
+  box.finish(placed_run(3, 3, 0.1, "refs/tags/v1.0"), "tag");
+  box.finish(placed_run(4, 4, 0.1, "refs/heads/main", "env2"));  // a new toolchain
+  auto repo = box.data("data/r/octo/widgets/repo.js", "repo");
+  REQUIRE(repo["refs"].size() == 2);
+  CHECK(repo["refs"][0]["ref"] == "refs/heads/main");
+  CHECK(repo["refs"][1]["ref"] == "tags");
+  CHECK(repo["refs"][1]["release_series"] == true);
+  CHECK_FALSE(path_exists(box.dir.path + "/site/r/octo/widgets/t/" + site::series_id("refs/heads/scratch", kKey) + ".html"));
+
+  const std::string rel = site::series_id(report::kReleaseSeries, kKey);
+  auto release = box.data("data/r/octo/widgets/s/" + rel + ".js", "series/" + rel);
+  CHECK(release["x"] == "release");
+  auto chunk = box.data("data/r/octo/widgets/s/" + rel + ".0.js", "chunk/" + rel + "/0");
+  CHECK(chunk["label"] == nlohmann::json({"v1.0"}));
+  // The branch selector of main's trend offers the release series.
+  const std::string sid = site::series_id("refs/heads/main", kKey);
+  auto main = box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid);
+  CHECK(main["siblings"]["refs"].size() == 2);
+  REQUIRE(main["environments"].size() == 2);
+  REQUIRE(main["env_breaks"].size() == 1);
+  CHECK(main["env_breaks"][0]["x"] == 4);
+  CHECK(main["env_breaks"][0]["to"] == 1);
+
+  // Watching every branch shows the other one too.
+  box.globs.clear();
+  box.finish(placed_run(5, 5, 0.1));
+  CHECK(box.data("data/r/octo/widgets/repo.js", "repo")["refs"].size() == 3);
+}
+
+TEST_CASE("a step on the branch is a change point in its series file") {
+  Box box;
+  // Runs vary by +-0.4 % around their level, as real ones do.
+  // Ten runs either side: at 199 permutations a shorter series can miss a
+  // clear step by the luck of its seed.
+  for (int i = 0; i < 20; ++i)
+    box.finish(placed_run(i + 1, 100 + i, (i < 10 ? 0.100 : 0.112) * (1 + 0.002 * ((i * 7) % 5 - 2))));
+  const std::string sid = site::series_id("refs/heads/main", kKey);
+  auto series = box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid);
+  INFO(series.dump());
+  REQUIRE(series["change_points"].size() == 1);
+  CHECK(series["change_points"][0]["x"] == 110);
+  CHECK(series["change_points"][0]["worse"] == true);
+  CHECK(series["change_points"][0]["ratio"].get<double>() == Approx(1.12).epsilon(0.01));
+  auto repo = box.data("data/r/octo/widgets/repo.js", "repo");
+  // Ten runs ago: the repository page flags only steps within the last 8.
+  CHECK(repo["benchmarks"][1]["series"]["refs/heads/main"]["change"].is_null());
+}
+
+TEST_CASE("a run's callgrind profiles are copied into the site") {
+  Box box;
+  const std::string profile = box.dir.path + "/callgrind.out.42";
+  REQUIRE(write_file_atomic(profile, "events: Ir\n"));
+  ResultSet rs = placed_run(1, 1, 0.1);
+  rs.benchmarks[0].extra["profiles"] = {profile, box.dir.path + "/gone.out"};
+  box.finish(rs);
+  auto run = box.data("data/r/octo/widgets/runs/1.js", "run/1");
+  REQUIRE(run["profiles"].size() == 1);
+  CHECK(run["profiles"][0]["files"] == nlohmann::json({"r/octo/widgets/runs/1.profiles/run/callgrind.out.42"}));
+  CHECK(box.file("r/octo/widgets/runs/1.profiles/run/callgrind.out.42") == "events: Ir\n");
+}
+
+TEST_CASE("site paths: odd repository names stay inside the site") {
+  CHECK(site::repository_dir("octo/widgets") == "r/octo/widgets");
+  CHECK(site::repository_dir("a b/c?d") == "r/a_b/c_d");
+  CHECK(site::repository_dir("../..") == "r/_../_..");
+  CHECK(site::root_from("index.html") == ".");
+  CHECK(site::root_from("r/o/n/t/x.html") == "../../../..");
+  CHECK(site::data_file("x", {{"s", "</script>"}}) == "benchbox.receive(\"x\", {\"s\":\"<\\/script>\"});\n");
+  CHECK(site::ref_name("refs/heads/release/1.x") == "release/1.x");
+}
