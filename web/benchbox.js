@@ -892,11 +892,15 @@
 
     const dl = d.downloads || {};
     const rep = d.reproduce || [];
+    // Callgrind profiles kept with the result (open in callgrind_annotate or KCachegrind).
+    const profiles = (d.profiles || []).map((p) => h("li", null, keyCell(p.key), " (" + p.role + "): ",
+      (p.files || []).map((f, i) => [i ? ", " : null, link(f, f.split("/").pop())])));
     app.appendChild(section("Data and reproduction",
       h("p", { class: "downloads" },
         dl.result ? link(dl.result, "result set (JSON, raw samples)") : null,
         dl.result && dl.report ? " · " : null,
         dl.report ? link(dl.report, "report (JSON)") : null),
+      profiles.length ? [h("p", null, "Callgrind profiles:"), h("ul", { class: "profiles" }, profiles)] : null,
       rep.length ? [h("p", null, "Measure the same thing on a laptop:"), h("pre", { class: "reproduce" }, rep.join("\n"))] : null,
       d.markdown ? h("details", null, h("summary", null, "The report as posted to GitHub (Markdown)"),
         h("pre", { class: "markdown" }, d.markdown)) : null));

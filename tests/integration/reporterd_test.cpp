@@ -1,19 +1,14 @@
 // benchbox-reporterd with a real queue and a local fake of GitHub's API: the
 // test plays the runner (claims jobs, writes result files, completes them)
-// and checks the reports, the check runs, the sticky comment and the issue.
+// and checks the reports, the check runs' life cycle, the sticky comment
+// and the regression issue.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
 
 #include <fstream>
 
-#include <nlohmann/json.hpp>
-
-#include "github_api/fake_github.h"
-#include "harness.h"
-#include "model/result_set.h"
-#include "queued_client.h"
-#include "queued_fixture.h"
+#include "reporterd_fixture.h"
 
 using namespace bb;
 using namespace bb::test;
@@ -26,129 +21,90 @@ std::string slurp(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-model::ResultSet result_set(const std::string& commit, double seconds, const std::string& role, int64_t job) {
-  model::ResultSet rs;
-  rs.repository = "o/r";
-  rs.commit = commit;
-  rs.ref = "refs/heads/main";
-  rs.role = role;
-  rs.job_id = job;
-  rs.environment_key = "env";
-  model::Benchmark b;
-  b.key = {"micro", "loop", {}, "wall_time"};
-  for (int i = 0; i < 16; ++i) {
-    b.samples.push_back(seconds * (1 + 0.002 * ((i * 7) % 5)));
-    b.rounds.push_back(i);
-  }
-  rs.benchmarks.push_back(b);
-  return rs;
+model::JobResult pr_result(const std::string& base, double base_s, const std::string& head, double head_s) {
+  model::JobResult jr;
+  jr.kind = "pull_request";
+  jr.base = result_set(base, base_s, "base");
+  jr.head = result_set(head, head_s, "head");
+  jr.head.ref = "refs/pull/3/head";
+  return jr;
 }
 
-struct Setup {
-  TempDir dir;
-  OpenBus bus{dir.path()};  // any user may connect: a test calls as "nobody"
-  std::string private_key = dir / "creds/github-app-key";
-  std::unique_ptr<github_api::FakeGitHub> github;
-  std::unique_ptr<Process> queued, reporterd;
-  std::unique_ptr<QueueClient> queue;
-
-  Setup() {
-    REQUIRE(run_shell("mkdir -p " + (dir / "creds") + " && openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out " +
-                      private_key + " 2>/dev/null && openssl pkey -in " + private_key + " -pubout -out " +
-                      (dir / "pub.pem")) == 0);
-    github = std::make_unique<github_api::FakeGitHub>(slurp(dir / "pub.pem"), std::vector<std::string>{"o/r"});
-    std::ofstream(dir / "benchbox.yml") << "state_dir: " << (dir / "state") << "\nreporter:\n  github_app_id: 77\n"
-                                        << "  github_api_url: " << github->url() << "\n";
-    queued = std::make_unique<Process>(
-        std::vector<std::string>{build_path("daemons/queued/benchbox-queued"), "--config", dir / "benchbox.yml"},
-        daemon_env(bus.address()), dir / "queued.log");
-    queue = std::make_unique<QueueClient>(bus.address());
-    std::string v;
-    REQUIRE(wait_until([&] { return !queue->version(&v); }));
-    start_reporter();
-  }
-
-  void start_reporter() {
-    auto env = daemon_env(bus.address());
-    env["CREDENTIALS_DIRECTORY"] = dir / "creds";
-    reporterd = std::make_unique<Process>(
-        std::vector<std::string>{build_path("daemons/reporterd/benchbox-reporterd"), "--config", dir / "benchbox.yml"},
-        env, dir / "reporterd.log");
-    REQUIRE(wait_until([&] {
-      return run_shell("busctl --address=" + bus.address() +
-                       " get-property org.benchbox.Reporter1 /org/benchbox/Reporter1 org.benchbox.Reporter1 Version"
-                       " >/dev/null 2>&1") == 0;
-    }));
-  }
-
-  // Enqueues, claims and completes a job with the given results.
-  int64_t run_job(const json& spec, const model::JobResult& jr_in) {
-    int64_t id = 0;
-    bool created = false;
-    REQUIRE_FALSE(queue->enqueue(spec, &id, &created));
-    int64_t claimed = 0;
-    json job;
-    REQUIRE_FALSE(queue->claim("test-runner", 60, &claimed, &job));
-    REQUIRE(claimed == id);
-    model::JobResult jr = jr_in;
-    jr.job_id = id;
-    // As the runner does: history.db keys points by the result set's job.
-    jr.head.job_id = id;
-    if (jr.base) jr.base->job_id = id;
-    std::string path = dir / ("result-" + std::to_string(id) + ".json");
-    std::ofstream(path) << model::to_json(jr).dump();
-    REQUIRE_FALSE(queue->complete(id, "test-runner", path));
-    return id;
-  }
-
-  std::string report_path(int64_t id) { return dir / ("state/reports/" + std::to_string(id) + "/report.md"); }
-  bool posted(int64_t id) { return run_shell("test -s " + (dir / ("state/reports/" + std::to_string(id) + "/github.json"))) == 0; }
-  std::string logs() { return queued->log() + "\n---\n" + reporterd->log(); }
-};
-
-json pr_spec(const std::string& head) {
-  return {{"kind", "pull_request"}, {"repository", "o/r"}, {"clone_url", "/srv/r.git"}, {"head_sha", head},
-          {"ref", "refs/pull/3/head"}, {"pr_number", 3}, {"delivery_id", "d-" + head}};
+model::JobResult push_result(const std::string& commit, double seconds, int64_t position) {
+  model::JobResult jr;
+  jr.kind = "push";
+  jr.head = result_set(commit, seconds, "", position);
+  return jr;
 }
 
-json push_spec(const std::string& head) {
-  return {{"kind", "push"}, {"repository", "o/r"}, {"clone_url", "/srv/r.git"}, {"head_sha", head},
-          {"ref", "refs/heads/main"}, {"delivery_id", "p-" + head}};
+// The statuses a check run went through, from the requests the fake saw.
+std::vector<std::string> statuses(github_api::FakeGitHub& gh, const std::string& external_id) {
+  std::vector<std::string> out;
+  for (const auto& r : gh.requests()) {
+    if (r.path.find("/check-runs") == std::string::npos || r.status / 100 != 2 || r.method == "GET") continue;
+    auto body = json::parse(r.body, nullptr, false);
+    if (!body.is_object()) continue;
+    if (r.method == "POST" && body.value("external_id", "") != external_id) continue;
+    if (body.contains("status")) out.push_back(body["status"]);
+  }
+  return out;
 }
 
 }  // namespace
 
-TEST_CASE("a PR regression becomes a failing check run and one sticky comment, edited on the next run") {
-  Setup s;
-  std::string base = fake_sha(1), head = fake_sha(2), head2 = fake_sha(3);
-  model::JobResult jr;
-  jr.kind = "pull_request";
-  jr.base = result_set(base, 0.100, "base", 0);
-  jr.head = result_set(head, 0.115, "head", 0);
-  int64_t id = s.run_job(pr_spec(head), jr);
+TEST_CASE("a check run goes queued, in_progress, completed; a PR's sticky comment is edited in place") {
+  ReporterFixture s;
+  const std::string base = fake_sha(1), head = fake_sha(2), head2 = fake_sha(3);
+  const int64_t id = s.enqueue(pr_spec(head));
   INFO(s.logs());
-  REQUIRE(wait_until([&] { return s.posted(id); }));
+  REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "queued"; }));
+  CHECK(s.check_run(id)["head_sha"] == head);
+  CHECK(s.check_run(id)["details_url"] == "https://bench.example.org/r/o/r/runs/" + std::to_string(id) + ".html");
+  s.claim(id);
+  REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "in_progress"; }));
+  s.complete(id, pr_result(base, 0.100, head, 0.115));
+  REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "completed"; }));
+  const json run = s.check_run(id);
+  CHECK(run["conclusion"] == "failure");
+  CHECK(run["output"]["title"] == "benchbox: regressed");
+  CHECK(run["output"]["summary"].get<std::string>().find("Overall: regressed") != std::string::npos);
+  // One run, created once and edited: never a second one for the same job.
+  CHECK(s.github->check_runs().size() == 1);
+  CHECK(statuses(*s.github, std::to_string(id)) == std::vector<std::string>{"queued", "in_progress", "completed"});
+  REQUIRE(wait_until([&] { return s.github->comments("o/r", 3).size() == 1; }));
   CHECK(slurp(s.report_path(id)).find("Overall: regressed") != std::string::npos);
-  auto runs = s.github->check_runs();
-  REQUIRE(runs.size() == 1);
-  CHECK(runs[0]["head_sha"] == head);
-  CHECK(runs[0]["conclusion"] == "failure");
-  auto comments = s.github->comments("o/r", 3);
-  REQUIRE(comments.size() == 1);
-  CHECK(comments[0]["body"].get<std::string>().find("Overall: regressed") != std::string::npos);
+  const json comment = s.github->comments("o/r", 3)[0];
+  CHECK(comment["body"].get<std::string>().find("Overall: regressed") != std::string::npos);
 
-  // The PR is fixed: the same comment is edited, not a second one added.
-  jr.head = result_set(head2, 0.100, "head", 0);
-  int64_t id2 = s.run_job(pr_spec(head2), jr);
-  REQUIRE(wait_until([&] { return s.posted(id2); }));
-  comments = s.github->comments("o/r", 3);
-  REQUIRE(comments.size() == 1);
-  std::string body = comments[0]["body"];
-  INFO(body);
-  CHECK(body.find("Overall: regressed") == std::string::npos);
-  CHECK(body.find("Overall: ") != std::string::npos);
-  CHECK(s.github->check_runs().size() == 2);
+  // The PR is fixed: the same comment is edited, not a second one added,
+  // although "unchanged" alone would not have made one.
+  const int64_t id2 = s.run_job(pr_spec(head2), pr_result(base, 0.100, head2, 0.100));
+  REQUIRE(wait_until([&] { return s.check_run(id2).value("status", "") == "completed"; }));
+  REQUIRE(wait_until([&] {
+    auto c = s.github->comments("o/r", 3);
+    return c.size() == 1 && c[0]["body"].get<std::string>().find("Overall: unchanged") != std::string::npos;
+  }));
+  CHECK(s.github->comments("o/r", 3)[0]["id"] == comment["id"]);
+  CHECK(s.check_run(id2)["conclusion"] == "success");
   CHECK(s.github->issues().empty());
+
+  // The sizes benchboxctl status shows.
+  std::string out;
+  REQUIRE(run_shell("busctl --address=" + s.bus.address() +
+                        " get-property org.benchbox.Reporter1 /org/benchbox/Reporter1 org.benchbox.Reporter1"
+                        " HistoryBytes SiteBytes OutboxPending",
+                    &out) == 0);
+  CHECK(out.find("t 0\n") == std::string::npos);
+  CHECK(out.find("u 0") != std::string::npos);
+}
+
+TEST_CASE("a PR with nothing to say gets no comment by default") {
+  ReporterFixture s;
+  const int64_t id = s.run_job(pr_spec(fake_sha(2), 5), pr_result(fake_sha(1), 0.100, fake_sha(2), 0.100));
+  INFO(s.logs());
+  REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "completed"; }));
+  CHECK(s.check_run(id)["conclusion"] == "success");
+  CHECK(s.github->comments("o/r", 5).empty());
 }
 
 TEST_CASE("Ingest is for operators, Report for anyone") {
@@ -156,14 +112,10 @@ TEST_CASE("Ingest is for operators, Report for anyone") {
     WARN("not root: cannot call as another user");
     return;
   }
-  Setup s;
-  model::JobResult jr;
-  jr.kind = "pull_request";
-  jr.base = result_set(fake_sha(1), 0.100, "base", 0);
-  jr.head = result_set(fake_sha(2), 0.100, "head", 0);
-  int64_t id = s.run_job(pr_spec(fake_sha(2)), jr);
+  ReporterFixture s;
+  const int64_t id = s.run_job(pr_spec(fake_sha(2)), pr_result(fake_sha(1), 0.100, fake_sha(2), 0.100));
   INFO(s.logs());
-  REQUIRE(wait_until([&] { return s.posted(id); }));
+  REQUIRE(wait_until([&] { return s.reported(id); }));
   const std::string call = "busctl --address=" + s.bus.address() +
                            " call org.benchbox.Reporter1 /org/benchbox/Reporter1 org.benchbox.Reporter1 ";
   std::string out;
@@ -175,75 +127,156 @@ TEST_CASE("Ingest is for operators, Report for anyone") {
   CHECK(run_shell(call + "Ingest x " + std::to_string(id) + " >/dev/null 2>&1") == 0);  // root may
 }
 
-TEST_CASE("a main-branch regression against the previous push opens an issue; failures are failures") {
-  Setup s;
-  model::JobResult first;
-  first.kind = "push";
-  first.head = result_set(fake_sha(10), 0.100, "", 0);
-  int64_t a = s.run_job(push_spec(fake_sha(10)), first);
-  REQUIRE(wait_until([&] { return s.posted(a); }));
+TEST_CASE("a main-branch regression is one issue, updated while it lasts and closed when it is gone") {
+  ReporterFixture s;
+  const int64_t a = s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
+  INFO(s.logs());
+  REQUIRE(wait_until([&] { return s.reported(a); }));
   CHECK(slurp(s.report_path(a)).find("First run") != std::string::npos);
 
-  model::JobResult second = first;
-  second.head = result_set(fake_sha(11), 0.120, "", 0);
-  int64_t b = s.run_job(push_spec(fake_sha(11)), second);
-  INFO(s.logs());
-  REQUIRE(wait_until([&] { return s.posted(b); }));
+  const int64_t b = s.run_job(push_spec(fake_sha(11)), push_result(fake_sha(11), 0.120, 11));
+  REQUIRE(wait_until([&] { return s.github->issues().size() == 1; }));
   CHECK(slurp(s.report_path(b)).find("Overall: regressed") != std::string::npos);
-  auto issues = s.github->issues();
-  REQUIRE(issues.size() == 1);
-  CHECK(issues[0]["title"].get<std::string>().find(fake_sha(11).substr(0, 12)) != std::string::npos);
+  json issue = s.github->issues()[0];
+  CHECK(issue["state"] == "open");
+  const std::string title = issue["title"], body = issue["body"];
+  INFO(body);
+  CHECK(title.find("`micro/loop:wall_time` 1.20×") != std::string::npos);
+  CHECK(body.find("**Last good:** `" + fake_sha(10) + "`") != std::string::npos);
+  CHECK(body.find("**First bad:** `" + fake_sha(11) + "`") != std::string::npos);
+  CHECK(body.find("more wall time") != std::string::npos);
+  CHECK(body.find("[trend](https://bench.example.org/r/o/r/t/") != std::string::npos);
+  CHECK(body.find("Reproduce locally") != std::string::npos);
+
+  // Still slow: the same issue is updated, not a second one opened.
+  const int64_t c = s.run_job(push_spec(fake_sha(12)), push_result(fake_sha(12), 0.120, 12));
+  REQUIRE(wait_until([&] {
+    auto list = s.github->issues();
+    return list.size() == 1 && list[0]["body"].get<std::string>().find("(job " + std::to_string(c) + ")") !=
+                                   std::string::npos;
+  }));
+  CHECK(s.github->issues()[0]["state"] == "open");
+
+  // Back to the last good level: a comment names the commit, and the issue closes.
+  const int64_t d = s.run_job(push_spec(fake_sha(13)), push_result(fake_sha(13), 0.100, 13));
+  REQUIRE(wait_until([&] { return s.github->issues()[0]["state"] == "closed"; }));
+  const auto number = s.github->issues()[0]["number"].get<int64_t>();
+  auto comments = s.github->comments("o/r", number);
+  REQUIRE(comments.size() == 1);
+  CHECK(comments[0]["body"].get<std::string>().find(fake_sha(13)) != std::string::npos);
+  CHECK(s.github->issues().size() == 1);
+  (void)d;
 
   // A failed job: reported as failed with its reason, never as success.
-  int64_t id = 0;
-  bool created = false;
-  REQUIRE_FALSE(s.queue->enqueue(push_spec(fake_sha(12)), &id, &created));
-  int64_t claimed = 0;
-  json job;
-  REQUIRE_FALSE(s.queue->claim("test-runner", 60, &claimed, &job));
+  const int64_t id = s.enqueue(push_spec(fake_sha(14)));
+  s.claim(id);
   REQUIRE_FALSE(s.queue->fail(id, "test-runner", ".benchbox.yml:4:12: suites[0].timeout: expected a non-negative integer"));
-  REQUIRE(wait_until([&] { return s.posted(id); }));
+  REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "completed"; }));
   CHECK(slurp(s.report_path(id)).find(".benchbox.yml:4:12") != std::string::npos);
-  CHECK(s.github->check_runs().back()["conclusion"] == "failure");
+  CHECK(s.check_run(id)["conclusion"] == "failure");
 }
 
 TEST_CASE("a step on the main branch is reported as a change point with its commit range") {
-  Setup s;
-  // Eight pushes at 100 ms, then five at 112 ms: E-divisive needs four runs
-  // after the step before it can tell a step from noise.
+  ReporterFixture s("  regression_issues: false\n");
+  // Ten pushes at 100 ms, then ten at 112 ms, each run a little off its level.
   int64_t last = 0;
-  for (int i = 0; i < 13; ++i) {
-    model::JobResult jr;
-    jr.kind = "push";
-    jr.head = result_set(fake_sha(30 + i), i < 8 ? 0.100 : 0.112, "", 0);
-    last = s.run_job(push_spec(fake_sha(30 + i)), jr);
-    REQUIRE(wait_until([&] { return s.posted(last); }));
+  for (int i = 0; i < 20; ++i) {
+    const double level = (i < 10 ? 0.100 : 0.112) * (1 + 0.002 * ((i * 7) % 5 - 2));
+    last = s.run_job(push_spec(fake_sha(30 + i)), push_result(fake_sha(30 + i), level, 100 + i));
+    REQUIRE(wait_until([&] { return s.reported(last); }));
   }
   INFO(s.logs());
-  std::string report = slurp(s.report_path(last));
-  INFO(report);
-  CHECK(report.find("### Change points on refs/heads/main") != std::string::npos);
-  std::string range = fake_sha(37).substr(0, 12) + ".." + fake_sha(38).substr(0, 12);
-  CHECK(report.find(range) != std::string::npos);
-  auto j = json::parse(slurp(s.dir / ("state/reports/" + std::to_string(last) + "/report.json")));
-  REQUIRE(j["change_points"].size() == 1);
-  CHECK(j["change_points"][0]["ratio"].get<double>() == Approx(1.12).epsilon(0.01));
-  CHECK(slurp(s.dir / "state/site/o_r.html").find(range + " ×1.12") != std::string::npos);
+  // The series file of the trend marks it (docs/dashboard.md).
+  std::string sid;
+  REQUIRE(run_shell("cd " + (s.dir / "state/site/data/r/o/r/s") + " && grep -l 'micro/loop:wall_time' *.js | grep -v '\\.[0-9]*\\.js$' | head -1 | tr -d '\\n'", &sid) == 0);
+  const std::string series = slurp(s.dir / ("state/site/data/r/o/r/s/" + sid));
+  INFO(series.substr(0, 400));
+  CHECK(series.find("\"commit_before\":\"" + fake_sha(39) + "\"") != std::string::npos);
+  CHECK(series.find("\"commit_after\":\"" + fake_sha(40) + "\"") != std::string::npos);
+  CHECK(s.github->issues().empty());  // regression_issues: false
 }
 
-TEST_CASE("jobs that finish while the reporter is down are reported when it comes back") {
-  Setup s;
+TEST_CASE("jobs that change while the reporter is down are caught up, a cancelled one as cancelled") {
+  ReporterFixture s;
   REQUIRE(s.reporterd->terminate() == 0);
-  model::JobResult jr;
-  jr.kind = "push";
-  jr.head = result_set(fake_sha(20), 0.1, "", 0);
-  int64_t id = s.run_job(push_spec(fake_sha(20)), jr);
+  const int64_t done = s.run_job(push_spec(fake_sha(20)), push_result(fake_sha(20), 0.1, 20));
+  const int64_t cancelled = s.enqueue(push_spec(fake_sha(21)));
+  REQUIRE_FALSE(s.queue->cancel(cancelled, "superseded by a newer push"));
+  const int64_t waiting = s.enqueue(push_spec(fake_sha(22)));
   s.start_reporter();
   INFO(s.logs());
-  REQUIRE(wait_until([&] { return run_shell("test -s " + s.report_path(id)) == 0; }));
+  REQUIRE(wait_until([&] { return s.reported(done) && s.reported(cancelled); }));
+  CHECK(slurp(s.report_path(cancelled)).find("cancelled") != std::string::npos);
+  REQUIRE(wait_until([&] { return s.check_run(cancelled).value("conclusion", "") == "cancelled"; }));
+  REQUIRE(wait_until([&] { return s.check_run(waiting).value("status", "") == "queued"; }));
 }
 
-TEST_CASE("posting to GitHub without the github-app-key credential is refused at start, clearly") {
+TEST_CASE("nothing is lost while GitHub is down, across a restart of reporterd") {
+  ReporterFixture s;
+  s.github->set_outage(true, 502);
+  const int64_t id = s.run_job(pr_spec(fake_sha(2)), pr_result(fake_sha(1), 0.100, fake_sha(2), 0.130));
+  INFO(s.logs());
+  REQUIRE(wait_until([&] { return s.reported(id); }));
+  // It tried, and GitHub answered 502: retried, not dropped.
+  REQUIRE(wait_until([&] { return s.reporterd->log().find("502") != std::string::npos; }));
+  REQUIRE(s.reporterd->terminate() == 0);
+  CHECK(s.github->check_runs().empty());
+  s.github->set_outage(false);
+  s.start_reporter();
+  REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "completed"; }, std::chrono::seconds(30)));
+  CHECK(s.check_run(id)["conclusion"] == "failure");
+  REQUIRE(wait_until([&] { return s.github->comments("o/r", 3).size() == 1; }));
+  CHECK(s.github->check_runs().size() == 1);
+}
+
+TEST_CASE("GitHub's refusal that cannot succeed is logged with its message and dropped") {
+  ReporterFixture s;
+  s.github->fail_next(5, 422, {},
+                      {{"message", "Validation Failed"},
+                       {"errors", json::array({{{"resource", "CheckRun"}, {"code", "invalid"}, {"field", "head_sha"}}})}},
+                      "POST /repos/o/r/check-runs");
+  const int64_t id = s.run_job(push_spec(fake_sha(5)), push_result(fake_sha(5), 0.1, 5));
+  INFO(s.logs());
+  REQUIRE(wait_until([&] { return s.reporterd->log().find("Validation Failed") != std::string::npos; }));
+  CHECK(s.reporterd->log().find("head_sha") != std::string::npos);
+  CHECK(s.check_run(id).empty());
+}
+
+TEST_CASE("a report over GitHub's limit is posted cut on a character boundary") {
+  ReporterFixture s;
+  model::JobResult jr = pr_result(fake_sha(1), 0.100, fake_sha(2), 0.130);
+  // 600 benchmarks with long names full of multi-byte characters.
+  for (int i = 0; i < 600; ++i) {
+    model::Benchmark b = jr.head.benchmarks[0];
+    b.key.name = "µ-bench-🔥-" + std::to_string(i) + std::string(60, 'x') + "→";
+    jr.head.benchmarks.push_back(b);
+    b.samples = jr.base->benchmarks[0].samples;
+    jr.base->benchmarks.push_back(b);
+  }
+  const int64_t id = s.run_job(pr_spec(fake_sha(2)), jr);
+  INFO(s.logs());
+  REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "completed"; }));
+  const std::string summary = s.check_run(id)["output"]["summary"];
+  CHECK(summary.size() <= 65535);
+  CHECK(summary.find("The full report: https://bench.example.org/r/o/r/runs/" + std::to_string(id) + ".html") !=
+        std::string::npos);
+  REQUIRE(wait_until([&] { return s.github->comments("o/r", 3).size() == 1; }));
+  CHECK(s.github->comments("o/r", 3)[0]["body"].get<std::string>().size() <= 65536);
+  CHECK(slurp(s.report_path(id)).size() > 65536);  // the report itself is whole
+}
+
+TEST_CASE("a plain token posts as well as an App") {
+  ReporterFixture s("  github_auth: token\n");
+  s.github->accept_token("ghp_plain_test_token");
+  const int64_t id = s.enqueue(push_spec(fake_sha(7)));
+  INFO(s.logs());
+  REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "queued"; }));
+  bool used_token = false;
+  for (const auto& r : s.github->requests()) used_token = used_token || r.authorization == "Bearer ghp_plain_test_token";
+  CHECK(used_token);
+}
+
+TEST_CASE("posting to GitHub without its credential is refused at start, clearly") {
   TempDir dir;
   PrivateBus bus;
   std::ofstream(dir / "benchbox.yml") << "state_dir: " << (dir / "state") << "\nreporter:\n  github_app_id: 77\n";

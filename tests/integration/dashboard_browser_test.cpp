@@ -1,0 +1,93 @@
+// The dashboard reporterd writes, drawn by a real browser: jobs go through a
+// real queue and reporterd, then headless Chromium (tests/browser/
+// check_site.py, through chromedriver) opens the index, the repository, the
+// trends, the runs and the pull request from file://, and fails on a blank
+// chart, a console error or a dead link. Screenshots are kept in
+// meson-logs/dashboard-screenshots.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "reporterd_fixture.h"
+
+using namespace bb;
+using namespace bb::test;
+using nlohmann::json;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A data file's JSON (docs/dashboard.md: one benchbox.receive call).
+json data_file(const std::string& path) {
+  const std::string text = slurp(path);
+  const size_t start = text.find(", ");
+  REQUIRE(start != std::string::npos);
+  return json::parse(text.substr(start + 2, text.rfind(");") - start - 2));
+}
+
+model::JobResult push_result(const std::string& commit, double seconds, int64_t position, const std::string& ref,
+                             const std::string& kind = "push") {
+  model::JobResult jr;
+  jr.kind = kind;
+  jr.head = result_set(commit, seconds, "", position);
+  jr.head.ref = ref;
+  model::Benchmark cpu = jr.head.benchmarks[0];
+  cpu.key.metric = "cpu_time";
+  jr.head.benchmarks.push_back(cpu);
+  return jr;
+}
+
+}  // namespace
+
+TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error, every link resolves") {
+  ReporterFixture s("  regression_issues: true\n");
+  std::vector<int64_t> jobs;
+  // Main: 14 pushes with a 12 % step after the eighth, each a little noisy.
+  for (int i = 0; i < 14; ++i) {
+    const double level = (i < 8 ? 0.100 : 0.112) * (1 + 0.002 * ((i * 7) % 5 - 2));
+    jobs.push_back(s.run_job(push_spec(fake_sha(100 + i)), push_result(fake_sha(100 + i), level, 50 + i, "refs/heads/main")));
+  }
+  // Two releases.
+  for (int i = 0; i < 2; ++i) {
+    json spec = push_spec(fake_sha(200 + i));
+    spec["kind"] = "tag";
+    spec["ref"] = "refs/tags/v1." + std::to_string(i);
+    jobs.push_back(s.run_job(spec, push_result(fake_sha(200 + i), 0.1, 60 + i, spec["ref"], "tag")));
+  }
+  // A pull request that regressed.
+  model::JobResult pr;
+  pr.kind = "pull_request";
+  pr.base = result_set(fake_sha(100), 0.100, "base");
+  pr.head = result_set(fake_sha(300), 0.125, "head");
+  const int64_t pr_job = s.run_job(pr_spec(fake_sha(300), 7), pr);
+  jobs.push_back(pr_job);
+  // A failed job.
+  const int64_t failed = s.enqueue(push_spec(fake_sha(400)));
+  s.claim(failed);
+  REQUIRE_FALSE(s.queue->fail(failed, "test-runner", "build of suite 'micro' failed at 000000000400: exit 2"));
+  jobs.push_back(failed);
+  INFO(s.logs());
+  for (int64_t id : jobs) REQUIRE(wait_until([&] { return s.reported(id); }, std::chrono::seconds(60)));
+
+  const std::string site = s.dir / "state/site";
+  const json repo = data_file(site + "/data/r/o/r/repo.js");
+  std::vector<std::string> pages = {"index.html", "r/o/r/index.html", "r/o/r/pulls/7.html"};
+  for (const auto& b : repo["benchmarks"])
+    for (const auto& [ref, series] : b["series"].items()) pages.push_back(series["page"]);
+  for (int64_t id : {jobs.front(), jobs[12], pr_job, failed}) pages.push_back("r/o/r/runs/" + std::to_string(id) + ".html");
+  REQUIRE(pages.size() == 3 + 4 + 4);  // two metrics on main and in the release series
+
+  const std::string shots = build_path("meson-logs/dashboard-screenshots");
+  std::string command = "python3 " + source_root() + "/tests/browser/check_site.py --base " + site +
+                        " --screenshots " + shots;
+  for (const auto& p : pages) command += " " + p;
+  std::string out;
+  const int rc = run_shell(command + " 2>&1", &out);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK(out.find("check_site: " + std::to_string(pages.size()) + " passed, 0 failed") != std::string::npos);
+}
