@@ -1,5 +1,6 @@
 // benchboxctl status: is each daemon there, and what does it say.
 #include <cstdio>
+#include <iterator>
 #include <ctime>
 #include <iostream>
 
@@ -39,6 +40,40 @@ std::string queue_counts(BusClient& client) {
       continue;
     out += (out.empty() ? "" : " ") + std::string(p) + "=" + std::to_string(n);
   }
+  return out;
+}
+
+// "12.3 MiB": what people read in a status line.
+std::string human_bytes(uint64_t n) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  size_t u = 0;
+  while (v >= 1024 && u + 1 < std::size(units)) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
+
+// What reporterd keeps: history.db, the site, and what GitHub is still to be told.
+std::string reporter_sizes(BusClient& client) {
+  std::string out;
+  for (const char* p : {"HistoryBytes", "SiteBytes"}) {
+    bus::BusError error;
+    uint64_t n = 0;
+    if (sd_bus_get_property_trivial(client.get(), bus::kReporterName, bus::kReporterPath, bus::kReporterInterface, p,
+                                    error.get(), 't', &n) < 0)
+      continue;
+    out += std::string(out.empty() ? "" : ", ") + (std::string(p) == "HistoryBytes" ? "history " : "site ") +
+           human_bytes(n);
+  }
+  bus::BusError error;
+  uint32_t pending = 0;
+  if (sd_bus_get_property_trivial(client.get(), bus::kReporterName, bus::kReporterPath, bus::kReporterInterface,
+                                  "OutboxPending", error.get(), 'u', &pending) >= 0)
+    out += ", " + std::to_string(pending) + " GitHub call(s) pending";
   return out;
 }
 
@@ -121,6 +156,7 @@ int cmd_status(const Args& args) {
       if (v) detail += ", " + std::string(d.detail_property) + "=" + *v;
     }
     if (std::string(d.service) == bus::kQueueName) detail += ", " + queue_counts(*client);
+    if (std::string(d.service) == bus::kReporterName) detail += ", " + reporter_sizes(*client);
     std::printf("%-20s up: %s\n", name.c_str(), detail.c_str());
   }
   // webhookd is a bus client only: it has no name to ask, so ask systemd

@@ -205,8 +205,13 @@ echo "== report of pull request #1 (job $pr_job)"
 grep -q "Overall: regressed" "$demo/pr-report.md" || die "the PR report does not show the regression"
 
 echo
+"$ctl" status | grep -E '^benchbox-(reporterd|queued) ' || true
+site=$demo/state/site
+[[ -s $site/data/index.js && -s $site/r/demo/loop/runs/$pr_job.html ]] || die "the dashboard was not written"
+echo
 echo "Result files:  $demo/state/results/<job>/result.json"
 echo "Reports:       $demo/state/reports/<job>/report.{md,json}"
-echo "Dashboard:     $demo/state/site/index.html"
+echo "Dashboard:     file://$site/index.html (or any static web server: docs/dashboard.md)"
+echo "  the PR run:  file://$site/r/demo/loop/runs/$pr_job.html"
 echo "Daemon logs:   $demo/logs/"
 echo "demo OK: the push was recorded and the pull request's regression was caught."

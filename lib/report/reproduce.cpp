@@ -20,6 +20,8 @@ std::vector<std::string> reproduce_commands(const model::ResultSet& head, const 
       if (!suites.empty() && !suites.count(s.name)) continue;
       std::string env;
       for (const auto& [k, v] : s.env) env += k + "=" + shell_quote(v) + " ";
+      // Where runnerd tells the harness to write (docs/benchbox-yml.md).
+      if (!s.output.empty()) env += "BENCHBOX_OUTPUT=" + shell_quote(s.output) + " ";
       if (!s.build.empty()) out.push_back(env + s.build + "    # build, suite " + s.name);
       out.push_back(env + s.run + "    # run " + std::to_string(s.repetitions) + "x, suite " + s.name +
                     (s.format == config::kCommandFormat ? " (benchbox times the command)" : ", format " + s.format));
