@@ -56,15 +56,18 @@ fi
 
 upgrade_line=""
 containment_line=""
+dashboard_line=""
 if [[ -z ${SKIP_SYSTEM:-} ]]; then
   echo "== system test (systemd-nspawn): the package, the signed archive, the self-update"
   run_suites build --suite system
   upgrade_line=$(grep -m1 '^upgrade: ' build/meson-logs/testlog.txt || true)
   containment_line=$(grep -m1 '^containment: ' build/meson-logs/testlog.txt || true)
+  dashboard_line=$(grep -m1 '^dashboard: ' build/meson-logs/testlog.txt || true)
 fi
 
 echo
 [[ -z $upgrade_line ]] || echo "$upgrade_line"
 [[ -z $containment_line ]] || echo "$containment_line"
+[[ -z $dashboard_line ]] || echo "$dashboard_line"
 echo "${passed} passed, ${failed} failed"
 [[ $failed -eq 0 ]]

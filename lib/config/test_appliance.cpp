@@ -161,3 +161,31 @@ TEST_CASE("a repository's network: loopback by default, none or full, nothing el
   CHECK(bad.error().message.find("repositories[0].network: expected none, loopback or full, got 'some'") !=
         std::string::npos);
 }
+
+TEST_CASE("the reporter section: how to post, where the dashboard is, what to keep") {
+  auto defaults = parse_appliance_config("", "t.yml");
+  REQUIRE(defaults.ok());
+  CHECK(defaults->reporter.auth_mode() == "off");
+  CHECK(defaults->reporter.pr_comment == "changes");
+  CHECK(defaults->reporter.pr_samples_days == 90);
+  CHECK(defaults->outbox_database() == "/var/lib/benchbox/outbox.db");
+
+  auto app = parse_appliance_config("reporter:\n  github_app_id: 12\n  site_url: https://bench.example.org\n", "t.yml");
+  REQUIRE(app.ok());
+  CHECK(app->reporter.auth_mode() == "app");
+  CHECK(app->reporter.site_url == "https://bench.example.org/");  // links are joined to it
+  auto token = parse_appliance_config("reporter:\n  github_auth: token\n  pr_comment: always\n", "t.yml");
+  REQUIRE(token.ok());
+  CHECK(token->reporter.auth_mode() == "token");
+
+  auto bad = [](const std::string& text) {
+    auto c = parse_appliance_config(text, "t.yml");
+    REQUIRE_FALSE(c.ok());
+    return c.error().message;
+  };
+  CHECK(bad("reporter:\n  github_auth: oauth\n").find("expected off, app or token, got 'oauth'") != std::string::npos);
+  CHECK(bad("reporter:\n  github_auth: app\n").find("needs reporter.github_app_id") != std::string::npos);
+  CHECK(bad("reporter:\n  site_url: bench.example.org\n").find("http:// or https://") != std::string::npos);
+  CHECK(bad("reporter:\n  pr_comment: sometimes\n").find("changes, always or never") != std::string::npos);
+  CHECK(bad("reporter:\n  github_retry_seconds: 0\n").find("github_retry_seconds") != std::string::npos);
+}

@@ -280,6 +280,19 @@ Result<std::optional<model::ResultSet>> HistoryStore::latest_run(const model::Re
   return run_before(db_, rs, kind, false);
 }
 
+Result<std::vector<int64_t>> HistoryStore::run_jobs(const std::string& repository) {
+  auto q = db_.prepare("SELECT DISTINCT job_id FROM runs WHERE repository = ? ORDER BY job_id");
+  if (!q) return q.error();
+  q->bind(1, repository);
+  std::vector<int64_t> out;
+  for (;;) {
+    auto row = q->step();
+    if (!row) return row.error();
+    if (!*row) return out;
+    out.push_back(q->column_int64(0));
+  }
+}
+
 Result<std::optional<model::ResultSet>> HistoryStore::run(int64_t job_id, const std::string& role) {
   auto q = db_.prepare("SELECT result_set FROM runs WHERE job_id = ? AND role = ?");
   if (!q) return q.error();

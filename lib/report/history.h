@@ -141,6 +141,8 @@ class HistoryStore {
   // The same, whatever the environment: what a first run in a new
   // environment names as changed.
   Result<std::optional<model::ResultSet>> latest_run(const model::ResultSet& rs, const std::string& kind);
+  // Every job with a run in history for a repository, oldest first.
+  Result<std::vector<int64_t>> run_jobs(const std::string& repository);
   // A stored result set (role "" for a plain run).
   Result<std::optional<model::ResultSet>> run(int64_t job_id, const std::string& role);
   Result<std::vector<std::string>> repositories();

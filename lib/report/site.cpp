@@ -49,8 +49,18 @@ SiteWriter::SiteWriter(HistoryStore& history, SiteOptions options, ChangeCache& 
 
 Status SiteWriter::write(const std::string& path, const std::string& content) {
   const std::string full = path_join(options_.site_dir, path);
-  if (auto st = make_dirs(full.substr(0, full.rfind('/')), 0755); !st) return st;
+  // A mkdir per path component per file adds up over thousands of files.
+  const std::string dir = full.substr(0, full.rfind('/'));
+  if (!made_dirs_.count(dir)) {
+    if (auto st = make_dirs(dir, 0755); !st) return st;
+    made_dirs_.insert(dir);
+  }
   ++stats_.files_written;
+  auto st = write_file_replace(full, content);
+  if (st || st.error().code != Errc::not_found) return st;
+  // Someone removed a directory of the site: make it again.
+  made_dirs_.clear();
+  if (auto made = make_dirs(dir, 0755); !made) return made;
   return write_file_replace(full, content);
 }
 
@@ -62,6 +72,9 @@ Status SiteWriter::write_shell(const std::string& path, const std::string& page,
 }
 
 Status SiteWriter::write_assets() {
+  // Once per writer: the assets are this binary's, and only an operator
+  // (or a lost disk) changes the copies.
+  if (assets_written_) return {};
   for (const auto& a : site::assets()) {
     const std::string full = path_join(options_.site_dir, a.path);
     auto old = read_file(full, 16 << 20);
@@ -69,6 +82,7 @@ Status SiteWriter::write_assets() {
     if (auto st = make_dirs(full.substr(0, full.rfind('/')), 0755); !st) return st;
     if (auto st = write_file_replace(full, std::string(a.bytes)); !st) return st;
   }
+  assets_written_ = true;
   return {};
 }
 
@@ -114,6 +128,8 @@ Status SiteWriter::job_finished(const JobReport& report, const std::optional<mod
 }
 
 Status SiteWriter::render_all() {
+  assets_written_ = false;
+  made_dirs_.clear();
   if (auto st = write_assets(); !st) return st;
   auto repos = history_.repositories();
   if (!repos) return repos.error();
@@ -125,6 +141,7 @@ Status SiteWriter::render_all() {
       for (const auto& key : *keys)
         if (auto st = write_series(repository, ref, key, std::nullopt); !st) return st;
     }
+    if (auto st = write_missing_runs(repository); !st) return st;
     auto pulls = history_.pull_requests(repository, kPullsListed);
     if (!pulls) return pulls.error();
     for (int64_t pr : *pulls)
@@ -228,6 +245,51 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
   return write_shell(site::run_page(repository, job.id), "run",
                      "job " + std::to_string(job.id) + " · " + repository + " · benchbox",
                      site::run_data(repository, job.id), site::run_name(job.id));
+}
+
+Status SiteWriter::write_missing_runs(const std::string& repository) {
+  auto jobs = history_.run_jobs(repository);
+  if (!jobs) return jobs.error();
+  for (int64_t id : *jobs) {
+    if (path_exists(path_join(options_.site_dir, site::run_page(repository, id)))) continue;
+    model::JobResult jr;
+    jr.job_id = id;
+    auto head = history_.run(id, "head");
+    if (!head) return head.error();
+    if (!*head) head = history_.run(id, "");
+    if (!head) return head.error();
+    if (!*head) continue;
+    jr.head = std::move(**head);
+    auto base = history_.run(id, "base");
+    if (!base) return base.error();
+    if (*base) jr.base = std::move(**base);
+    auto summary = history_.job(id);
+    if (!summary) return summary.error();
+    JobReport r;
+    r.job.id = id;
+    r.job.state = model::JobState::done;
+    r.job.spec.repository = repository;
+    r.job.spec.ref = jr.head.ref;
+    r.job.spec.head_sha = jr.head.commit;
+    r.job.created = jr.head.created;
+    r.head_commit = jr.head.commit;
+    if (*summary) {
+      const JobSummary& s = **summary;
+      r.job.spec.kind = model::job_kind_from_string(s.kind).value_or(model::JobKind::push);
+      r.job.spec.pr_number = s.pr_number;
+      r.summary = s.summary;
+      r.overall = s.overall == "regressed" ? Overall::regressed
+                  : s.overall == "failed"  ? Overall::failed
+                                           : Overall::recorded;
+    } else {
+      r.job.spec.kind = jr.base ? model::JobKind::pull_request : model::JobKind::push;
+      r.summary = "job " + std::to_string(id) + " (recorded before this dashboard kept its report)";
+    }
+    jr.kind = model::to_string(r.job.spec.kind);
+    r.json = {{"job", public_job(r.job)}, {"overall", to_string(r.overall)}, {"summary", r.summary}};
+    if (auto st = write_run(r, jr); !st) return st;
+  }
+  return {};
 }
 
 Status SiteWriter::prune_downloads(const std::vector<int64_t>& jobs) {

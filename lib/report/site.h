@@ -65,6 +65,9 @@ class SiteWriter {
   Status write_series(const std::string& repository, const std::string& ref, const std::string& key,
                       const std::optional<std::set<int64_t>>& chunks);
   Status write_run(const JobReport& report, const std::optional<model::JobResult>& result);
+  // A run page for every job in history that has none (from before the
+  // dashboard had them): what history kept of it, so no trend links nowhere.
+  Status write_missing_runs(const std::string& repository);
   Status write_pull(const std::string& repository, int64_t number);
   Status write_repository(const std::string& repository);
   Status write_index();
@@ -77,6 +80,8 @@ class SiteWriter {
   SiteOptions options_;
   ChangeCache& changes_;
   SiteStats stats_;
+  bool assets_written_ = false;
+  std::set<std::string> made_dirs_;
 };
 
 // The series keys a finished job touched: (ref or kReleaseSeries, key, the

@@ -20,6 +20,9 @@ struct ChangePointOptions {
   int permutations = 199;
   size_t min_segment = 4;      // fewest points on either side of a split
   uint64_t seed = 1;           // permutations are seeded: same input, same answer
+  // Stop permuting once a split can no longer be significant (the same
+  // decisions; a rejected split's p-value is then only a lower bound).
+  bool early_stop = true;
 };
 
 struct ChangePoint {

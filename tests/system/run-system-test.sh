@@ -19,6 +19,9 @@
 #      attempt on the bus, the caches, the credentials and another job's
 #      result; one `containment:` line with the counts
 #   5. a hanging benchmark is stopped at its timeout, scope gone, job failed
+#   6. the dashboard: nginx in the container serves the site with the
+#      documented server block; Chromium on the host draws its pages over
+#      HTTP (charts drawn, no console error, every link 200)
 #   4. restarts of webhookd and queued under a signed-delivery load: zero
 #      failed connections, zero lost deliveries
 #   7. tunerd applies CPU shielding by slices (AllowedCPUs=) as far as the
@@ -30,7 +33,7 @@
 #      rolled back; one `upgrade:` line with the counts
 #   9. apt remove keeps queue, history and config, a reinstall carries on
 #      with them; apt purge benchbox: no process or unit left
-#   6. clean poweroff, nothing left on the host
+#  10. clean poweroff, nothing left on the host
 # Usage: run-system-test.sh BUILD_DIR SOURCE_DIR
 # Exit 77 (meson: skipped) when it cannot run here (not root, no nspawn).
 # BB_SYSTEM_KEEP=1 leaves the staging directory for a post-mortem;
@@ -48,6 +51,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/package.sh"
 # shellcheck source=tests/system/upgrade.sh
 . "$here/upgrade.sh"
+# shellcheck source=tests/system/dashboard.sh
+. "$here/dashboard.sh"
 
 require_tools
 
@@ -103,6 +108,9 @@ check_containment
 
 step "5. a hanging benchmark is stopped at its timeout"
 check_hanging_benchmark
+
+step "6. the dashboard over HTTP: nginx serves the site, Chromium draws it"
+check_dashboard
 
 step "4. restarts under load: no failed connection, no lost delivery"
 check_restarts_under_load

@@ -1,0 +1,262 @@
+// bench/reporter: what the reporter costs on a big history. Builds history.db
+// with C commits × B benchmarks on a main branch (default 10,000 × 1,000:
+// ten million points), then measures, in one run:
+//   - a full regeneration of the dashboard (every series, chunk and page);
+//   - one more result set: compared with the run before it, ingested, and
+//     only what it changed regenerated; as a ratio against the full one;
+//   - the bytes a trend page of C points loads (shell, assets, data);
+//   - headless Chromium loading and drawing that trend page, against a
+//     trend page of one point in the same site (tests/browser/check_site.py).
+// Run: build/bench/bench-reporter [--commits C] [--benchmarks B] [--dir DIR]
+//      [--no-browser]
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "report/history.h"
+#include "report/job_report.h"
+#include "report/site.h"
+#include "report/site_paths.h"
+#include "util/file.h"
+
+using namespace bb;
+namespace fs = std::filesystem;
+using Steady = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int64_t kTime0 = 1700000000;
+
+double seconds_since(Steady::time_point t) { return std::chrono::duration<double>(Steady::now() - t).count(); }
+
+std::string commit_of(int64_t i) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%040llx", static_cast<unsigned long long>(i * 2654435761ull + 1));
+  return buf;
+}
+
+std::string key_of(int b) { return "suite" + std::to_string(b % 10) + "/bench" + std::to_string(b) + ":wall_time"; }
+
+// Benchmark b's level at commit i: a 5 % step at 70 % of history for every
+// tenth benchmark, and +-0.5 % noise.
+double level(int b, int64_t i, int64_t commits) {
+  const double base = 1e-3 * (1 + b % 37);
+  const double step = (b % 10 == 0 && i >= commits * 7 / 10) ? 1.05 : 1.0;
+  const double noise = 1 + 0.005 * std::sin(double(i * 7919 + b * 104729));
+  return base * step * noise;
+}
+
+model::ResultSet result_set(int64_t job, int64_t i, int benchmarks, int64_t commits, bool extra_benchmark) {
+  model::ResultSet rs;
+  rs.repository = "bench/big";
+  rs.ref = "refs/heads/main";
+  rs.commit = commit_of(i);
+  rs.job_id = job;
+  rs.environment_key = "env-bench";
+  rs.machine_fingerprint = "machine-bench";
+  rs.created = kTime0 + i * 600;
+  rs.commit_info = {kTime0 + i * 600, "bench <b@example.org>", "commit " + std::to_string(i), i};
+  for (int b = 0; b < benchmarks + (extra_benchmark ? 1 : 0); ++b) {
+    model::Benchmark bench;
+    bench.key = {"suite" + std::to_string(b % 10), b < benchmarks ? "bench" + std::to_string(b) : "fresh", {}, "wall_time"};
+    for (int s = 0; s < 5; ++s) bench.samples.push_back(level(b, i, commits) * (1 + 0.001 * s));
+    rs.benchmarks.push_back(std::move(bench));
+  }
+  return rs;
+}
+
+// Commits 0 .. commits-2 straight into the tables (the bench's shortcut: a
+// per-job ingest of ten million points would take longer than the rest);
+// their result sets are kept as summaries, as after retention.
+void bulk_load(report::HistoryStore& h, int64_t commits, int benchmarks) {
+  store::Database& db = h.database();
+  if (auto st = db.exec("PRAGMA synchronous=OFF"); !st) std::exit((std::fprintf(stderr, "%s\n", st.error().message.c_str()), 1));
+  auto tx = store::Transaction::begin(db);
+  auto run = db.prepare(
+      "INSERT INTO runs (job_id, role, kind, repository, ref, commit_sha, environment_key, machine_fingerprint,"
+      " created, result_set, position, commit_time, label, samples_pruned)"
+      " VALUES (?, '', 'push', 'bench/big', 'refs/heads/main', ?, 'env-bench', 'machine-bench', ?, ?, ?, ?, '', 1)");
+  auto point = db.prepare(
+      "INSERT INTO points (job_id, role, repository, ref, benchmark_key, environment_key, unit, status, median,"
+      " samples, direction, profiles, position, commit_time, kind, label, machine, q1, q3)"
+      " VALUES (?, '', 'bench/big', 'refs/heads/main', ?, 'env-bench', 's', 'ok', ?, 5, 'lower_is_better', '',"
+      " ?, ?, 'push', '', 'machine-bench', ?, ?)");
+  if (!tx || !run || !point) std::exit((std::fprintf(stderr, "cannot prepare the bulk load\n"), 1));
+  std::vector<std::string> keys;
+  for (int b = 0; b < benchmarks; ++b) keys.push_back(key_of(b));
+  for (int64_t i = 0; i + 1 < commits; ++i) {
+    model::ResultSet summary = result_set(i + 1, i, 0, commits, false);
+    run->reset();
+    run->bind(1, i + 1).bind(2, summary.commit).bind(3, summary.created).bind(4, model::to_json(summary).dump());
+    run->bind(5, i).bind(6, summary.commit_info.time);
+    if (!run->run()) std::exit(1);
+    for (int b = 0; b < benchmarks; ++b) {
+      const double m = level(b, i, commits);
+      char median[32], q1[32], q3[32];
+      std::snprintf(median, sizeof median, "%.17g", m * 1.002);
+      std::snprintf(q1, sizeof q1, "%.17g", m * 1.001);
+      std::snprintf(q3, sizeof q3, "%.17g", m * 1.003);
+      point->reset();
+      point->bind(1, i + 1).bind(2, keys[b]).bind(3, std::string(median)).bind(4, i).bind(5, kTime0 + i * 600);
+      point->bind(6, std::string(q1)).bind(7, std::string(q3));
+      if (auto st = point->run(); !st) std::exit((std::fprintf(stderr, "%s\n", st.error().message.c_str()), 1));
+    }
+    if (i % 1000 == 999) std::fprintf(stderr, "  %lld commits loaded\n", static_cast<long long>(i + 1));
+  }
+  if (!tx->commit()) std::exit(1);
+  (void)db.exec("PRAGMA synchronous=FULL");
+}
+
+// One job as reporterd handles it: compared with the run before it,
+// ingested, reported, and what it changed drawn.
+double one_job(report::HistoryStore& h, report::SiteWriter& site, const model::ResultSet& rs) {
+  const auto t = Steady::now();
+  model::JobResult jr;
+  jr.job_id = rs.job_id;
+  jr.kind = "push";
+  jr.head = rs;
+  auto previous = h.previous_run(rs, "push");
+  if (!previous) std::exit((std::fprintf(stderr, "%s\n", previous.error().message.c_str()), 1));
+  model::Job job;
+  job.id = rs.job_id;
+  job.state = model::JobState::done;
+  job.spec.kind = model::JobKind::push;
+  job.spec.repository = rs.repository;
+  job.spec.ref = rs.ref;
+  job.spec.head_sha = rs.commit;
+  report::JobReport rep = report::build_report(job, jr, *previous, {});
+  if (!h.ingest(rs, "push")) std::exit(1);
+  if (!h.record_job({job.id, rs.repository, "push", rs.ref, 0, rs.commit, "", rs.created, rs.created, "done",
+                     report::to_string(rep.overall), rep.summary}))
+    std::exit(1);
+  if (auto st = site.job_finished(rep, jr); !st) std::exit((std::fprintf(stderr, "%s\n", st.error().message.c_str()), 1));
+  return seconds_since(t);
+}
+
+uint64_t file_size(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+}
+
+uint64_t tree_size(const std::string& dir) {
+  uint64_t total = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) total += e.file_size();
+  return total;
+}
+
+// The median ready_ms check_site.py printed for a page.
+double ready_ms(const std::string& output, const std::string& page) {
+  const std::string marker = "{\"timing\": \"" + page + "\", \"runs\"";
+  const size_t at = output.find(marker);
+  if (at == std::string::npos) return -1;
+  const size_t m = output.find("\"ready_ms_median\": ", at);
+  return m == std::string::npos ? -1 : std::atof(output.c_str() + m + 19);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int64_t commits = 10000;
+  int benchmarks = 1000;
+  std::string dir = "/var/tmp/bench-reporter";
+  bool browser = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--commits" && i + 1 < argc) commits = std::atoll(argv[++i]);
+    else if (a == "--benchmarks" && i + 1 < argc) benchmarks = std::atoi(argv[++i]);
+    else if (a == "--dir" && i + 1 < argc) dir = argv[++i];
+    else if (a == "--no-browser") browser = false;
+    else {
+      std::fprintf(stderr, "usage: bench-reporter [--commits C] [--benchmarks B] [--dir DIR] [--no-browser]\n");
+      return 2;
+    }
+  }
+  if (commits < 4 || benchmarks < 1) return 2;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string site_dir = dir + "/site";
+
+  auto t = Steady::now();
+  auto opened = report::HistoryStore::open(dir + "/history.db");
+  if (!opened) return (std::fprintf(stderr, "%s\n", opened.error().message.c_str()), 1);
+  report::HistoryStore h = std::move(*opened);
+  bulk_load(h, commits, benchmarks);
+  // The newest historical run whole (raw samples): what the next is compared with.
+  if (!h.ingest(result_set(commits, commits - 1, benchmarks, commits, false), "push")) return 1;
+  std::printf("history: %lld commits x %d benchmarks = %lld points, history.db %.1f MiB (loaded in %.0f s)\n",
+              static_cast<long long>(commits), benchmarks, static_cast<long long>(commits) * benchmarks,
+              double(file_size(dir + "/history.db") + file_size(dir + "/history.db-wal")) / (1 << 20),
+              seconds_since(t));
+
+  report::ChangeCache changes;
+  report::SiteOptions options;
+  options.site_dir = site_dir;
+  report::SiteWriter site(h, options, changes);
+  t = Steady::now();
+  if (auto st = site.render_all(); !st) return (std::fprintf(stderr, "%s\n", st.error().message.c_str()), 1);
+  const double full = seconds_since(t);
+  const size_t full_files = site.stats().files_written;
+  std::printf("full regeneration:                 %8.3f s  (%zu series, %zu files, site %.1f MiB)\n", full,
+              site.stats().series_written, full_files, double(tree_size(site_dir)) / (1 << 20));
+
+  // Three more pushes; the last brings a new benchmark (the baseline trend
+  // page of one point for the browser).
+  std::vector<double> times;
+  for (int k = 0; k < 3; ++k) {
+    const size_t before = site.stats().files_written;
+    times.push_back(one_job(h, site, result_set(commits + 1 + k, commits + k, benchmarks, commits, k == 2)));
+    std::printf("  one more result set: %.3f s, %zu files written\n", times.back(), site.stats().files_written - before);
+  }
+  std::sort(times.begin(), times.end());
+  const double incremental = times[1];
+  std::printf("ingest one more + regenerate:      %8.3f s  (median of 3)  = %.4fx the full regeneration\n",
+              incremental, incremental / full);
+
+  // What a trend page loads: its shell, the assets it names, its series
+  // file and every chunk.
+  const std::string repo = "bench/big";
+  const std::string sid = report::site::series_id("refs/heads/main", key_of(0));
+  const std::string page = report::site::trend_page(repo, sid);
+  uint64_t data = file_size(site_dir + "/" + report::site::series_data(repo, sid));
+  size_t chunk_files = 0;
+  for (const auto& e : fs::directory_iterator(site_dir + "/data/" + report::site::repository_dir(repo) + "/s"))
+    if (e.path().filename().string().rfind(sid + ".", 0) == 0 && e.path().filename().string() != sid + ".js") {
+      data += e.file_size();
+      ++chunk_files;
+    }
+  uint64_t assets = 0;
+  for (const char* a : {"assets/uplot/uPlot.iife.min.js", "assets/uplot/uPlot.min.css", "assets/benchbox.js",
+                        "assets/benchbox.css"})
+    assets += file_size(site_dir + "/" + a);
+  const uint64_t shell = file_size(site_dir + "/" + page);
+  std::printf("a trend page of %lld points loads %.0f KiB: shell %.1f KiB, assets %.1f KiB, data %.0f KiB"
+              " (series file and %zu chunks)\n",
+              static_cast<long long>(commits + 3), double(shell + assets + data) / 1024, double(shell) / 1024,
+              double(assets) / 1024, double(data) / 1024, chunk_files);
+
+  if (!browser) return 0;
+  const std::string one = report::site::trend_page(repo, report::site::series_id("refs/heads/main", "suite0/fresh:wall_time"));
+  const std::string check = std::string(BB_SOURCE_ROOT) + "/tests/browser/check_site.py";
+  const std::string command = "python3 " + check + " --base " + site_dir + " --timing 5 " + page + " " + one + " 2>&1";
+  std::string output;
+  if (FILE* p = ::popen(command.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
+    if (::pclose(p) != 0) return (std::fprintf(stderr, "check_site failed:\n%s\n", output.c_str()), 1);
+  }
+  const double big = ready_ms(output, page), small = ready_ms(output, one);
+  if (big < 0 || small <= 0) return (std::fprintf(stderr, "no timing from check_site:\n%s\n", output.c_str()), 1);
+  std::printf("Chromium load and draw (median of 5, from file://): trend of %lld points %.0f ms,"
+              " trend of 1 point %.0f ms: %.2fx\n",
+              static_cast<long long>(commits + 3), big, small, big / small);
+  return 0;
+}
