@@ -168,6 +168,19 @@ int method_get(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   });
 }
 
+// Answers with jobs as aa{sv}.
+int reply_jobs(sd_bus_message* m, const std::vector<Job>& jobs) {
+  sd_bus_message* raw = nullptr;
+  int r = sd_bus_message_new_method_return(m, &raw);
+  if (r < 0) return r;
+  bus::MessagePtr reply(raw);
+  if ((r = sd_bus_message_open_container(raw, 'a', "a{sv}")) < 0) return r;
+  for (const Job& job : jobs)
+    if ((r = append_job(raw, job)) < 0) return r;
+  if ((r = sd_bus_message_close_container(raw)) < 0) return r;
+  return sd_bus_send(nullptr, raw, nullptr);
+}
+
 int method_list(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
     const char* state_name = nullptr;
@@ -184,14 +197,7 @@ int method_list(sd_bus_message* m, void* userdata, sd_bus_error* error) {
     }
     auto jobs = manager_of(userdata)->list(state, limit);
     if (!jobs) return reply_error(error, jobs.error());
-    sd_bus_message* raw = nullptr;
-    if ((r = sd_bus_message_new_method_return(m, &raw)) < 0) return r;
-    bus::MessagePtr reply(raw);
-    if ((r = sd_bus_message_open_container(raw, 'a', "a{sv}")) < 0) return r;
-    for (const Job& job : *jobs)
-      if ((r = append_job(raw, job)) < 0) return r;
-    if ((r = sd_bus_message_close_container(raw)) < 0) return r;
-    return sd_bus_send(nullptr, raw, nullptr);
+    return reply_jobs(m, *jobs);
   });
 }
 
@@ -205,14 +211,7 @@ int method_list_after(sd_bus_message* m, void* userdata, sd_bus_error* error) {
       return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "limit must be 1 to 1000, got %u", limit);
     auto jobs = manager_of(userdata)->list_after(after, limit);
     if (!jobs) return reply_error(error, jobs.error());
-    sd_bus_message* raw = nullptr;
-    if ((r = sd_bus_message_new_method_return(m, &raw)) < 0) return r;
-    bus::MessagePtr reply(raw);
-    if ((r = sd_bus_message_open_container(raw, 'a', "a{sv}")) < 0) return r;
-    for (const Job& job : *jobs)
-      if ((r = append_job(raw, job)) < 0) return r;
-    if ((r = sd_bus_message_close_container(raw)) < 0) return r;
-    return sd_bus_send(nullptr, raw, nullptr);
+    return reply_jobs(m, *jobs);
   });
 }
 

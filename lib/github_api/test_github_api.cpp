@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "github_api/app_jwt.h"
+#include "util/test_tempdir.h"
 #include "github_api/client.h"
 #include "github_api/credentials.h"
 #include "github_api/fake_github.h"
@@ -47,16 +48,8 @@ const KeyPair& keys() {
   return kp;
 }
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/bb-github-api-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    path = tmpl;
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  void write(const std::string& name, const std::string& text) const { std::ofstream(path + "/" + name) << text; }
-};
+using bb::test::TempDir;
+void write(const bb::test::TempDir& d, const std::string& name, const std::string& text) { std::ofstream(d.path + "/" + name) << text; }
 
 int count_paths(FakeGitHub& gh, const std::string& part) {
   int n = 0;
@@ -217,27 +210,27 @@ TEST_CASE("credentials: one loader, errors name the credential and how to create
   CHECK(app.error().message.find("github-app-key") != std::string::npos);
   CHECK(app.error().message.find("benchbox-credentials set github-app-key FILE.pem") != std::string::npos);
 
-  dir.write("github-app-key", keys().private_pem);
+  write(dir, "github-app-key", keys().private_pem);
   app = load_credentials("app", 77, dir.path);
   REQUIRE(app.ok());
   CHECK(app->mode == Credentials::Mode::app);
   CHECK(app->app_id == 77);
   CHECK(app->app_key_pem == keys().private_pem);
   CHECK_FALSE(load_credentials("app", 0, dir.path).ok());
-  dir.write("github-app-key", "hello");
+  write(dir, "github-app-key", "hello");
   CHECK_FALSE(load_credentials("app", 77, dir.path).ok());
 
   auto token = load_credentials("token", 0, dir.path);
   REQUIRE_FALSE(token.ok());
   CHECK(token.error().message.find("benchbox-credentials set github-token") != std::string::npos);
-  dir.write("github-token", "ghp_abc\n");
+  write(dir, "github-token", "ghp_abc\n");
   token = load_credentials("token", 0, dir.path);
   REQUIRE(token.ok());
   CHECK(token->mode == Credentials::Mode::token);
   CHECK(token->token == "ghp_abc");
-  dir.write("github-token", "two words\n");
+  write(dir, "github-token", "two words\n");
   CHECK_FALSE(load_credentials("token", 0, dir.path).ok());
-  dir.write("github-token", "\n");
+  write(dir, "github-token", "\n");
   CHECK_FALSE(load_credentials("token", 0, dir.path).ok());
 
   auto nowhere = load_credentials("token", 0, "");

@@ -6,21 +6,14 @@
 #include <filesystem>
 
 #include "github_api/outbox.h"
+#include "util/test_tempdir.h"
 
 using namespace bb;
 using namespace bb::github_api;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/bb-outbox-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    path = tmpl;
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
+using bb::test::TempDir;
 
 Want run_want(const std::string& status, int64_t job = 42) {
   CheckRunWant w;

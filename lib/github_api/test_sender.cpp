@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "github_api/fake_github.h"
+#include "util/test_tempdir.h"
 #include "github_api/sender.h"
 
 using namespace bb;
@@ -17,15 +18,7 @@ namespace {
 
 const std::string kSha = std::string(40, 'c');
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/bb-sender-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    path = tmpl;
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
+using bb::test::TempDir;
 
 // One reporterd's worth of posting: an outbox file, a client, a sender.
 // reopen() models a restart (or, with a new file, a lost outbox.db).

@@ -360,6 +360,14 @@ nlohmann::json regression_json(const Regression& r, const std::string& issue_url
 
 }  // namespace
 
+Result<nlohmann::json> SiteWriter::open_regressions(const std::string& repository) {
+  auto open = history_.open_regressions(repository);
+  if (!open) return open.error();
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : *open) out.push_back(regression_json(r, options_.issue_url ? options_.issue_url(r) : ""));
+  return out;
+}
+
 Status SiteWriter::write_repository(const std::string& repository) {
   const std::vector<std::string> refs = shown_refs(repository);
   nlohmann::json ref_list = nlohmann::json::array();
@@ -416,10 +424,8 @@ Status SiteWriter::write_repository(const std::string& repository) {
     pull_list.push_back({{"number", pr}, {"page", site::pull_page(repository, pr)}, {"latest", run_summary(latest->front())}});
   }
 
-  auto open = history_.open_regressions(repository);
-  if (!open) return open.error();
-  nlohmann::json regressions = nlohmann::json::array();
-  for (const auto& r : *open) regressions.push_back(regression_json(r, options_.issue_url ? options_.issue_url(r) : ""));
+  auto regressions = open_regressions(repository);
+  if (!regressions) return regressions.error();
 
   const nlohmann::json data = {{"schema", "benchbox.site.repository/1"},
                                {"repository", repository},
@@ -427,7 +433,7 @@ Status SiteWriter::write_repository(const std::string& repository) {
                                {"benchmarks", benchmarks},
                                {"runs", runs},
                                {"pulls", pull_list},
-                               {"open_regressions", regressions}};
+                               {"open_regressions", *regressions}};
   if (auto st = write(site::repository_data(repository), site::data_file("repo", data)); !st) return st;
   return write_shell(site::repository_page(repository), "repository", repository + " · benchbox",
                      site::repository_data(repository), "repo");
@@ -442,15 +448,12 @@ Status SiteWriter::write_index() {
     if (!jobs) return jobs.error();
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& j : *jobs) runs.push_back(run_summary(j));
-    auto open = history_.open_regressions(repository);
-    if (!open) return open.error();
-    nlohmann::json regressions = nlohmann::json::array();
-    for (const auto& r : *open)
-      regressions.push_back(regression_json(r, options_.issue_url ? options_.issue_url(r) : ""));
+    auto regressions = open_regressions(repository);
+    if (!regressions) return regressions.error();
     list.push_back({{"repository", repository},
                     {"page", site::repository_page(repository)},
                     {"latest_runs", runs},
-                    {"open_regressions", regressions}});
+                    {"open_regressions", *regressions}});
   }
   const nlohmann::json data = {{"schema", "benchbox.site.index/1"},
                                {"generated", options_.clock ? options_.clock->now_unix() : int64_t(0)},

@@ -71,6 +71,8 @@ class SiteWriter {
   Status write_pull(const std::string& repository, int64_t number);
   Status write_repository(const std::string& repository);
   Status write_index();
+  // The open regressions of a repository as the index and its page list them.
+  Result<nlohmann::json> open_regressions(const std::string& repository);
   Status write_shell(const std::string& path, const std::string& page, const std::string& title,
                      const std::string& src, const std::string& name);
   Status write(const std::string& path, const std::string& content);

@@ -8,6 +8,7 @@
 #include "report/site.h"
 #include "stats/rng.h"
 #include "util/file.h"
+#include "util/test_tempdir.h"
 
 using namespace bb;
 
@@ -31,14 +32,7 @@ report::Series step_series(double step, size_t at, size_t n = 40, uint64_t noise
   return s;
 }
 
-struct Dir {
-  std::string path;
-  Dir() {
-    char t[] = "/tmp/bb-cp-XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~Dir() { std::system(("rm -rf " + path).c_str()); }
-};
+using Dir = bb::test::TempDir;
 
 model::ResultSet run(int64_t job, const std::string& commit, double value) {
   model::ResultSet rs;

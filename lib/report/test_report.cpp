@@ -9,20 +9,14 @@
 #include "report/profile_diff.h"
 #include "report/site.h"
 #include "util/file.h"
+#include "util/test_tempdir.h"
 
 using namespace bb;
 using namespace bb::model;
 
 namespace {
 
-struct Dir {
-  std::string path;
-  Dir() {
-    char t[] = "/tmp/bb-report-XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~Dir() { std::system(("rm -rf " + path).c_str()); }
-};
+using Dir = bb::test::TempDir;
 
 ResultSet run(int64_t job, const std::string& commit, double value, const std::string& role = "") {
   ResultSet rs;

@@ -12,6 +12,7 @@
 #include "report/site.h"
 #include "report/site_paths.h"
 #include "util/file.h"
+#include "util/test_tempdir.h"
 
 using namespace bb;
 using namespace bb::model;
@@ -19,14 +20,7 @@ namespace site = bb::report::site;
 
 namespace {
 
-struct Dir {
-  std::string path;
-  Dir() {
-    char t[] = "/tmp/bb-site-XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~Dir() { std::system(("rm -rf " + path).c_str()); }
-};
+using Dir = bb::test::TempDir;
 
 ResultSet placed_run(int64_t job, int64_t position, double value, const std::string& ref = "refs/heads/main",
                      const std::string& env = "env1") {
