@@ -138,7 +138,13 @@ struct GetContext {
 // interface. What a reply says is the job's state now, whichever signal
 // asked: a check run follows the state, not the order signals arrived in.
 void Manager::fetch(int64_t job_id) {
-  if (!in_flight_.insert(job_id).second) return;
+  // A signal while the job's Get is on its way (JobFinished right after
+  // JobStarted): that answer may be older than the signal, so ask again
+  // once it is in.
+  if (!in_flight_.insert(job_id).second) {
+    ask_again_.insert(job_id);
+    return;
+  }
   auto* ctx = new GetContext{this, job_id};
   int r = sd_bus_call_method_async(bus_, nullptr, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Get",
                                    on_get_reply, ctx, "x", job_id);
@@ -159,22 +165,17 @@ int Manager::on_get_reply(sd_bus_message* m, void* userdata, sd_bus_error*) {
     if (sd_bus_message_is_method_error(m, nullptr)) {
       Error e = bus::from_bus_error(sd_bus_message_get_error(m), -EIO, "Queue1.Get");
       log_warning("cannot fetch job " + id + ": " + e.message, {{"JOB_ID", id}});
-      return 0;
-    }
-    auto dict = bus::read_dict(m);
-    if (!dict) {
+    } else if (auto dict = bus::read_dict(m); !dict) {
       log_error("bad job from the queue: " + dict.error().message, {{"JOB_ID", id}});
-      return 0;
-    }
-    auto job = model::job_from_json(*dict);
-    if (!job) {
+    } else if (auto job = model::job_from_json(*dict); !job) {
       log_error("bad job from the queue: " + job.error().message, {{"JOB_ID", id}});
-      return 0;
+    } else {
+      self->handle(*job);
     }
-    self->handle(*job);
   } catch (const std::exception& e) {
     log_error(std::string("report failed: ") + e.what(), {{"JOB_ID", id}});
   }
+  if (self->ask_again_.erase(ctx->job_id)) self->fetch(ctx->job_id);
   return 0;
 }
 

@@ -77,7 +77,8 @@ class Manager {
   SystemClock clock_;
   std::vector<bus::SlotPtr> matches_;
   bus::SourcePtr retention_timer_;
-  std::set<int64_t> in_flight_;
+  std::set<int64_t> in_flight_;   // jobs whose Queue1.Get is on its way
+  std::set<int64_t> ask_again_;   // ... and that signalled again meanwhile
   int64_t caught_up_to_ = 0;  // every job up to this id is finished and reported
   uint64_t jobs_reported_ = 0;
   uint64_t site_bytes_ = 0;

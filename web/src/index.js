@@ -1,0 +1,27 @@
+/* benchbox dashboard: the index page (data-page "index", data/index.js):
+ * every repository, its latest runs and open regressions. */
+(function (benchbox) {
+  "use strict";
+
+  const { h, link, muted, section, repoDirFromPage, fmtTime, header, runsTable,
+    regressionsTable } = benchbox._;
+
+  function renderIndex(app, d) {
+    app.appendChild(header([["benchbox"]], "Benchmarks",
+      h("p", { class: "muted" }, (d.repositories || []).length + " repositories · generated " + fmtTime(d.generated) +
+        (d.version ? " · benchbox " + d.version : ""))));
+    const repos = d.repositories || [];
+    if (!repos.length) app.appendChild(section("Nothing yet", muted("No repository has been measured yet.")));
+    for (const r of repos) {
+      const dir = repoDirFromPage(r.page);
+      const nOpen = (r.open_regressions || []).length;
+      app.appendChild(h("section", { class: "card repo" },
+        h("h2", null, link(r.page, r.repository),
+          nOpen ? h("span", { class: "badge badge-bad" }, nOpen + " open regression" + (nOpen > 1 ? "s" : "")) : null),
+        nOpen ? [h("h3", null, "Open regressions"), regressionsTable(r.open_regressions)] : null,
+        h("h3", null, "Latest runs"), runsTable(r.latest_runs, dir)));
+    }
+  }
+
+  Object.assign(benchbox._, { renderIndex });
+})(window.benchbox = window.benchbox || {});

@@ -1,0 +1,83 @@
+/* benchbox dashboard: what several pages show: the page header, tables of
+ * runs (RUN_SUMMARY) and of open regressions (REGRESSION). */
+(function (benchbox) {
+  "use strict";
+
+  const { h, link, extLink, table, td, muted, section, repoDirFromPage, timeCell, sha, commitRange,
+    refName, fmtRatio, lowerIsBetter, badge } = benchbox._;
+
+  function header(crumbs, title, ...extra) {
+    const nav = h("nav", { class: "crumbs" });
+    crumbs.forEach((c, i) => {
+      if (i) nav.appendChild(h("span", { class: "sep" }, "›"));
+      nav.appendChild(c[1] ? link(c[1], c[0]) : h("span", null, c[0]));
+    });
+    return h("header", { class: "page-head" }, nav, h("h1", null, title), ...extra);
+  }
+  function brand() { return ["benchbox", "index.html"]; }
+
+  function refOrPr(run, repoDir) {
+    if (run.pr_number > 0) {
+      const dir = repoDir || repoDirFromPage(run.page);
+      return dir ? link(dir + "pulls/" + run.pr_number + ".html", "PR #" + run.pr_number)
+        : h("span", null, "PR #" + run.pr_number);
+    }
+    return h("span", { title: run.ref || null }, refName(run.ref) || "–");
+  }
+
+  // RUN_SUMMARY rows: when, kind, ref/PR, commit, overall, summary, link.
+  function runsTable(runs, repoDir) {
+    if (!runs || !runs.length) return muted("No runs yet.");
+    return table(["when", "kind", "ref / PR", "commit", "overall", "summary", ""],
+      runs.map((r) => h("tr", null,
+        timeCell(r.created),
+        td(null, String(r.kind || "").replace("_", " ")),
+        td(null, refOrPr(r, repoDir)),
+        td(null, sha(r.commit)),
+        td(null, badge(r.overall)),
+        td({ class: "summary" }, r.summary || ""),
+        td({ class: "nowrap" }, link(r.page, "run " + (r.job_id != null ? "#" + r.job_id : ""))))),
+      "runs");
+  }
+  function runsSection(title, runs, repoDir, shown) {
+    shown = shown || 30;
+    const s = section(title);
+    if (!runs || runs.length <= shown) {
+      s.appendChild(runsTable(runs, repoDir));
+    } else {
+      s.appendChild(runsTable(runs.slice(0, shown), repoDir));
+      s.appendChild(h("details", { class: "more" },
+        h("summary", null, (runs.length - shown) + " older runs"),
+        runsTable(runs.slice(shown), repoDir)));
+    }
+    return s;
+  }
+
+  // REGRESSION rows: one per benchmark; the regression's own cells span them.
+  function regressionsTable(regs) {
+    if (!regs || !regs.length) return muted("No open regressions.");
+    const rows = [];
+    for (const r of regs) {
+      const bms = r.benchmarks && r.benchmarks.length ? r.benchmarks : [{}];
+      bms.forEach((b, i) => {
+        const tr = h("tr", { class: i === 0 ? "group-start" : null },
+          td({ class: "key" }, b.key ? (b.trend ? link(b.trend, b.key) : b.key) : "–",
+            b.direction === "higher_is_better" ? h("span", { class: "muted", title: "higher is better" }, " ↑") : null),
+          td({ class: "nowrap" }, badge(lowerIsBetter(b.direction) ? (b.ratio > 1 ? "worse" : "better") : (b.ratio < 1 ? "worse" : "better"),
+            fmtRatio(b.ratio, b.ci_low, b.ci_high))));
+        if (i === 0) {
+          const span = bms.length > 1 ? bms.length : null;
+          tr.appendChild(td({ rowspan: span }, commitRange(r.last_good, r.first_bad)));
+          tr.appendChild(td({ rowspan: span, class: "nowrap" }, refName(r.ref)));
+          tr.appendChild(td({ rowspan: span, class: "nowrap" },
+            link(r.page, "run #" + r.job_id),
+            r.issue_url ? [" · ", extLink(r.issue_url, "issue")] : null));
+        }
+        rows.push(tr);
+      });
+    }
+    return table(["benchmark", "effect", "commits (last good..first bad)", "ref", ""], rows, "regressions");
+  }
+
+  Object.assign(benchbox._, { header, brand, runsTable, runsSection, regressionsTable });
+})(window.benchbox = window.benchbox || {});

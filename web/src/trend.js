@@ -1,0 +1,117 @@
+/* benchbox dashboard: a trend's page (data-page "trend",
+ * data/r/<o>/<n>/s/<sid>.js, then its chunks): the metric and branch
+ * selectors, the chart (trend_chart.js), its change points and its
+ * environments. */
+(function (benchbox) {
+  "use strict";
+
+  const { site, load, h, link, table, td, muted, section, code, dirOf, isNum, sha, commitRange,
+    refName, fmtRatio, fmtChange, lowerIsBetter, badge, header, brand, ENV_COLOURS, joinChunks,
+    locate, drawTrendChart } = benchbox._;
+
+  function selector(label, items, currentPage, text) {
+    const sel = h("select", { "aria-label": label, disabled: items.length < 2 ? true : null });
+    for (const it of items) {
+      const o = h("option", { value: it.page }, text(it));
+      if (it.page === currentPage) o.selected = true;
+      sel.appendChild(o);
+    }
+    sel.addEventListener("change", () => { location.href = site.root + sel.value; });
+    return h("label", { class: "select" }, h("span", null, label), sel);
+  }
+
+  async function renderTrend(app, s) {
+    const repoDir = dirOf(s.repository_page);
+    const ownPage = repoDir + "t/" + s.id + ".html";
+    const release = s.release_series || s.x === "release";
+    const envs = s.environments || [];
+    const envName = (e) => (envs[e] ? "env " + e : "env ?");
+
+    app.appendChild(header([brand(), [s.repository, s.repository_page], [s.key]], s.key,
+      h("p", { class: "sub" },
+        h("span", { class: "pill" }, release ? "releases (tags)" : (s.ref_name || refName(s.ref))),
+        h("span", { class: "pill" }, s.metric),
+        h("span", { class: "pill" }, (s.unit || "") + (lowerIsBetter(s.direction) ? ", lower is better" : ", higher is better")),
+        h("span", { class: "pill" }, (s.points != null ? s.points : "?") + " points"))));
+
+    const sib = s.siblings || {};
+    const metrics = (sib.metrics && sib.metrics.length) ? sib.metrics : [{ metric: s.metric, page: ownPage }];
+    const refs = (sib.refs && sib.refs.length) ? sib.refs : [{ ref: s.ref, name: s.ref_name, page: ownPage }];
+    const current = ownPage;
+    const readout = h("div", { class: "readout", "aria-live": "polite" });
+    const chartBox = h("div", { class: "chart" });
+    const legend = h("div", { class: "legend" });
+    const tools = h("div", { class: "chart-tools" });
+    const card = h("section", { class: "card trend" },
+      h("div", { class: "toolbar" },
+        selector("metric", metrics, current, (m) => m.metric),
+        selector(release ? "series" : "branch", refs, current, (r) => r.name || refName(r.ref))),
+      readout, chartBox, legend, tools);
+    app.appendChild(card);
+
+    const chunkData = await Promise.all((s.chunks || []).map((c) => load(c.src, c.name)));
+    const P = joinChunks(chunkData);
+    const N = P.x.length;
+
+    // Download: the series and its points as one JSON file, made here.
+    try {
+      const blob = new Blob([JSON.stringify({ series: s, points: P }, null, 0)], { type: "application/json" });
+      tools.appendChild(h("a", { href: URL.createObjectURL(blob), download: (s.id || "series") + ".json", class: "download" }, "download data (JSON)"));
+    } catch (e) { /* no Blob: no download link */ }
+    tools.appendChild(h("span", { class: "muted hint" },
+      "Drag to zoom, double-click to reset; click a point to open its run."));
+
+    if (!N) {
+      chartBox.appendChild(muted("No points yet."));
+      readout.textContent = "";
+    } else {
+      await drawTrendChart(s, P, { chartBox, readout, legend, repoDir, release, envs, envName });
+    }
+    app.appendChild(changePointsSection(s, P, repoDir, envName));
+    app.appendChild(envSection(s, P, envName));
+  }
+
+  // The point's x (or tag) as a button that zooms the chart around it.
+  function zoomButton(i, P) {
+    if (i == null || i < 0 || i >= P.x.length) return h("span", { class: "muted" }, "–");
+    return h("button", { type: "button", class: "linkish", title: "zoom the chart here",
+      onclick: () => {
+        if (!benchbox.zoomTo) return;
+        const lo = P.x[Math.max(0, i - 40)], hi = P.x[Math.min(P.x.length - 1, i + 40)];
+        benchbox.zoomTo(lo, hi > lo ? hi : lo + 1);
+        window.scrollTo({ top: 0, behavior: "smooth" });
+      } }, P.label[i] || String(P.x[i]));
+  }
+
+  function changePointsSection(s, P, repoDir, envName) {
+    const cps = s.change_points || [];
+    const run = (j) => (j != null ? link(repoDir + "runs/" + j + ".html", "#" + j) : "–");
+    return section("Change points", cps.length ? table(["at", "commits (before..after)", "runs", "change", "", "p", "environment"],
+      cps.map((c) => h("tr", null,
+        td(null, zoomButton(locate(P, c.x, c.commit_after, c.job_after), P)),
+        td(null, commitRange(c.commit_before, c.commit_after)),
+        td({ class: "nowrap" }, run(c.job_before), "..", run(c.job_after)),
+        td({ class: "nowrap" }, fmtRatio(c.ratio, c.ci_low, c.ci_high), h("span", { class: "muted" }, " (" + fmtChange(c.ratio, 1) + ")")),
+        td(null, badge(c.worse ? "worse" : "better")),
+        td({ class: "num" }, isNum(c.p_value) ? c.p_value.toPrecision(2) : "–"),
+        td(null, c.environment != null ? envName(c.environment) : "–"))), "changes")
+      : muted("No change point detected in this series."));
+  }
+
+  function envSection(s, P, envName) {
+    const envs = s.environments || [];
+    const breaks = s.env_breaks || [];
+    const envCell = (e) => h("span", null, envName(e), envs[e] ? [" ", code(envs[e].key)] : null);
+    return section("Environments",
+      envs.length ? table(["", "environment key", "machine fingerprint", ["points", { class: "num" }]], envs.map((e, i) => h("tr", null,
+        td(null, h("i", { class: "sw line", style: "background:" + ENV_COLOURS[i % ENV_COLOURS.length] }), " " + envName(i)),
+        td(null, code(e.key)), td(null, code(e.machine)),
+        td({ class: "num" }, isNum(e.points) ? String(e.points) : String(P.env.filter((v) => v === i).length))))) : muted("No environment recorded."),
+      h("h3", null, "Environment breaks"),
+      breaks.length ? table(["at", "commit", "from", "to"], breaks.map((b) => h("tr", null,
+        td(null, zoomButton(locate(P, b.x, b.commit, b.job), P)), td(null, sha(b.commit)), td(null, envCell(b.from)), td(null, envCell(b.to)))))
+        : muted("The environment never changed in this series."));
+  }
+
+  Object.assign(benchbox._, { renderTrend });
+})(window.benchbox = window.benchbox || {});

@@ -1,0 +1,243 @@
+/* benchbox dashboard: a trend's points (the series' chunks, joined
+ * column-wise) and their uPlot chart: per environment the median and its
+ * q1-q3 band, marks for failures, environment breaks and change points, a
+ * readout of the point under the cursor, click-through to its run. */
+(function (benchbox) {
+  "use strict";
+
+  const { site, h, append, isNum, fmtValue, fmtTicks, fmtDay, fmtTime, shortSha } = benchbox._;
+
+  const ENV_COLOURS = ["#2563eb", "#0d9488", "#9333ea", "#c2410c", "#0891b2", "#4d7c0f", "#be185d", "#475569"];
+  function hexAlpha(hex, a) {
+    const n = parseInt(hex.slice(1), 16);
+    return "rgba(" + (n >> 16) + "," + ((n >> 8) & 255) + "," + (n & 255) + "," + a + ")";
+  }
+  const COLUMNS = ["x", "time", "commit", "job", "label", "median", "q1", "q3", "n", "status", "env"];
+
+  // The chunks, concatenated column-wise, sorted by x.
+  function joinChunks(chunks) {
+    const cols = {};
+    for (const c of COLUMNS) cols[c] = [];
+    for (const ch of chunks) {
+      const n = (ch && ch.x || []).length;
+      for (const c of COLUMNS) {
+        const src = ch[c];
+        for (let i = 0; i < n; i++) cols[c].push(src && i < src.length ? src[i] : null);
+      }
+    }
+    let sorted = true;
+    for (let i = 1; i < cols.x.length; i++) if (!(cols.x[i - 1] < cols.x[i])) { sorted = false; break; }
+    if (!sorted) {
+      const order = cols.x.map((_, i) => i).sort((a, b) => cols.x[a] - cols.x[b]);
+      for (const c of COLUMNS) cols[c] = order.map((i) => cols[c][i]);
+    }
+    return cols;
+  }
+  // Index of the first point with x >= v (binary search), clamped.
+  function lowerBound(xs, v) {
+    let lo = 0, hi = xs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (xs[mid] < v) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+  function nearestIdx(xs, v) {
+    if (!xs.length) return -1;
+    const i = lowerBound(xs, v);
+    if (i <= 0) return 0;
+    if (i >= xs.length) return xs.length - 1;
+    return v - xs[i - 1] <= xs[i] - v ? i - 1 : i;
+  }
+  // The point a change point or an environment break names: by x (a
+  // branch), else by job or commit (the release series has no x for them).
+  function locate(P, x, commit, job) {
+    const N = P.x.length;
+    if (!N) return -1;
+    if (isNum(x)) {
+      const i = lowerBound(P.x, x);
+      return i < N ? i : N - 1;
+    }
+    if (job != null) {
+      const i = P.job.indexOf(job);
+      if (i >= 0) return i;
+    }
+    if (commit) return P.commit.indexOf(commit);
+    return -1;
+  }
+  function valueNear(vals, i) {  // the median at i, or the nearest one before/after it
+    for (let k = 0; k < vals.length; k++) {
+      if (i - k >= 0 && isNum(vals[i - k])) return vals[i - k];
+      if (i + k < vals.length && isNum(vals[i + k])) return vals[i + k];
+    }
+    return null;
+  }
+
+  function drawTrendChart(s, P, o) {
+    const { chartBox, readout, legend, repoDir, release, envs, envName } = o;
+    const N = P.x.length;
+    const X = P.x;
+    const nEnv = Math.max(1, envs.length, ...P.env.filter(isNum).map((e) => e + 1));
+    const unit = s.unit;
+
+    // Series: per environment a median line and its q3/q1 band edges, so an
+    // environment break is also a break (and a colour change) in the line.
+    const data = [X];
+    const series = [{ label: release ? "release" : "commit" }];
+    const bands = [];
+    const medianIdx = [];
+    const used = new Set(P.env.map((e) => (isNum(e) ? e : 0)));
+    for (let e = 0; e < nEnv; e++) {
+      if (!used.has(e)) continue;
+      const med = new Array(N), q1 = new Array(N), q3 = new Array(N);
+      for (let i = 0; i < N; i++) {
+        const mine = (isNum(P.env[i]) ? P.env[i] : 0) === e;
+        med[i] = mine && isNum(P.median[i]) ? P.median[i] : null;
+        q1[i] = mine && isNum(P.q1[i]) ? P.q1[i] : null;
+        q3[i] = mine && isNum(P.q3[i]) ? P.q3[i] : null;
+      }
+      const col = ENV_COLOURS[e % ENV_COLOURS.length];
+      const base = data.length;
+      data.push(med, q3, q1);
+      medianIdx.push(base);
+      series.push(
+        { label: "median " + envName(e), stroke: col, width: 1.5, spanGaps: false,
+          points: { size: 5, fill: col, stroke: col } },
+        { label: "q3 " + envName(e), stroke: hexAlpha(col, 0.35), width: 0.5, points: { show: false } },
+        { label: "q1 " + envName(e), stroke: hexAlpha(col, 0.35), width: 0.5, points: { show: false } });
+      bands.push({ series: [base + 1, base + 2], fill: hexAlpha(col, 0.16) });
+      legend.appendChild(h("span", { class: "key-item" }, h("i", { class: "sw line", style: "background:" + col }),
+        "median " + (nEnv > 1 ? envName(e) : "")));
+      legend.appendChild(h("span", { class: "key-item" }, h("i", { class: "sw band", style: "background:" + hexAlpha(col, 0.25) }),
+        "q1–q3" + (nEnv > 1 ? " " + envName(e) : "")));
+    }
+
+    // Marks: points-only series, null everywhere but at the marked points.
+    function marks(label, at, style, legendCls) {
+      const col = new Array(N).fill(null);
+      let any = false;
+      for (const i of at) {
+        if (i < 0 || i >= N) continue;
+        const v = valueNear(P.median, i);
+        if (v == null) continue;
+        col[i] = v;
+        any = true;
+      }
+      if (!any) return;
+      data.push(col);
+      series.push({ label, stroke: style.stroke, paths: () => null, spanGaps: false,
+        points: { show: true, space: 0, size: style.size, width: style.width, stroke: style.stroke, fill: style.fill } });
+      legend.appendChild(h("span", { class: "key-item" }, h("i", { class: "sw " + legendCls }), label));
+    }
+    const failedAt = [];
+    for (let i = 0; i < N; i++) if ((P.status[i] && P.status[i] !== "ok") || !isNum(P.median[i])) failedAt.push(i);
+    const cpIdx = (c) => locate(P, c.x, c.commit_after, c.job_after);
+    const breakIdx = (b) => locate(P, b.x, b.commit, b.job);
+    const cps = s.change_points || [];
+    marks("failed / skipped", failedAt, { size: 7, width: 1.5, stroke: "#b91c1c", fill: "#ffffff" }, "m-failed");
+    marks("environment break", (s.env_breaks || []).map(breakIdx), { size: 16, width: 2, stroke: "#111827", fill: "rgba(0,0,0,0)" }, "m-env");
+    marks("change point (worse)", cps.filter((c) => c.worse).map(cpIdx), { size: 12, width: 2, stroke: "#b91c1c", fill: "#fca5a5" }, "m-worse");
+    marks("change point (better)", cps.filter((c) => !c.worse).map(cpIdx), { size: 12, width: 2, stroke: "#15803d", fill: "#86efac" }, "m-better");
+
+    // The x axis: the commit dates (or tag labels) of the points at the
+    // ticks; a tick with no point within half a step stays blank, and the
+    // time of day shows when two ticks fall on one day.
+    const xLabels = (splits, incr) => {
+      const idx = splits.map((v) => {
+        const i = nearestIdx(X, v);
+        return i >= 0 && Math.abs(X[i] - v) <= (release ? 0 : incr / 2) ? i : -1;
+      });
+      // A point labels one tick at most: the nearest.
+      for (let k = 1; k < idx.length; k++) {
+        if (idx[k] < 0 || idx[k] !== idx[k - 1]) continue;
+        const x = X[idx[k]];
+        if (Math.abs(splits[k] - x) < Math.abs(splits[k - 1] - x)) idx[k - 1] = -1; else idx[k] = -1;
+      }
+      if (release) return idx.map((i, k) => (i < 0 ? "" : P.label[i] || String(splits[k])));
+      const days = idx.filter((i) => i >= 0).map((i) => fmtDay(P.time[i]));
+      const sameDay = days.some((d, k) => k > 0 && d === days[k - 1]);
+      return idx.map((i) => (i < 0 ? "" : sameDay ? fmtTime(P.time[i]).slice(5) : fmtDay(P.time[i])));
+    };
+    const intIncrs = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 25000, 50000, 100000, 200000, 500000, 1e6];
+
+    const hoverShown = new Set(medianIdx);
+    const runPage = (i) => (isNum(P.job[i]) ? repoDir + "runs/" + P.job[i] + ".html" : null);
+
+    // The readout: one set of spans, rewritten as the cursor moves.
+    const f = {};
+    for (const k of ["what", "commit", "date", "median", "iqr", "n", "job", "env", "status"]) f[k] = h("span", { class: "ro-" + k });
+    append(readout, [f.what, f.commit, f.date, f.median, f.iqr, f.n, f.job, f.env, f.status]);
+    function showPoint(i, hovering) {
+      if (i == null || i < 0 || i >= N) return;
+      f.what.textContent = (hovering ? "" : "latest: ") + (release ? (P.label[i] || "release " + X[i]) : "position " + X[i]);
+      f.commit.textContent = "commit " + shortSha(P.commit[i]);
+      f.date.textContent = fmtTime(P.time[i]);
+      f.median.textContent = "median " + fmtValue(P.median[i], unit);
+      f.iqr.textContent = "q1–q3 " + fmtValue(P.q1[i], unit) + " – " + fmtValue(P.q3[i], unit);
+      f.n.textContent = "n " + (P.n[i] != null ? P.n[i] : "–");
+      f.job.textContent = "job " + (P.job[i] != null ? P.job[i] : "–");
+      f.env.textContent = nEnv > 1 ? envName(isNum(P.env[i]) ? P.env[i] : 0) : "";
+      f.status.textContent = P.status[i] && P.status[i] !== "ok" ? P.status[i] : "";
+      f.status.className = "ro-status" + (P.status[i] && P.status[i] !== "ok" ? " badge badge-bad" : "");
+    }
+    showPoint(N - 1, false);
+
+    let ready;
+    const drawn = new Promise((res) => { ready = res; });
+    const width = () => Math.max(320, chartBox.clientWidth || 800);
+    const opts = {
+      width: width(),
+      height: 400,
+      legend: { show: false },
+      scales: { x: { time: false } },
+      series,
+      bands,
+      cursor: {
+        points: {
+          show: (u, si) => {
+            if (!hoverShown.has(si)) return null;
+            const el = document.createElement("div");
+            el.style.width = el.style.height = "9px";
+            el.style.marginLeft = el.style.marginTop = "-4.5px";
+            return el;
+          },
+        },
+        drag: { x: true, y: false, setScale: true },
+      },
+      axes: [
+        { space: release ? 60 : 90, incrs: intIncrs,
+          values: (u, splits, ax, space, incr) => xLabels(splits, incr),
+          grid: { stroke: "#eef0f3" }, ticks: { stroke: "#d0d5dd" } },
+        { size: 78, values: (u, splits, ax, space, incr) => fmtTicks(splits, incr, unit),
+          grid: { stroke: "#eef0f3" }, ticks: { stroke: "#d0d5dd" } },
+      ],
+      hooks: {
+        ready: [() => ready()],
+        setCursor: [(u) => {
+          const i = u.cursor.idx;
+          if (i == null) showPoint(N - 1, false); else showPoint(i, true);
+        }],
+      },
+    };
+    const u = new uPlot(opts, data, chartBox);
+    u.over.addEventListener("click", (e) => {
+      const i = u.cursor.idx;
+      if (i == null) return;
+      const px = u.valToPos(X[i], "x");
+      if (Math.abs(px - e.offsetX) > 24) return;
+      const p = runPage(i);
+      if (p) location.href = site.root + p;
+    });
+    let t;
+    window.addEventListener("resize", () => {
+      clearTimeout(t);
+      t = setTimeout(() => u.setSize({ width: width(), height: 400 }), 100);
+    });
+    // On window.benchbox: the zoom buttons (trend.js) and browser tests use them.
+    benchbox.chart = u;
+    benchbox.zoomTo = (x0, x1) => u.setScale("x", { min: x0, max: x1 });
+    return drawn;
+  }
+
+  Object.assign(benchbox._, { ENV_COLOURS, joinChunks, locate, drawTrendChart });
+})(window.benchbox = window.benchbox || {});
