@@ -78,6 +78,9 @@ class SiteWriter {
   Status write(const std::string& path, const std::string& content);
   std::vector<std::string> shown_refs(const std::string& repository);
 
+  // How much the lists hold (newest first).
+  static constexpr size_t kRunsListed = 200, kIndexRuns = 10, kPullsListed = 100;
+
   HistoryStore& history_;
   SiteOptions options_;
   ChangeCache& changes_;

@@ -1,0 +1,201 @@
+// The dashboard's run pages: a finished job's report, its result and
+// profiles to download; run pages for jobs from before the dashboard kept
+// them; and the downloads retention thins out.
+#include "report/site.h"
+
+#include <algorithm>
+#include <map>
+
+#include "report/site_paths.h"
+#include "util/file.h"
+#include "util/json_text.h"
+#include "util/text.h"
+
+namespace bb::report {
+
+namespace {
+
+// What a public page shows of a job: not where the box keeps its files,
+// who asked for it, or the delivery that brought it.
+nlohmann::json public_job(const model::Job& job) {
+  return {{"id", job.id},
+          {"kind", model::to_string(job.spec.kind)},
+          {"repository", job.spec.repository},
+          {"ref", job.spec.ref},
+          {"pr_number", job.spec.pr_number},
+          {"head_sha", job.spec.head_sha},
+          {"base_sha", job.spec.base_sha},
+          {"suite", job.spec.suite},
+          {"state", model::to_string(job.state)},
+          {"error", job.error},
+          {"created", job.created},
+          {"started", job.started},
+          {"finished", job.finished}};
+}
+
+}  // namespace
+
+Status SiteWriter::write_run(const JobReport& report, const std::optional<model::JobResult>& result) {
+  const model::Job& job = report.job;
+  const std::string& repository = job.spec.repository;
+  nlohmann::json recorded = nlohmann::json::array();
+  nlohmann::json trend_pages = nlohmann::json::object();
+  std::string env_key, machine, tuning = "unknown", base_commit;
+  if (result) {
+    const model::ResultSet& head = result->head;
+    env_key = head.environment_key;
+    machine = head.machine_fingerprint;
+    tuning = head.host_drifted ? "drifted" : (machine.empty() ? "unknown" : "held");
+    if (result->base) base_commit = result->base->commit;
+    else if (report.comparison) base_commit = report.comparison->base_commit;
+    for (const auto& b : head.benchmarks) {
+      const Spread s = spread_of(b.samples);
+      recorded.push_back({{"key", b.key.to_string()},
+                          {"unit", b.unit},
+                          {"median", b.samples.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.median)},
+                          {"samples", b.samples.size()},
+                          {"status", model::to_string(b.status)},
+                          {"reason", b.reason}});
+    }
+    // Trend links only where the trend exists: a PR's benchmarks on its base
+    // branch, a push's on its branch, a tag's in the release series.
+    const std::string ref = result->kind == "tag" ? std::string(kReleaseSeries)
+                            : result->base        ? job.spec.base_ref
+                                                  : head.ref;
+    auto summaries = history_.series_summaries(repository, ref);
+    if (!summaries) return summaries.error();
+    for (const auto& s : *summaries) trend_pages[s.key] = site::trend_page(repository, s.id);
+  }
+  // Callgrind profiles kept with the result: copied next to the run (they
+  // open in callgrind_annotate and KCachegrind), so the site serves them.
+  nlohmann::json profiles = nlohmann::json::array();
+  if (result) {
+    std::vector<const model::ResultSet*> sides;
+    if (result->base) sides.push_back(&*result->base);
+    sides.push_back(&result->head);
+    for (const model::ResultSet* rs : sides)
+      for (const auto& b : rs->benchmarks) {
+        auto it = b.extra.find("profiles");
+        if (it == b.extra.end() || !it->is_array()) continue;
+        nlohmann::json files = nlohmann::json::array();
+        for (const auto& f : *it) {
+          if (!f.is_string()) continue;
+          const std::string from = f.get<std::string>();
+          auto bytes = read_file(from, 256 << 20);
+          if (!bytes) continue;  // gone from disk: not offered
+          const std::string to = site::run_profile(repository, job.id, rs->role.empty() ? "run" : rs->role,
+                                                   from.substr(from.rfind('/') + 1));
+          if (auto st = write(to, *bytes); !st) return st;
+          files.push_back(to);
+        }
+        if (!files.empty())
+          profiles.push_back({{"key", b.key.to_string()}, {"role", rs->role.empty() ? "run" : rs->role}, {"files", files}});
+      }
+  }
+  const nlohmann::json data = {
+      {"schema", "benchbox.site.run/1"},
+      {"profiles", profiles},
+      {"job", public_job(job)},
+      {"overall", to_string(report.overall)},
+      {"summary", report.summary},
+      {"head_commit", report.head_commit},
+      {"baseline", report.baseline},
+      {"base_commit", base_commit},
+      {"environment_key", env_key},
+      {"machine_fingerprint", machine},
+      {"tuning", tuning},
+      {"comparison", report.json.value("comparison", nlohmann::json(nullptr))},
+      {"recorded", recorded},
+      {"change_points", report.json.value("change_points", nlohmann::json::array())},
+      {"trend_pages", trend_pages},
+      {"pull_page", job.spec.pr_number > 0 ? nlohmann::json(site::pull_page(repository, job.spec.pr_number))
+                                           : nlohmann::json(nullptr)},
+      {"repository_page", site::repository_page(repository)},
+      {"downloads",
+       {{"result", site::run_result_download(repository, job.id)},
+        {"report", site::run_report_download(repository, job.id)}}},
+      {"reproduce", report.reproduce},
+      {"markdown", report.markdown}};
+  if (auto st = write(site::run_data(repository, job.id), site::data_file(site::run_name(job.id), data)); !st)
+    return st;
+  // The raw downloads: plain JSON.
+  const nlohmann::json raw = result ? model::to_json(*result) : nlohmann::json(nullptr);
+  if (auto st = write(site::run_result_download(repository, job.id), dump_json(raw, 1) + "\n"); !st) return st;
+  nlohmann::json public_report = report.json;
+  public_report["job"] = public_job(job);
+  if (auto st = write(site::run_report_download(repository, job.id), dump_json(public_report, 1) + "\n"); !st)
+    return st;
+  return write_shell(site::run_page(repository, job.id), "run",
+                     "job " + std::to_string(job.id) + " · " + repository + " · benchbox",
+                     site::run_data(repository, job.id), site::run_name(job.id));
+}
+
+Status SiteWriter::write_missing_runs(const std::string& repository) {
+  auto jobs = history_.run_jobs(repository);
+  if (!jobs) return jobs.error();
+  for (int64_t id : *jobs) {
+    if (path_exists(path_join(options_.site_dir, site::run_page(repository, id)))) continue;
+    model::JobResult jr;
+    jr.job_id = id;
+    auto head = history_.run(id, "head");
+    if (!head) return head.error();
+    if (!*head) head = history_.run(id, "");
+    if (!head) return head.error();
+    if (!*head) continue;
+    jr.head = std::move(**head);
+    auto base = history_.run(id, "base");
+    if (!base) return base.error();
+    if (*base) jr.base = std::move(**base);
+    auto summary = history_.job(id);
+    if (!summary) return summary.error();
+    JobReport r;
+    r.job.id = id;
+    r.job.state = model::JobState::done;
+    r.job.spec.repository = repository;
+    r.job.spec.ref = jr.head.ref;
+    r.job.spec.head_sha = jr.head.commit;
+    r.job.created = jr.head.created;
+    r.head_commit = jr.head.commit;
+    if (*summary) {
+      const JobSummary& s = **summary;
+      r.job.spec.kind = model::job_kind_from_string(s.kind).value_or(model::JobKind::push);
+      r.job.spec.pr_number = s.pr_number;
+      r.summary = s.summary;
+      r.overall = s.overall == "regressed" ? Overall::regressed
+                  : s.overall == "failed"  ? Overall::failed
+                                           : Overall::recorded;
+    } else {
+      r.job.spec.kind = jr.base ? model::JobKind::pull_request : model::JobKind::push;
+      r.summary = "job " + std::to_string(id) + " (recorded before this dashboard kept its report)";
+    }
+    jr.kind = model::to_string(r.job.spec.kind);
+    r.json = {{"job", public_job(r.job)}, {"overall", to_string(r.overall)}, {"summary", r.summary}};
+    if (auto st = write_run(r, jr); !st) return st;
+  }
+  return {};
+}
+
+Status SiteWriter::prune_downloads(const std::vector<int64_t>& jobs) {
+  for (int64_t id : jobs) {
+    auto summary = history_.job(id);
+    if (!summary) return summary.error();
+    if (!*summary) continue;
+    model::JobResult jr;
+    jr.job_id = id;
+    jr.kind = (*summary)->kind;
+    auto head = history_.run(id, "head");
+    if (!head) return head.error();
+    if (!*head) continue;
+    jr.head = std::move(**head);
+    auto base = history_.run(id, "base");
+    if (!base) return base.error();
+    if (*base) jr.base = std::move(**base);
+    const std::string path = site::run_result_download((*summary)->repository, id);
+    if (!path_exists(path_join(options_.site_dir, path))) continue;
+    if (auto st = write(path, dump_json(model::to_json(jr), 1) + "\n"); !st) return st;
+  }
+  return {};
+}
+
+
+}  // namespace bb::report
