@@ -33,8 +33,12 @@ std::string check_conclusion(const JobReport& report) {
   return "success";
 }
 
+// Check runs belong to what GitHub sent: an operator's manual job (a
+// re-run, a backfill of old commits) posts none.
+bool posts_check_run(const model::Job& job) { return job.spec.kind != model::JobKind::manual; }
+
 std::optional<github_api::Want> check_run_want(const model::Job& job, const PostingPolicy& policy) {
-  if (job.spec.head_sha.empty() || model::is_terminal(job.state)) return std::nullopt;
+  if (job.spec.head_sha.empty() || model::is_terminal(job.state) || !posts_check_run(job)) return std::nullopt;
   github_api::CheckRunWant c;
   c.repository = job.spec.repository;
   c.head_sha = job.spec.head_sha;
@@ -59,7 +63,7 @@ std::optional<github_api::Want> check_run_want(const model::Job& job, const Post
 
 std::optional<github_api::Want> check_run_want(const JobReport& report, const PostingPolicy& policy) {
   const model::Job& job = report.job;
-  if (report.head_commit.empty()) return std::nullopt;
+  if (report.head_commit.empty() || !posts_check_run(job)) return std::nullopt;
   github_api::CheckRunWant c;
   c.repository = job.spec.repository;
   c.head_sha = report.head_commit;

@@ -85,6 +85,10 @@ TEST_CASE("a check run goes queued, in_progress, completed, with details on the 
   CHECK(std::get<github_api::CheckRunWant>(running->what).status == "in_progress");
   CHECK(std::get<github_api::CheckRunWant>(running->what).started_at == 1700000100);
 
+  // An operator's manual job (a re-run, a backfill) posts none.
+  Job manual = job(9, JobKind::manual, JobState::queued);
+  CHECK_FALSE(report::check_run_want(manual, kPolicy));
+
   // A blessed PR whose head is not known until it runs has no check run yet.
   Job unknown = job(8, JobKind::pull_request, JobState::queued);
   unknown.spec.head_sha.clear();
