@@ -108,6 +108,11 @@ const std::vector<store::Migration> kMigrations = {
           benchmark_key TEXT NOT NULL,
           summary TEXT NOT NULL,             -- JSON: SeriesSummary
           PRIMARY KEY (repository, ref, benchmark_key));)"},
+    // An environment's newest points (change points) straight from the
+    // index, newest first, instead of sorting the whole series.
+    {"a series' environment in first-parent order",
+     R"(DROP INDEX points_by_series;
+        CREATE INDEX points_by_series ON points(repository, ref, benchmark_key, environment_key, position, job_id);)"},
 };
 
 // Statement binds integers and text; a REAL column converts text exactly

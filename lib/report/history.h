@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,6 +103,23 @@ struct Regression {
   std::string first_bad() const;
 };
 
+// An environment of a series, in the order it first appeared: an index
+// into this list (what chunks store) stays valid as history grows.
+struct SeriesEnvironment {
+  std::string key, machine;
+  int64_t first_job = 0;
+  int64_t first_position = -1;  // where it starts on a branch (-1: unplaced)
+  std::string first_commit;
+};
+
+// What one chunk of a series holds: its points, and how many of each
+// environment, so a job that rewrites one chunk knows the series' totals
+// without reading the others.
+struct SeriesChunk {
+  int64_t points = 0;
+  std::map<size_t, int64_t> per_environment;  // index into environments
+};
+
 // What the dashboard keeps of a series between jobs (site.h writes it).
 struct SeriesSummary {
   std::string repository, ref, key;
@@ -116,6 +134,8 @@ struct SeriesSummary {
   bool has_change = false;     // a change point within the last points
   double change_ratio = 1;
   bool change_worse = false;
+  std::vector<SeriesEnvironment> environments;
+  std::map<int64_t, SeriesChunk> chunks;  // chunk -> what it holds
 };
 
 struct HistorySizes {
@@ -169,16 +189,6 @@ class HistoryStore {
   // change points are detected on.
   Result<Series> recent(const std::string& repository, const std::string& ref, const std::string& key,
                         const std::string& environment_key, size_t limit);
-  // The environments of a trend, in the order they first appeared (by job):
-  // an index into this list stays valid as history grows.
-  struct EnvironmentSpan {
-    std::string key, machine;
-    int64_t first_job = 0, points = 0;
-    int64_t first_position = -1;   // where it starts on a branch (-1: unplaced)
-    std::string first_commit;
-  };
-  Result<std::vector<EnvironmentSpan>> environments(const std::string& repository, const std::string& ref,
-                                                    const std::string& key);
   // Points per chunk of a branch trend (chunk = position / chunk_size; -1
   // for unplaced points); the release series is one chunk 0.
   Result<std::vector<std::pair<int64_t, int64_t>>> chunk_counts(const std::string& repository,

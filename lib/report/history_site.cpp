@@ -6,6 +6,15 @@ namespace bb::report {
 namespace {
 
 nlohmann::json to_json(const SeriesSummary& s) {
+  nlohmann::json environments = nlohmann::json::array(), chunks = nlohmann::json::array();
+  for (const auto& e : s.environments)
+    environments.push_back({{"key", e.key}, {"machine", e.machine}, {"first_job", e.first_job},
+                            {"first_position", e.first_position}, {"first_commit", e.first_commit}});
+  for (const auto& [chunk, c] : s.chunks) {
+    nlohmann::json per = nlohmann::json::array();
+    for (const auto& [env, n] : c.per_environment) per.push_back({env, n});
+    chunks.push_back({{"chunk", chunk}, {"points", c.points}, {"per_environment", per}});
+  }
   return {{"id", s.id},
           {"unit", s.unit},
           {"direction", model::to_string(s.direction)},
@@ -17,7 +26,9 @@ nlohmann::json to_json(const SeriesSummary& s) {
           {"latest_job", s.latest_job},
           {"has_change", s.has_change},
           {"change_ratio", s.change_ratio},
-          {"change_worse", s.change_worse}};
+          {"change_worse", s.change_worse},
+          {"environments", environments},
+          {"chunks", chunks}};
 }
 
 SeriesSummary summary_of(const store::Statement& q) {
@@ -40,6 +51,20 @@ SeriesSummary summary_of(const store::Statement& q) {
   s.has_change = j.value("has_change", false);
   s.change_ratio = j.value("change_ratio", 1.0);
   s.change_worse = j.value("change_worse", false);
+  if (auto e = j.find("environments"); e != j.end() && e->is_array())
+    for (const auto& x : *e)
+      s.environments.push_back({x.value("key", ""), x.value("machine", ""), x.value("first_job", int64_t{0}),
+                                x.value("first_position", int64_t{-1}), x.value("first_commit", "")});
+  if (auto c = j.find("chunks"); c != j.end() && c->is_array())
+    for (const auto& x : *c) {
+      SeriesChunk chunk;
+      chunk.points = x.value("points", int64_t{0});
+      if (auto per = x.find("per_environment"); per != x.end() && per->is_array())
+        for (const auto& pair : *per)
+          if (pair.is_array() && pair.size() == 2 && pair[0].is_number_unsigned() && pair[1].is_number_integer())
+            chunk.per_environment[pair[0].get<size_t>()] = pair[1].get<int64_t>();
+      s.chunks[x.value("chunk", int64_t{0})] = std::move(chunk);
+    }
   return s;
 }
 

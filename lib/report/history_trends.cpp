@@ -22,8 +22,10 @@ std::string where_ref(const std::string& ref) {
                       : " p.repository = ? AND p.ref = ? AND p.role = ''";
 }
 
+// Points without a position (from before it was kept) sort first: SQLite
+// orders NULL before any number, and the indexes serve the order as it is.
 std::string order_of(const std::string& ref) {
-  return release(ref) ? " p.commit_time, p.job_id" : " COALESCE(p.position, -1), p.job_id";
+  return release(ref) ? " p.commit_time, p.job_id" : " p.position, p.job_id";
 }
 
 int bind_ref(store::Statement& q, const std::string& repository, const std::string& ref) {
@@ -183,7 +185,7 @@ Result<Trend> HistoryStore::trend_chunk(const std::string& repository, const std
 Result<Series> HistoryStore::recent(const std::string& repository, const std::string& ref, const std::string& key,
                                     const std::string& environment_key, size_t limit) {
   // The newest `limit` in reverse order, turned around below.
-  std::string order = release(ref) ? " p.commit_time DESC, p.job_id DESC" : " COALESCE(p.position, -1) DESC, p.job_id DESC";
+  std::string order = release(ref) ? " p.commit_time DESC, p.job_id DESC" : " p.position DESC, p.job_id DESC";
   auto q = db_.prepare(std::string("SELECT ") + kPointColumns +
                        " FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role WHERE" +
                        where_ref(ref) + " AND p.benchmark_key = ? AND p.environment_key = ? ORDER BY" + order +
@@ -204,43 +206,6 @@ Result<Series> HistoryStore::recent(const std::string& repository, const std::st
   }
   std::reverse(s.points.begin(), s.points.end());
   return s;
-}
-
-Result<std::vector<HistoryStore::EnvironmentSpan>> HistoryStore::environments(const std::string& repository,
-                                                                              const std::string& ref,
-                                                                              const std::string& key) {
-  const std::string first = release(ref) ? "MIN(p.commit_time)" : "MIN(COALESCE(p.position, -1))";
-  auto q = db_.prepare("SELECT p.environment_key, MAX(p.machine), MIN(p.job_id), COUNT(*), " + first +
-                       " FROM points p WHERE" + where_ref(ref) +
-                       " AND p.benchmark_key = ? GROUP BY p.environment_key ORDER BY MIN(p.job_id)");
-  if (!q) return q.error();
-  int next = bind_ref(*q, repository, ref);
-  q->bind(next, key);
-  std::vector<EnvironmentSpan> out;
-  for (;;) {
-    auto row = q->step();
-    if (!row) return row.error();
-    if (!*row) break;
-    EnvironmentSpan e;
-    e.key = q->column_text(0);
-    e.machine = q->column_text(1);
-    e.first_job = q->column_int64(2);
-    e.points = q->column_int64(3);
-    e.first_position = release(ref) ? -1 : q->column_int64(4);
-    out.push_back(std::move(e));
-  }
-  // The commit where each environment starts (on a branch).
-  auto c = db_.prepare("SELECT r.commit_sha FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role"
-                       " WHERE p.job_id = ? AND p.role = '' LIMIT 1");
-  if (!c) return c.error();
-  for (auto& e : out) {
-    c->reset();
-    c->bind(1, e.first_job);
-    auto row = c->step();
-    if (!row) return row.error();
-    if (*row) e.first_commit = c->column_text(0);
-  }
-  return out;
 }
 
 Result<std::vector<std::pair<int64_t, int64_t>>> HistoryStore::chunk_counts(const std::string& repository,

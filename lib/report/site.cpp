@@ -109,6 +109,8 @@ Status SiteWriter::render_all() {
   if (!repos) return repos.error();
   for (const auto& repository : *repos) {
     if (auto st = history_.clear_series_summaries(repository); !st) return st;
+    summaries_.clear();
+    summaries_repository_ = repository;
     for (const auto& ref : shown_refs(repository)) {
       auto keys = history_.keys(repository, ref);
       if (!keys) return keys.error();

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -87,6 +88,10 @@ class SiteWriter {
   SiteStats stats_;
   bool assets_written_ = false;
   std::set<std::string> made_dirs_;
+  // The series summaries of one repository, read once and kept current.
+  Status load_summaries(const std::string& repository);
+  std::string summaries_repository_;
+  std::map<std::pair<std::string, std::string>, SeriesSummary> summaries_;  // (ref, key)
 };
 
 // The series keys a finished job touched: (ref or kReleaseSeries, key, the

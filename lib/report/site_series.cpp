@@ -67,63 +67,78 @@ std::vector<TouchedSeries> touched_series(const model::JobResult& result) {
   return out;
 }
 
+Status SiteWriter::load_summaries(const std::string& repository) {
+  if (summaries_repository_ == repository) return {};
+  auto list = history_.series_summaries(repository);
+  if (!list) return list.error();
+  summaries_.clear();
+  for (auto& s : *list) summaries_[{s.ref, s.key}] = std::move(s);
+  summaries_repository_ = repository;
+  return {};
+}
+
+// A job rewrites the chunks its points went into and reads nothing else of
+// the series: the summary keeps each chunk's size and environments, so the
+// series file's totals and environment list come from it. The first write
+// of a series (or render_all) reads every chunk.
 Status SiteWriter::write_series(const std::string& repository, const std::string& ref, const std::string& key,
                                 const std::optional<std::set<int64_t>>& chunks) {
   const std::string sid = site::series_id(ref, key);
   const KeyParts parts = parts_of(key);
+  if (auto st = load_summaries(repository); !st) return st;
+  const bool is_new = !summaries_.count({ref, key});
+  SeriesSummary& summary = summaries_[{ref, key}];
+  const bool full = !chunks || is_new || summary.chunks.empty() || release(ref);
 
-  auto envs = history_.environments(repository, ref, key);
-  if (!envs) return envs.error();
-  if (envs->empty()) return {};
-  std::map<std::string, size_t> env_index;
-  nlohmann::json environments = nlohmann::json::array(), breaks = nlohmann::json::array();
-  for (size_t i = 0; i < envs->size(); ++i) {
-    const auto& e = (*envs)[i];
-    env_index[e.key] = i;
-    environments.push_back({{"key", e.key}, {"machine", e.machine}, {"points", e.points}});
-    // Where each later environment starts: a break in the trend, never a step.
-    if (i > 0)
-      breaks.push_back({{"x", release(ref) ? nlohmann::json(nullptr) : nlohmann::json(e.first_position)},
-                        {"commit", e.first_commit},
-                        {"job", e.first_job},
-                        {"from", i - 1},
-                        {"to", i}});
+  // The chunks to read: all of them, or those named and the newest (where
+  // the latest point is).
+  std::set<int64_t> reading;
+  if (full) {
+    auto counts = history_.chunk_counts(repository, ref, key, site::kChunkPoints);
+    if (!counts) return counts.error();
+    for (const auto& [chunk, n] : *counts) reading.insert(chunk);
+    summary.chunks.clear();
+    summary.environments.clear();
+  } else {
+    reading = *chunks;
+    reading.insert(summary.chunks.rbegin()->first);
   }
 
-  auto counts = history_.chunk_counts(repository, ref, key, site::kChunkPoints);
-  if (!counts) return counts.error();
-  int64_t total = 0;
-  nlohmann::json chunk_list = nlohmann::json::array();
-  for (const auto& [chunk, n] : *counts) {
-    total += n;
-    chunk_list.push_back({{"src", site::chunk_data(repository, sid, chunk)},
-                          {"name", site::chunk_name(sid, chunk)},
-                          {"points", n}});
-  }
-  const int64_t last_chunk = counts->empty() ? 0 : counts->back().first;
-  // Unplaced points (from before positions were kept) come first with
-  // x = -n .. -1, in job order.
-  int64_t unplaced = 0;
-  for (const auto& [chunk, n] : *counts)
-    if (chunk < 0) unplaced = n;
-
-  // The chunks to write, and the newest point (always in the last chunk).
-  std::set<int64_t> wanted;
-  if (chunks) wanted = *chunks;
-  else
-    for (const auto& [chunk, n] : *counts) wanted.insert(chunk);
-  wanted.insert(last_chunk);
   std::optional<SeriesPoint> latest;
-  std::string unit;
-  model::Direction direction = model::Direction::lower_is_better;
-  for (int64_t chunk : wanted) {
+  std::string unit = summary.unit;
+  model::Direction direction = summary.direction;
+  for (int64_t chunk : reading) {  // ascending: unplaced (-1) first
     auto t = history_.trend_chunk(repository, ref, key, chunk, site::kChunkPoints);
     if (!t) return t.error();
-    if (t->points.empty()) continue;
+    if (t->points.empty()) {
+      summary.chunks.erase(chunk);
+      continue;
+    }
     unit = t->unit;
     direction = t->direction;
-    if (chunk == last_chunk) latest = t->points.back();
-    if (chunks && !chunks->count(chunk)) continue;  // read only for `latest`
+    SeriesChunk counted;
+    std::vector<size_t> env_of;
+    for (const SeriesPoint& p : t->points) {
+      auto it = std::find_if(summary.environments.begin(), summary.environments.end(),
+                             [&](const SeriesEnvironment& e) { return e.key == p.environment_key; });
+      if (it == summary.environments.end()) {
+        summary.environments.push_back({p.environment_key, p.machine, p.job_id, p.position, p.commit});
+        it = summary.environments.end() - 1;
+      } else if (p.position >= 0 && (it->first_position < 0 || p.position < it->first_position)) {
+        // An earlier commit measured later (a backfill): the environment starts there.
+        it->first_position = p.position;
+        it->first_commit = p.commit;
+      }
+      const size_t index = size_t(it - summary.environments.begin());
+      env_of.push_back(index);
+      ++counted.per_environment[index];
+    }
+    counted.points = int64_t(t->points.size());
+    summary.chunks[chunk] = std::move(counted);
+    if (chunk == summary.chunks.rbegin()->first) latest = t->points.back();
+    if (!full && !chunks->count(chunk)) continue;  // read only for `latest`
+
+    const int64_t unplaced = summary.chunks.count(-1) ? summary.chunks.at(-1).points : 0;
     nlohmann::json x = nlohmann::json::array(), time = x, commit = x, job = x, label = x, median = x, q1 = x,
                    q3 = x, n = x, status = x, env = x;
     for (size_t i = 0; i < t->points.size(); ++i) {
@@ -140,7 +155,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       q3.push_back(number_or_null(p.q3, measured));
       n.push_back(p.samples);
       status.push_back(p.status);
-      env.push_back(env_index.count(p.environment_key) ? env_index[p.environment_key] : 0);
+      env.push_back(env_of[i]);
     }
     const nlohmann::json data = {{"x", x},   {"time", time}, {"commit", commit}, {"job", job},
                                  {"label", label}, {"median", median}, {"q1", q1}, {"q3", q3},
@@ -149,37 +164,59 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
         !st)
       return st;
   }
+  if (summary.chunks.empty()) {  // nothing left of it
+    summaries_.erase({ref, key});
+    return {};
+  }
+
+  int64_t total = 0;
+  std::vector<int64_t> per_environment(summary.environments.size(), 0);
+  nlohmann::json chunk_list = nlohmann::json::array();
+  for (const auto& [chunk, c] : summary.chunks) {
+    total += c.points;
+    for (const auto& [e, count] : c.per_environment)
+      if (e < per_environment.size()) per_environment[e] += count;
+    chunk_list.push_back({{"src", site::chunk_data(repository, sid, chunk)},
+                          {"name", site::chunk_name(sid, chunk)},
+                          {"points", c.points}});
+  }
+  nlohmann::json environments = nlohmann::json::array(), breaks = nlohmann::json::array();
+  for (size_t i = 0; i < summary.environments.size(); ++i) {
+    const auto& e = summary.environments[i];
+    environments.push_back({{"key", e.key}, {"machine", e.machine}, {"points", per_environment[i]}});
+    // Where each later environment starts: a break in the trend, never a step.
+    if (i > 0)
+      breaks.push_back({{"x", release(ref) || e.first_position < 0 ? nlohmann::json(nullptr)
+                                                                    : nlohmann::json(e.first_position)},
+                        {"commit", e.first_commit},
+                        {"job", e.first_job},
+                        {"from", i - 1},
+                        {"to", i}});
+  }
 
   // Change points, per environment, on its newest points (the reporter's
   // ChangeCache spares series that did not grow).
   nlohmann::json change_list = nlohmann::json::array();
-  const SeriesChange* newest_change = nullptr;
+  std::optional<SeriesChange> newest_change;
   bool newest_recent = false;
-  std::vector<Series> recent_series;
-  recent_series.reserve(envs->size());
-  for (const auto& e : *envs) {
-    auto s = history_.recent(repository, ref, key, e.key, ChangeOptions{}.max_points);
+  for (size_t ei = 0; ei < summary.environments.size(); ++ei) {
+    auto s = history_.recent(repository, ref, key, summary.environments[ei].key, ChangeOptions{}.max_points);
     if (!s) return s.error();
-    recent_series.push_back(std::move(*s));
-  }
-  for (size_t ei = 0; ei < recent_series.size(); ++ei) {
-    const Series& s = recent_series[ei];
-    for (const auto& c : changes_.changes(s)) {
-      const SeriesPoint& after = s.points[c.index];
+    for (const auto& c : changes_.changes(*s)) {
+      const SeriesPoint& after = s->points[c.index];
       nlohmann::json j = c.to_json();
       // The release series' x is an index over every tag: found by its job.
-      j["x"] = release(ref) ? nlohmann::json(nullptr) : nlohmann::json(after.position);
+      j["x"] = release(ref) || after.position < 0 ? nlohmann::json(nullptr) : nlohmann::json(after.position);
       j["environment"] = ei;
       change_list.push_back(std::move(j));
       if (!newest_change || after.job_id > newest_change->job_after) {
-        newest_change = &c;
-        newest_recent = c.index + 8 > s.points.size();
+        newest_change = c;
+        newest_recent = c.index + 8 > s->points.size();
       }
     }
   }
 
-  // What the repository page lists, and the siblings for the selectors.
-  SeriesSummary summary;
+  // What the repository page lists.
   summary.repository = repository;
   summary.ref = ref;
   summary.key = key;
@@ -194,28 +231,23 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     summary.latest_status = latest->status;
     summary.latest_job = latest->job_id;
   }
-  if (newest_change && newest_recent) {
-    summary.has_change = true;
-    summary.change_ratio = newest_change->ratio;
-    summary.change_worse = newest_change->worse;
-  }
-  auto before = history_.series_summaries(repository);
-  if (!before) return before.error();
-  const bool is_new = std::none_of(before->begin(), before->end(),
-                                   [&](const SeriesSummary& s) { return s.ref == ref && s.key == key; });
+  summary.has_change = newest_change && newest_recent;
+  summary.change_ratio = summary.has_change ? newest_change->ratio : 1;
+  summary.change_worse = summary.has_change && newest_change->worse;
   if (auto st = history_.save_series_summary(summary); !st) return st;
-  if (is_new) before->push_back(summary);
 
+  // The selectors: other metrics of this benchmark on this ref, this key
+  // on other refs.
   nlohmann::json metrics = nlohmann::json::array(), refs = nlohmann::json::array();
-  std::vector<const SeriesSummary*> relatives;
-  for (const auto& s : *before) {
+  std::vector<std::pair<std::string, std::string>> relatives;
+  for (const auto& [ref_key, s] : summaries_) {
     if (s.ref == ref && parts_of(s.key).benchmark == parts.benchmark) {
       metrics.push_back({{"metric", parts_of(s.key).metric}, {"page", site::trend_page(repository, s.id)}});
-      if (s.key != key) relatives.push_back(&s);
+      if (s.key != key) relatives.push_back(ref_key);
     }
     if (s.key == key) {
       refs.push_back({{"ref", s.ref}, {"name", site::ref_name(s.ref)}, {"page", site::trend_page(repository, s.id)}});
-      if (s.ref != ref) relatives.push_back(&s);
+      if (s.ref != ref) relatives.push_back(ref_key);
     }
   }
   const nlohmann::json meta = {
@@ -248,10 +280,11 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       !st)
     return st;
   ++stats_.series_written;
-  // A new series is a new choice in its relatives' selectors.
+  // A new series is a new choice in its relatives' selectors: their series
+  // files again, no chunk.
   if (is_new)
-    for (const SeriesSummary* s : relatives)
-      if (auto st = write_series(repository, s->ref, s->key, std::set<int64_t>{}); !st) return st;
+    for (const auto& [r, k] : relatives)
+      if (auto st = write_series(repository, r, k, std::set<int64_t>{}); !st) return st;
   return {};
 }
 
