@@ -135,6 +135,7 @@ void GitHubPoster::worker() {
         }
         outbox = std::make_unique<github_api::Outbox>(std::move(*opened));
         client = std::make_unique<github_api::Client>(settings_->api_url, settings_->credentials, clock_);
+        client->set_abort_flag(&stop_flag_);
         sender = std::make_unique<github_api::Sender>(*client, *outbox, clock_, settings_->policy);
         sender->set_stop_flag(&stop_flag_);
       }

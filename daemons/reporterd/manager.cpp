@@ -21,6 +21,7 @@ namespace {
 
 constexpr uint64_t kRetentionUsec = 3600ull * 1000000;  // pruning runs hourly
 constexpr uint32_t kPage = 500;                          // jobs per ListAfter
+constexpr size_t kRenderSteps = 20;                      // series or run pages per turn of the loop
 
 }  // namespace
 
@@ -47,8 +48,50 @@ report::SiteOptions Manager::site_options() {
 }
 
 void Manager::set_config(config::ApplianceConfig config) {
+  const bool moved = config.site_dir() != config_.site_dir();
   config_ = std::move(config);
-  site_ = std::make_unique<report::SiteWriter>(history_, site_options(), changes_);
+  // The site's options read config_ when they are used; only a new
+  // directory needs a new writer, and a site written there.
+  if (moved) {
+    site_ = std::make_unique<report::SiteWriter>(history_, site_options(), changes_);
+    if (site_->stale()) start_render();
+  }
+}
+
+// Brings a site written by another version (or none) up to date, a little
+// per turn of the loop: on a big history this takes minutes, during which
+// the bus, new jobs and the watchdog must still be served.
+void Manager::start_render() {
+  log_info("bringing the dashboard up to date for this version", {{"SITE", config_.site_dir()}});
+  site_->begin_render_all();
+  if (!render_source_) {
+    sd_event_source* raw = nullptr;
+    int r = sd_event_add_defer(event_, &raw, on_render, this);
+    if (r < 0) {
+      log_warning(std::string("dashboard not rebuilt: ") + strerror(-r));
+      return;
+    }
+    render_source_.reset(raw);
+  }
+  sd_event_source_set_enabled(render_source_.get(), SD_EVENT_ON);
+}
+
+int Manager::on_render(sd_event_source* source, void* userdata) {
+  auto* self = static_cast<Manager*>(userdata);
+  try {
+    auto done = self->site_->render_some(kRenderSteps);
+    if (!done) {
+      log_warning("dashboard not rebuilt: " + done.error().message);
+      sd_event_source_set_enabled(source, SD_EVENT_OFF);
+    } else if (*done) {
+      log_info("dashboard up to date", {{"SITE", self->config_.site_dir()}});
+      sd_event_source_set_enabled(source, SD_EVENT_OFF);
+    }
+  } catch (const std::exception& e) {
+    log_error(std::string("dashboard not rebuilt: ") + e.what());
+    sd_event_source_set_enabled(source, SD_EVENT_OFF);
+  }
+  return 0;
 }
 
 Status Manager::start() {
@@ -72,12 +115,9 @@ Status Manager::start() {
     if (r < 0) return errno_error(std::string("subscribe to ") + m.member, -r);
     matches_.emplace_back(slot);
   }
-  if (site_->stale()) {
-    // A new benchbox draws with new assets and may write new data: every
-    // page again, once (the run files of earlier jobs stay).
-    log_info("bringing the dashboard up to date for this version", {{"SITE", config_.site_dir()}});
-    if (auto st = site_->render_all(); !st) log_warning("dashboard not rebuilt: " + st.error().message);
-  }
+  // A new benchbox draws with new assets and may write new data: every
+  // page again, once (the run files of earlier jobs stay).
+  if (site_->stale()) start_render();
   sd_event_source* raw = nullptr;
   int r = sd_event_add_time_relative(event_, &raw, CLOCK_MONOTONIC, kRetentionUsec, 60ull * 1000000,
                                      on_retention_timer, this);

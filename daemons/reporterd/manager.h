@@ -56,6 +56,8 @@ class Manager {
   static int on_queue_owner(sd_bus_message* m, void* userdata, sd_bus_error* error);
   static int on_get_reply(sd_bus_message* m, void* userdata, sd_bus_error* error);
   static int on_retention_timer(sd_event_source* s, uint64_t usec, void* userdata);
+  static int on_render(sd_event_source* s, void* userdata);
+  void start_render();
   void fetch(int64_t job_id);
   void handle(const model::Job& job);
   void catch_up();
@@ -77,6 +79,7 @@ class Manager {
   SystemClock clock_;
   std::vector<bus::SlotPtr> matches_;
   bus::SourcePtr retention_timer_;
+  bus::SourcePtr render_source_;  // renders a stale site a little per turn of the loop
   std::set<int64_t> in_flight_;   // jobs whose Queue1.Get is on its way
   std::set<int64_t> ask_again_;   // ... and that signalled again meanwhile
   int64_t caught_up_to_ = 0;  // every job up to this id is finished and reported

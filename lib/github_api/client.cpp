@@ -18,6 +18,12 @@ namespace bb::github_api {
 
 namespace {
 
+// libcurl's progress callback (no exception can leave it): non-zero ends
+// the transfer.
+int abort_when_set(void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0;
+}
+
 struct CurlFree {
   void operator()(CURL* c) const { curl_easy_cleanup(c); }
 };
@@ -177,6 +183,11 @@ ApiReply Client::perform(const std::string& method, const std::string& path, con
   curl_easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms_, 10000L));
   curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl.get(), CURLOPT_PROTOCOLS_STR, "http,https");
+  if (abort_) {
+    curl_easy_setopt(curl.get(), CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl.get(), CURLOPT_XFERINFOFUNCTION, abort_when_set);
+    curl_easy_setopt(curl.get(), CURLOPT_XFERINFODATA, abort_);
+  }
   CURLcode rc = curl_easy_perform(curl.get());
   if (rc != CURLE_OK) {
     reply.status = 0;

@@ -6,6 +6,7 @@
 // runnerd while it fetches.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -69,6 +70,9 @@ class Client {
 
   // Per-request limit (default 30 s); tests shorten it.
   void set_timeout_ms(long ms) { timeout_ms_ = ms; }
+  // A request in flight ends (a transport error, maybe sent) as soon as
+  // *flag is true: a daemon that stops need not wait out a slow GitHub.
+  void set_abort_flag(const std::atomic<bool>* flag) { abort_ = flag; }
 
  private:
   // The bearer for `repository`, or the reply that refused one.
@@ -85,6 +89,7 @@ class Client {
   Credentials credentials_;
   const Clock& clock_;
   long timeout_ms_ = 30000;
+  const std::atomic<bool>* abort_ = nullptr;
   struct Token {
     std::string value;
     int64_t expires = 0;

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
+
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
@@ -134,6 +136,27 @@ TEST_CASE("a plain token is sent as a bearer, for every repository, with no App 
   REQUIRE(reply.ok());
   CHECK(reply->status == 401);
   CHECK(count_paths(gh, "/repos/any/repo/issues") == 2);  // a plain token is not "refreshed"
+}
+
+TEST_CASE("a stopping daemon's request ends at once, as one that may have been sent") {
+  FakeGitHub gh(keys().public_pem, {});
+  gh.accept_token("ghp_plain");
+  SystemClock clock;
+  Credentials creds;
+  creds.mode = Credentials::Mode::token;
+  creds.token = "ghp_plain";
+  Client client(gh.url(), creds, clock);
+  std::atomic<bool> stop{false};
+  client.set_abort_flag(&stop);
+  auto fine = client.request("GET", "any/repo", "/repos/any/repo/issues");
+  REQUIRE(fine.ok());
+  CHECK(fine->status == 200);  // the flag alone changes nothing
+  stop = true;
+  auto cut = client.request("GET", "any/repo", "/repos/any/repo/issues");
+  REQUIRE(cut.ok());
+  CHECK(cut->status == 0);
+  CHECK(cut->maybe_sent);  // a create must look before it is made again
+  CHECK(cut->transport_error.find("abort") != std::string::npos);
 }
 
 TEST_CASE("replies carry their headers, lower-cased, and GitHub's message and errors") {

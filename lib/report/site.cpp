@@ -101,31 +101,76 @@ Status SiteWriter::job_finished(const JobReport& report, const std::optional<mod
   return write_index();
 }
 
-Status SiteWriter::render_all() {
+void SiteWriter::begin_render_all() {
   assets_written_ = false;
   made_dirs_.clear();
-  if (auto st = write_assets(); !st) return st;
-  auto repos = history_.repositories();
-  if (!repos) return repos.error();
-  for (const auto& repository : *repos) {
-    if (auto st = history_.clear_series_summaries(repository); !st) return st;
-    summaries_.clear();
-    summaries_repository_ = repository;
-    for (const auto& ref : shown_refs(repository)) {
-      auto keys = history_.keys(repository, ref);
-      if (!keys) return keys.error();
-      for (const auto& key : *keys)
-        if (auto st = write_series(repository, ref, key, std::nullopt); !st) return st;
+  plan_.clear();
+  plan_.push_back({RenderTask::Kind::start, "", "", "", 0});
+}
+
+Result<bool> SiteWriter::render_some(size_t budget) {
+  for (; budget > 0 && !plan_.empty(); --budget) {
+    const RenderTask task = plan_.front();
+    plan_.pop_front();
+    switch (task.kind) {
+      case RenderTask::Kind::start: {
+        if (auto st = write_assets(); !st) return st.error();
+        auto repos = history_.repositories();
+        if (!repos) return repos.error();
+        std::vector<RenderTask> tasks;
+        for (const auto& r : *repos) tasks.push_back({RenderTask::Kind::repository, r, "", "", 0});
+        tasks.push_back({RenderTask::Kind::finish, "", "", "", 0});
+        plan_.insert(plan_.begin(), tasks.begin(), tasks.end());
+        break;
+      }
+      case RenderTask::Kind::repository: {
+        // Every series from scratch: its summary goes, and is written anew.
+        if (auto st = history_.clear_series_summaries(task.repository); !st) return st.error();
+        summaries_.clear();
+        summaries_repository_ = task.repository;
+        std::vector<RenderTask> tasks;
+        for (const auto& ref : shown_refs(task.repository)) {
+          auto keys = history_.keys(task.repository, ref);
+          if (!keys) return keys.error();
+          for (const auto& key : *keys) tasks.push_back({RenderTask::Kind::series, task.repository, ref, key, 0});
+        }
+        auto jobs = history_.run_jobs(task.repository);
+        if (!jobs) return jobs.error();
+        for (int64_t id : *jobs) tasks.push_back({RenderTask::Kind::run, task.repository, "", "", id});
+        tasks.push_back({RenderTask::Kind::lists, task.repository, "", "", 0});
+        plan_.insert(plan_.begin(), tasks.begin(), tasks.end());
+        break;
+      }
+      case RenderTask::Kind::series:
+        if (auto st = write_series(task.repository, task.ref, task.key, std::nullopt); !st) return st.error();
+        break;
+      case RenderTask::Kind::run:
+        if (auto st = write_missing_run(task.repository, task.job); !st) return st.error();
+        break;
+      case RenderTask::Kind::lists: {
+        auto pulls = history_.pull_requests(task.repository, kPullsListed);
+        if (!pulls) return pulls.error();
+        for (int64_t pr : *pulls)
+          if (auto st = write_pull(task.repository, pr); !st) return st.error();
+        if (auto st = write_repository(task.repository); !st) return st.error();
+        break;
+      }
+      case RenderTask::Kind::finish:
+        if (auto st = write_index(); !st) return st.error();
+        if (auto st = write(kStamp, std::string(bb::version()) + "\n"); !st) return st.error();
+        break;
     }
-    if (auto st = write_missing_runs(repository); !st) return st;
-    auto pulls = history_.pull_requests(repository, kPullsListed);
-    if (!pulls) return pulls.error();
-    for (int64_t pr : *pulls)
-      if (auto st = write_pull(repository, pr); !st) return st;
-    if (auto st = write_repository(repository); !st) return st;
   }
-  if (auto st = write_index(); !st) return st;
-  return write(kStamp, std::string(bb::version()) + "\n");
+  return plan_.empty();
+}
+
+Status SiteWriter::render_all() {
+  begin_render_all();
+  for (;;) {
+    auto done = render_some(SIZE_MAX);
+    if (!done) return done.error();
+    if (*done) return {};
+  }
 }
 
 }  // namespace bb::report

@@ -9,6 +9,7 @@
 // or changed.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -51,6 +52,14 @@ class SiteWriter {
   // Every page and data file of every repository again (after an upgrade,
   // or when the site was lost); the run files of earlier jobs are kept.
   Status render_all();
+  // The same a little at a time, so a daemon's loop (and its watchdog)
+  // keeps turning through a history of millions of points: plan it, then
+  // call render_some until it says it is done. A job finished in between
+  // is written as usual.
+  void begin_render_all();
+  // Up to `budget` steps (a series, a run page, ...); true when all is done.
+  Result<bool> render_some(size_t budget);
+  bool rendering() const { return !plan_.empty(); }
   // True when the site was written by another version of benchbox (or
   // never): render_all() brings it up to date.
   bool stale() const;
@@ -66,9 +75,9 @@ class SiteWriter {
   Status write_series(const std::string& repository, const std::string& ref, const std::string& key,
                       const std::optional<std::set<int64_t>>& chunks);
   Status write_run(const JobReport& report, const std::optional<model::JobResult>& result);
-  // A run page for every job in history that has none (from before the
+  // A run page for a job in history that has none (from before the
   // dashboard had them): what history kept of it, so no trend links nowhere.
-  Status write_missing_runs(const std::string& repository);
+  Status write_missing_run(const std::string& repository, int64_t job_id);
   Status write_pull(const std::string& repository, int64_t number);
   Status write_repository(const std::string& repository);
   Status write_index();
@@ -88,6 +97,13 @@ class SiteWriter {
   SiteStats stats_;
   bool assets_written_ = false;
   std::set<std::string> made_dirs_;
+  // What render_some has left to do.
+  struct RenderTask {
+    enum class Kind { start, repository, series, run, lists, finish } kind;
+    std::string repository, ref, key;
+    int64_t job = 0;
+  };
+  std::deque<RenderTask> plan_;
   // The series summaries of one repository, read once and kept current.
   Status load_summaries(const std::string& repository);
   std::string summaries_repository_;

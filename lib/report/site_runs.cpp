@@ -130,49 +130,44 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
                      site::run_data(repository, job.id), site::run_name(job.id));
 }
 
-Status SiteWriter::write_missing_runs(const std::string& repository) {
-  auto jobs = history_.run_jobs(repository);
-  if (!jobs) return jobs.error();
-  for (int64_t id : *jobs) {
-    if (path_exists(path_join(options_.site_dir, site::run_page(repository, id)))) continue;
-    model::JobResult jr;
-    jr.job_id = id;
-    auto head = history_.run(id, "head");
-    if (!head) return head.error();
-    if (!*head) head = history_.run(id, "");
-    if (!head) return head.error();
-    if (!*head) continue;
-    jr.head = std::move(**head);
-    auto base = history_.run(id, "base");
-    if (!base) return base.error();
-    if (*base) jr.base = std::move(**base);
-    auto summary = history_.job(id);
-    if (!summary) return summary.error();
-    JobReport r;
-    r.job.id = id;
-    r.job.state = model::JobState::done;
-    r.job.spec.repository = repository;
-    r.job.spec.ref = jr.head.ref;
-    r.job.spec.head_sha = jr.head.commit;
-    r.job.created = jr.head.created;
-    r.head_commit = jr.head.commit;
-    if (*summary) {
-      const JobSummary& s = **summary;
-      r.job.spec.kind = model::job_kind_from_string(s.kind).value_or(model::JobKind::push);
-      r.job.spec.pr_number = s.pr_number;
-      r.summary = s.summary;
-      r.overall = s.overall == "regressed" ? Overall::regressed
-                  : s.overall == "failed"  ? Overall::failed
-                                           : Overall::recorded;
-    } else {
-      r.job.spec.kind = jr.base ? model::JobKind::pull_request : model::JobKind::push;
-      r.summary = "job " + std::to_string(id) + " (recorded before this dashboard kept its report)";
-    }
-    jr.kind = model::to_string(r.job.spec.kind);
-    r.json = {{"job", public_job(r.job)}, {"overall", to_string(r.overall)}, {"summary", r.summary}};
-    if (auto st = write_run(r, jr); !st) return st;
+Status SiteWriter::write_missing_run(const std::string& repository, int64_t id) {
+  if (path_exists(path_join(options_.site_dir, site::run_page(repository, id)))) return {};
+  model::JobResult jr;
+  jr.job_id = id;
+  auto head = history_.run(id, "head");
+  if (!head) return head.error();
+  if (!*head) head = history_.run(id, "");
+  if (!head) return head.error();
+  if (!*head) return {};
+  jr.head = std::move(**head);
+  auto base = history_.run(id, "base");
+  if (!base) return base.error();
+  if (*base) jr.base = std::move(**base);
+  auto summary = history_.job(id);
+  if (!summary) return summary.error();
+  JobReport r;
+  r.job.id = id;
+  r.job.state = model::JobState::done;
+  r.job.spec.repository = repository;
+  r.job.spec.ref = jr.head.ref;
+  r.job.spec.head_sha = jr.head.commit;
+  r.job.created = jr.head.created;
+  r.head_commit = jr.head.commit;
+  if (*summary) {
+    const JobSummary& s = **summary;
+    r.job.spec.kind = model::job_kind_from_string(s.kind).value_or(model::JobKind::push);
+    r.job.spec.pr_number = s.pr_number;
+    r.summary = s.summary;
+    r.overall = s.overall == "regressed" ? Overall::regressed
+                : s.overall == "failed"  ? Overall::failed
+                                         : Overall::recorded;
+  } else {
+    r.job.spec.kind = jr.base ? model::JobKind::pull_request : model::JobKind::push;
+    r.summary = "job " + std::to_string(id) + " (recorded before this dashboard kept its report)";
   }
-  return {};
+  jr.kind = model::to_string(r.job.spec.kind);
+  r.json = {{"job", public_job(r.job)}, {"overall", to_string(r.overall)}, {"summary", r.summary}};
+  return write_run(r, jr);
 }
 
 Status SiteWriter::prune_downloads(const std::vector<int64_t>& jobs) {

@@ -277,3 +277,27 @@ TEST_CASE("site paths: odd repository names stay inside the site") {
   CHECK(site::data_file("x", {{"s", "</script>"}}) == "benchbox.receive(\"x\", {\"s\":\"<\\/script>\"});\n");
   CHECK(site::ref_name("refs/heads/release/1.x") == "release/1.x");
 }
+
+TEST_CASE("a stale site is rendered a few steps at a time, as render_all would") {
+  Box box;
+  box.finish(placed_run(1, 10, 0.100));
+  box.finish(placed_run(2, 11, 0.100));
+  box.finish(placed_run(3, 12, 0.100, "refs/tags/v1"), "tag");
+  const std::string sid = site::series_id("refs/heads/main", kKey);
+  std::system(("rm -rf " + box.dir.path + "/site").c_str());
+  CHECK(box.site.stale());
+  box.site.begin_render_all();
+  int turns = 0;
+  for (;;) {
+    auto done = box.site.render_some(1);
+    REQUIRE(done.ok());
+    ++turns;
+    if (*done) break;
+  }
+  CHECK(turns > 5);  // start, repository, four series, three runs, lists, finish
+  CHECK_FALSE(box.site.rendering());
+  CHECK_FALSE(box.site.stale());
+  CHECK(box.data("data/r/octo/widgets/s/" + sid + ".0.js", "chunk/" + sid + "/0")["x"] == nlohmann::json({10, 11}));
+  CHECK(box.data("data/r/octo/widgets/runs/3.js", "run/3")["job"]["id"] == 3);
+  CHECK(box.data("data/index.js", "index")["repositories"].size() == 1);
+}
