@@ -22,6 +22,7 @@ namespace {
 constexpr uint64_t kRetentionUsec = 3600ull * 1000000;  // pruning runs hourly
 constexpr uint32_t kPage = 500;                          // jobs per ListAfter
 constexpr size_t kRenderSteps = 20;                      // series or run pages per turn of the loop
+constexpr size_t kRetentionRuns = 400;                   // runs pruned per turn of the loop
 
 }  // namespace
 
@@ -123,7 +124,7 @@ Status Manager::start() {
                                      on_retention_timer, this);
   if (r < 0) return errno_error("add retention timer", -r);
   retention_timer_.reset(raw);
-  apply_retention();
+  if (apply_retention()) sd_event_source_set_time_relative(raw, 1000000);
   catch_up();
   return {};
 }
@@ -155,12 +156,13 @@ int Manager::on_queue_owner(sd_bus_message* m, void* userdata, sd_bus_error*) {
 }
 
 int Manager::on_retention_timer(sd_event_source* source, uint64_t, void* userdata) {
+  bool more = false;
   try {
-    static_cast<Manager*>(userdata)->apply_retention();
+    more = static_cast<Manager*>(userdata)->apply_retention();
   } catch (const std::exception& e) {
     log_error(std::string("retention: ") + e.what());
   }
-  sd_event_source_set_time_relative(source, kRetentionUsec);
+  sd_event_source_set_time_relative(source, more ? 1000000 : kRetentionUsec);
   sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
   return 0;
 }
@@ -266,19 +268,21 @@ void Manager::catch_up() {
   }
 }
 
-void Manager::apply_retention() {
-  if (config_.reporter.pr_samples_days == 0) return;
+bool Manager::apply_retention() {
+  if (config_.reporter.pr_samples_days == 0) return false;
   const int64_t before = clock_.now_unix() - static_cast<int64_t>(config_.reporter.pr_samples_days) * 86400;
-  auto pruned = history_.prune_pull_request_samples(before);
+  // A bounded share per turn of the loop: a long backlog (retention just
+  // turned on) is worked off a second apart, never holding the loop.
+  auto pruned = history_.prune_pull_request_samples(before, kRetentionRuns);
   if (!pruned) {
     log_warning("retention: " + pruned.error().message);
-    return;
+    return false;
   }
-  if (!pruned->empty()) {
-    log_info("retention: raw samples of " + std::to_string(pruned->size()) + " pull-request jobs older than " +
-             std::to_string(config_.reporter.pr_samples_days) + " days dropped; their summaries stay");
-    if (auto st = site_->prune_downloads(*pruned); !st) log_warning("retention: " + st.error().message);
-  }
+  if (pruned->empty()) return false;
+  log_info("retention: raw samples of " + std::to_string(pruned->size()) + " pull-request jobs older than " +
+           std::to_string(config_.reporter.pr_samples_days) + " days dropped; their summaries stay");
+  if (auto st = site_->prune_downloads(*pruned); !st) log_warning("retention: " + st.error().message);
+  return true;
 }
 
 std::string Manager::report_dir(int64_t job_id) const {

@@ -61,7 +61,7 @@ class Manager {
   void fetch(int64_t job_id);
   void handle(const model::Job& job);
   void catch_up();
-  void apply_retention();
+  bool apply_retention();  // true: more is left to prune
   void post_state(const model::Job& job);  // a queued or running job's check run
   void post_report(const report::JobReport& report);
   void track_regression(const report::JobReport& report, const model::JobResult& result);

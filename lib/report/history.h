@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -208,9 +209,11 @@ class HistoryStore {
   Status save_regression(Regression& regression);  // sets id when new
 
   // Drops the raw samples of pull-request runs created before `before`
-  // (unix seconds), keeping their summaries (points, medians, quartiles);
-  // returns the jobs whose runs lost them.
-  Result<std::vector<int64_t>> prune_pull_request_samples(int64_t before);
+  // (unix seconds), keeping their summaries (points, medians, quartiles),
+  // at most about `max_runs` of them (in batches of 200, a transaction
+  // each); returns the jobs whose runs lost them. Fewer than max_runs
+  // pruned: none is left.
+  Result<std::vector<int64_t>> prune_pull_request_samples(int64_t before, size_t max_runs = SIZE_MAX);
   Result<HistorySizes> sizes();
 
   // ---- the dashboard's own state (history_site.cpp)

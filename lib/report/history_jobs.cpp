@@ -189,7 +189,7 @@ Status HistoryStore::save_regression(Regression& r) {
   return {};
 }
 
-Result<std::vector<int64_t>> HistoryStore::prune_pull_request_samples(int64_t before) {
+Result<std::vector<int64_t>> HistoryStore::prune_pull_request_samples(int64_t before, size_t max_runs) {
   auto pick = db_.prepare(
       "SELECT job_id, role, result_set FROM runs WHERE kind = 'pull_request' AND samples_pruned = 0 AND created < ?"
       " ORDER BY job_id LIMIT 200");
@@ -197,7 +197,7 @@ Result<std::vector<int64_t>> HistoryStore::prune_pull_request_samples(int64_t be
   auto save = db_.prepare("UPDATE runs SET result_set = ?, samples_pruned = 1 WHERE job_id = ? AND role = ?");
   if (!save) return save.error();
   std::vector<int64_t> pruned;
-  for (;;) {
+  for (size_t runs = 0; runs < max_runs;) {
     // A batch at a time, each its own transaction: a long backlog never
     // holds the database for long.
     auto tx = store::Transaction::begin(db_);
@@ -243,7 +243,9 @@ Result<std::vector<int64_t>> HistoryStore::prune_pull_request_samples(int64_t be
     for (const auto& r : batch)
       if (pruned.empty() || pruned.back() != r.job) pruned.push_back(r.job);
     if (batch.empty()) return pruned;
+    runs += batch.size();
   }
+  return pruned;
 }
 
 Result<HistorySizes> HistoryStore::sizes() {
