@@ -244,6 +244,118 @@ int method_get_pull_request(sd_bus_message* m, void* userdata, sd_bus_error* err
   });
 }
 
+// Group methods (docs/bus-api.md, "Job groups").
+
+Status check_group_keys(const nlohmann::json& dict) {
+  static const nlohmann::json known = model::to_json(model::GroupSpec{});
+  for (const auto& [key, value] : dict.items()) {
+    (void)value;
+    if (!known.contains(key)) return make_error(Errc::invalid_argument, "unknown group field '" + key + "'");
+  }
+  return {};
+}
+
+int reply_groups(sd_bus_message* m, const std::vector<model::JobGroup>& groups) {
+  sd_bus_message* raw = nullptr;
+  int r = sd_bus_message_new_method_return(m, &raw);
+  if (r < 0) return r;
+  bus::MessagePtr reply(raw);
+  if ((r = sd_bus_message_open_container(raw, 'a', "a{sv}")) < 0) return r;
+  for (const auto& g : groups)
+    if ((r = bus::append_dict(raw, model::to_json(g))) < 0) return r;
+  if ((r = sd_bus_message_close_container(raw)) < 0) return r;
+  return sd_bus_send(nullptr, raw, nullptr);
+}
+
+int method_enqueue_group(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    if (int r = daemon::refuse_unless(m, error, daemon::operators_and(manager_of(userdata)->config().access, {}));
+        r < 0)
+      return r;
+    auto gdict = bus::read_dict(m);
+    if (!gdict) return reply_error(error, gdict.error());
+    if (auto st = check_group_keys(*gdict); !st) return reply_error(error, st.error());
+    auto group = model::group_spec_from_json(*gdict);
+    if (!group) return reply_error(error, group.error());
+    int r = sd_bus_message_enter_container(m, 'a', "a{sv}");
+    if (r < 0) return r;
+    std::vector<model::JobSpec> specs;
+    while ((r = sd_bus_message_at_end(m, 0)) == 0) {
+      auto dict = bus::read_dict(m);
+      if (!dict) return reply_error(error, dict.error());
+      if (auto st = check_spec_keys(*dict); !st) return reply_error(error, st.error());
+      auto spec = model::job_spec_from_json(*dict);
+      if (!spec) return reply_error(error, spec.error().with_context("job " + std::to_string(specs.size() + 1)));
+      specs.push_back(std::move(*spec));
+    }
+    if (r < 0) return r;
+    if ((r = sd_bus_message_exit_container(m)) < 0) return r;
+    auto result = manager_of(userdata)->enqueue_group(*group, std::move(specs));
+    if (!result) return reply_error(error, result.error());
+    sd_bus_message* raw = nullptr;
+    if ((r = sd_bus_message_new_method_return(m, &raw)) < 0) return r;
+    bus::MessagePtr reply(raw);
+    if ((r = sd_bus_message_append(raw, "x", result->group.id)) < 0) return r;
+    if ((r = sd_bus_message_open_container(raw, 'a', "(xb)")) < 0) return r;
+    for (const auto& j : result->jobs)
+      if ((r = sd_bus_message_append(raw, "(xb)", j.job.id, static_cast<int>(j.created))) < 0) return r;
+    if ((r = sd_bus_message_close_container(raw)) < 0) return r;
+    return sd_bus_send(nullptr, raw, nullptr);
+  });
+}
+
+int method_get_group(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    int64_t id = 0;
+    int r = sd_bus_message_read(m, "x", &id);
+    if (r < 0) return r;
+    auto group = manager_of(userdata)->get_group(id);
+    if (!group) return reply_error(error, group.error());
+    sd_bus_message* raw = nullptr;
+    if ((r = sd_bus_message_new_method_return(m, &raw)) < 0) return r;
+    bus::MessagePtr reply(raw);
+    if ((r = bus::append_dict(raw, model::to_json(*group))) < 0) return r;
+    return sd_bus_send(nullptr, raw, nullptr);
+  });
+}
+
+int method_list_groups(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    uint32_t limit = 0;
+    int r = sd_bus_message_read(m, "u", &limit);
+    if (r < 0) return r;
+    auto groups = manager_of(userdata)->list_groups(limit);
+    if (!groups) return reply_error(error, groups.error());
+    return reply_groups(m, *groups);
+  });
+}
+
+int method_group_jobs(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    int64_t id = 0;
+    int r = sd_bus_message_read(m, "x", &id);
+    if (r < 0) return r;
+    auto jobs = manager_of(userdata)->group_jobs(id);
+    if (!jobs) return reply_error(error, jobs.error());
+    return reply_jobs(m, *jobs);
+  });
+}
+
+int method_cancel_group(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    if (int r = daemon::refuse_unless(m, error, daemon::operators_and(manager_of(userdata)->config().access, {}));
+        r < 0)
+      return r;
+    int64_t id = 0;
+    const char* reason = nullptr;
+    int r = sd_bus_message_read(m, "xs", &id, &reason);
+    if (r < 0) return r;
+    auto jobs = manager_of(userdata)->cancel_group(id, reason);
+    if (!jobs) return reply_error(error, jobs.error());
+    return sd_bus_reply_method_return(m, "u", static_cast<uint32_t>(jobs->size()));
+  });
+}
+
 int get_version(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void*,
                 sd_bus_error*) {
   return sd_bus_message_append(reply, "s", bb::version());
@@ -291,6 +403,17 @@ const sd_bus_vtable queue_vtable[] = {
                              method_record_pull_request, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("GetPullRequest", "sx", SD_BUS_PARAM(repository) SD_BUS_PARAM(number), "a{sv}",
                              SD_BUS_PARAM(pr), method_get_pull_request, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("EnqueueGroup", "a{sv}aa{sv}", SD_BUS_PARAM(group) SD_BUS_PARAM(jobs), "xa(xb)",
+                             SD_BUS_PARAM(group_id) SD_BUS_PARAM(jobs), method_enqueue_group,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("GetGroup", "x", SD_BUS_PARAM(id), "a{sv}", SD_BUS_PARAM(group), method_get_group,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("ListGroups", "u", SD_BUS_PARAM(limit), "aa{sv}", SD_BUS_PARAM(groups),
+                             method_list_groups, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("GroupJobs", "x", SD_BUS_PARAM(id), "aa{sv}", SD_BUS_PARAM(jobs), method_group_jobs,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("CancelGroup", "xs", SD_BUS_PARAM(id) SD_BUS_PARAM(reason), "u",
+                             SD_BUS_PARAM(cancelled), method_cancel_group, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL_WITH_NAMES("JobQueued", "xs", SD_BUS_PARAM(id) SD_BUS_PARAM(repository), 0),
     SD_BUS_SIGNAL_WITH_NAMES("JobStarted", "xs", SD_BUS_PARAM(id) SD_BUS_PARAM(runner), 0),
     SD_BUS_SIGNAL_WITH_NAMES("JobFinished", "xss", SD_BUS_PARAM(id) SD_BUS_PARAM(state) SD_BUS_PARAM(result_path),

@@ -150,6 +150,33 @@ Result<Job> Manager::cancel(int64_t id, const std::string& reason) {
   return job;
 }
 
+Result<store::GroupEnqueueResult> Manager::enqueue_group(const model::GroupSpec& group,
+                                                         std::vector<model::JobSpec> specs) {
+  const size_t asked = specs.size();
+  auto result = store_.enqueue_group(group, std::move(specs));
+  if (!result) return log_failure("enqueue group", 0, result.error());
+  std::vector<Job> created;
+  for (const auto& r : result->jobs)
+    if (r.created) created.push_back(r.job);
+  if (result->group.id != 0)
+    daemon::log_info(std::string("job group queued (") + model::to_string(group.kind) + "): " +
+                         std::to_string(created.size()) + " of " + std::to_string(asked) + " jobs new",
+                     {{"GROUP_ID", id_text(result->group.id)},
+                      {"REPOSITORY", group.repository},
+                      {"REQUESTED_BY", group.requested_by}});
+  announce(created);
+  return result;
+}
+
+Result<std::vector<Job>> Manager::cancel_group(int64_t id, const std::string& reason) {
+  auto jobs = store_.cancel_group(id, reason);
+  if (!jobs) return log_failure("cancel group", 0, jobs.error());
+  daemon::log_notice("job group cancelled: " + std::to_string(jobs->size()) + " jobs",
+                     {{"GROUP_ID", id_text(id)}});
+  announce(*jobs);
+  return jobs;
+}
+
 Result<store::RecordResult> Manager::record_pull_request(const model::PullRequest& pr) {
   auto saved = store_.record_pull_request(pr);
   if (!saved) return log_failure("record pull request", 0, saved.error());

@@ -43,6 +43,12 @@ class Manager {
   }
   Result<std::vector<int64_t>> job_ids() { return store_.ids(); }
   Result<store::RecordResult> record_pull_request(const model::PullRequest& pr);
+
+  Result<store::GroupEnqueueResult> enqueue_group(const model::GroupSpec& group, std::vector<model::JobSpec> specs);
+  Result<std::vector<model::Job>> cancel_group(int64_t id, const std::string& reason);
+  Result<model::JobGroup> get_group(int64_t id) { return store_.get_group(id); }
+  Result<std::vector<model::JobGroup>> list_groups(uint32_t limit) { return store_.list_groups(limit); }
+  Result<std::vector<model::Job>> group_jobs(int64_t id) { return store_.group_jobs(id); }
   Result<model::PullRequest> get_pull_request(const std::string& repository, int64_t number) {
     return store_.get_pull_request(repository, number);
   }

@@ -7,12 +7,6 @@ namespace bb::config {
 
 namespace {
 
-#define BB_TRY(expr)             \
-  do {                           \
-    if (auto st_ = (expr); !st_) \
-      return st_.error();        \
-  } while (0)
-
 Status parse_repository(const std::string& src, const YAML::Node& n, const std::string& path,
                         RepositoryPolicy& r) {
   BB_TRY(check_keys(src, n, path, {"name", "clone_url", "branches", "tags", "blessers",

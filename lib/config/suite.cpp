@@ -9,12 +9,6 @@ namespace bb::config {
 
 namespace {
 
-#define BB_TRY(expr)             \
-  do {                           \
-    if (auto st_ = (expr); !st_) \
-      return st_.error();        \
-  } while (0)
-
 std::string location(const std::string& src, const YAML::Mark& m) {
   return src + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
 }

@@ -6,12 +6,6 @@ namespace bb::github_api {
 
 namespace {
 
-#define BB_TRY(expr)             \
-  do {                           \
-    if (auto st_ = (expr); !st_) \
-      return st_.error();        \
-  } while (0)
-
 // `version` counts put()s; `sent_version` is the last one GitHub showed.
 // `last_put` is when the newest Want arrived: a Want put while an older one
 // was being sent starts its own give-up clock then. Objects and notes

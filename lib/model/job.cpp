@@ -53,7 +53,7 @@ nlohmann::json to_json(const JobSpec& s) {
           {"base_ref", s.base_ref},       {"base_sha", s.base_sha},
           {"pr_number", s.pr_number},     {"suite", s.suite},
           {"priority", s.priority},       {"requested_by", s.requested_by},
-          {"replay_key", s.replay_key}};
+          {"group_id", s.group_id},       {"replay_key", s.replay_key}};
 }
 
 nlohmann::json to_json(const Job& job) {
@@ -91,7 +91,7 @@ Result<JobSpec> job_spec_from_json(const nlohmann::json& j) {
                   take(j, "base_ref", s.base_ref), take(j, "base_sha", s.base_sha),
                   take(j, "pr_number", s.pr_number), take(j, "suite", s.suite),
                   take(j, "priority", s.priority), take(j, "requested_by", s.requested_by),
-                  take(j, "replay_key", s.replay_key)})
+                  take(j, "group_id", s.group_id), take(j, "replay_key", s.replay_key)})
     if (!st) return st.error();
   auto k = job_kind_from_string(kind);
   if (!k) return make_error(Errc::invalid_argument, "unknown job kind '" + kind + "'");
@@ -131,6 +131,7 @@ Status validate(const JobSpec& s) {
   if (s.kind == JobKind::pull_request && s.pr_number <= 0)
     return bad("a pull_request job needs a pr_number");
   if (!s.replay_key.empty() && !is_hex(s.replay_key, 64)) return bad("replay_key is not 64 hex digits");
+  if (s.group_id < 0) return bad("group_id must not be negative");
   return {};
 }
 

@@ -36,6 +36,9 @@ struct JobSpec {
   std::string suite;         // "" = every suite in .benchbox.yml
   int64_t priority = 0;      // higher runs first
   std::string requested_by;  // GitHub login or local user
+  // The job group it belongs to (model/job_group.h), or 0. Set by
+  // Queue1.EnqueueGroup; Enqueue accepts only a group that exists.
+  int64_t group_id = 0;
   // The delivery body's HMAC (64 hex digits), or "": the queue answers a
   // body it already accepted within queue.replay_window_seconds with that
   // first job, whatever delivery id it carries now. Input only: not stored

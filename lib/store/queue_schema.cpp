@@ -58,6 +58,21 @@ const std::vector<Migration>& queue_migrations() {
        "  job_id INTEGER NOT NULL DEFAULT 0,"
        "  accepted INTEGER NOT NULL);"
        "CREATE INDEX accepted_bodies_by_age ON accepted_bodies(accepted);"},
+      {"job_groups",
+       // Jobs the box made for one purpose (a backfill, a bisection),
+       // followed and cancelled together. Counts per state are not stored:
+       // they are read from the jobs, so they can never disagree.
+       "CREATE TABLE job_groups ("
+       "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+       "  kind TEXT NOT NULL,"
+       "  repository TEXT NOT NULL,"
+       "  description TEXT NOT NULL DEFAULT '',"
+       "  requested_by TEXT NOT NULL DEFAULT '',"
+       "  skip_measured INTEGER NOT NULL DEFAULT 1,"
+       "  created INTEGER NOT NULL,"
+       "  step TEXT NOT NULL DEFAULT '');"
+       "ALTER TABLE jobs ADD COLUMN group_id INTEGER NOT NULL DEFAULT 0;"
+       "CREATE INDEX jobs_by_group ON jobs(group_id, state) WHERE group_id != 0;"},
   };
   return migrations;
 }
@@ -86,6 +101,7 @@ model::Job job_from_row(const Statement& row) {
   job.finished = row.column_int64(19);
   job.result_path = row.column_text(20);
   job.error = row.column_text(21);
+  job.spec.group_id = row.column_int64(22);
   return job;
 }
 

@@ -7,12 +7,6 @@ namespace bb::store {
 using model::Job;
 using model::JobState;
 
-#define BB_TRY(expr)             \
-  do {                           \
-    if (auto st_ = (expr); !st_) \
-      return st_.error();        \
-  } while (0)
-
 uint32_t QueueCounts::of(JobState s) const {
   switch (s) {
     case JobState::queued: return queued;
@@ -115,6 +109,34 @@ Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
   BB_TRY(model::validate(spec));
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
+  if (spec.group_id != 0) {
+    auto group = find_group(spec.group_id);
+    if (!group) return group.error();
+    if (!*group) return make_error(Errc::not_found, "no job group " + std::to_string(spec.group_id));
+    if ((*group)->spec.repository != spec.repository)
+      return make_error(Errc::invalid_argument, "job group " + std::to_string(spec.group_id) + " measures " +
+                                                    (*group)->spec.repository + ", not " + spec.repository);
+  }
+  auto result = enqueue_in_tx(spec, false);
+  if (!result) return result.error();
+  BB_TRY(tx->commit());
+  return result;
+}
+
+Result<std::optional<Job>> QueueStore::find_measured(const model::JobSpec& spec) {
+  auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns +
+                        " FROM jobs WHERE repository = ? AND head_sha = ? AND kind = ? AND ref = ?"
+                        " AND base_sha = ? AND suite = ? AND state = 'done' ORDER BY id DESC LIMIT 1");
+  if (!st) return st.error();
+  st->bind(1, spec.repository).bind(2, spec.head_sha).bind(3, std::string(model::to_string(spec.kind)));
+  st->bind(4, spec.ref).bind(5, spec.base_sha).bind(6, spec.suite);
+  auto row = st->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<Job>();
+  return std::optional<Job>(schema::job_from_row(*st));
+}
+
+Result<EnqueueResult> QueueStore::enqueue_in_tx(const model::JobSpec& spec, bool skip_measured) {
   auto replay = find_replay(spec.replay_key);
   if (!replay) return replay.error();
   if (*replay && **replay > 0) {
@@ -126,23 +148,27 @@ Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
   if (!dup) return dup.error();
   if (*dup) {
     BB_TRY(remember_replay(spec.replay_key, (*dup)->id));
-    BB_TRY(tx->commit());
     return EnqueueResult{std::move(**dup), false};
+  }
+  if (skip_measured && !spec.head_sha.empty()) {
+    auto measured = find_measured(spec);
+    if (!measured) return measured.error();
+    if (*measured) return EnqueueResult{std::move(**measured), false};
   }
 
   auto st = db_.prepare(
       "INSERT INTO jobs (delivery_id, kind, repository, clone_url, ref, head_sha, base_ref,"
-      " base_sha, pr_number, suite, priority, requested_by, state, created)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?)");
+      " base_sha, pr_number, suite, priority, requested_by, state, created, group_id)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)");
   if (!st) return st.error();
   st->bind(1, spec.delivery_id).bind(2, std::string(model::to_string(spec.kind)));
   st->bind(3, spec.repository).bind(4, spec.clone_url).bind(5, spec.ref).bind(6, spec.head_sha);
   st->bind(7, spec.base_ref).bind(8, spec.base_sha).bind(9, spec.pr_number).bind(10, spec.suite);
   st->bind(11, spec.priority).bind(12, spec.requested_by).bind(13, clock_->now_unix());
+  st->bind(14, spec.group_id);
   BB_TRY(st->run());
   int64_t id = db_.last_insert_rowid();
   BB_TRY(remember_replay(spec.replay_key, id));
-  BB_TRY(tx->commit());
   auto job = get(id);
   if (!job) return job.error();
   return EnqueueResult{std::move(*job), true};

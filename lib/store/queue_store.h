@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/job.h"
+#include "model/job_group.h"
 #include "model/pull_request.h"
 #include "store/sqlite.h"
 #include "util/clock.h"
@@ -36,6 +37,11 @@ struct EnqueueResult {
 struct RecordResult {
   model::PullRequest pr;  // as stored now
   bool changed = true;    // false: its replay key was seen within the window; nothing written
+};
+
+struct GroupEnqueueResult {
+  model::JobGroup group;              // id 0 when no new job was needed
+  std::vector<EnqueueResult> jobs;    // one per spec, in order
 };
 
 struct ClaimResult {
@@ -90,6 +96,24 @@ class QueueStore {
   Result<std::vector<int64_t>> ids();
   Result<QueueCounts> counts();
 
+  // Job groups (queue_groups.cpp). enqueue_group validates every spec
+  // first (an error names the spec's index and nothing is stored), then in
+  // one transaction creates the group and enqueues each spec in it as
+  // enqueue does, except that a spec whose work is already queued or
+  // running stays with that job (and its group), and, with
+  // skip_measured, a spec whose work is already done is skipped. When no
+  // spec makes a new job, no group is made (group.id is 0). Every spec
+  // must name the group's repository; at most 10,000 specs.
+  Result<GroupEnqueueResult> enqueue_group(const model::GroupSpec& group, std::vector<model::JobSpec> specs);
+  Result<model::JobGroup> get_group(int64_t id);
+  // Newest first; limit 0 = no limit.
+  Result<std::vector<model::JobGroup>> list_groups(uint32_t limit);
+  // The group's jobs, oldest first.
+  Result<std::vector<model::Job>> group_jobs(int64_t id);
+  // Cancels every queued or running job of the group; returns them.
+  Result<std::vector<model::Job>> cancel_group(int64_t id, const std::string& reason);
+  Status set_group_step(int64_t id, const std::string& step);
+
   // Upsert keyed on (repository, number), unless the record's replay key was
   // seen within the replay window (then nothing changes).
   Result<RecordResult> record_pull_request(const model::PullRequest& pr);
@@ -104,6 +128,11 @@ class QueueStore {
 
   Result<std::optional<model::Job>> find(int64_t id);
   Result<std::optional<model::Job>> find_duplicate(const model::JobSpec& spec);
+  // The newest done job of the same work, for skip_measured.
+  Result<std::optional<model::Job>> find_measured(const model::JobSpec& spec);
+  // enqueue after validation, inside the caller's transaction.
+  Result<EnqueueResult> enqueue_in_tx(const model::JobSpec& spec, bool skip_measured);
+  Result<std::optional<model::JobGroup>> find_group(int64_t id);
   // The job a replay key was accepted for within the window: nullopt when
   // unseen (or older), 0 when it only recorded a pull request.
   Result<std::optional<int64_t>> find_replay(const std::string& key);

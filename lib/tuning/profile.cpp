@@ -15,12 +15,6 @@ using config::read_bool;
 using config::read_string;
 using config::yaml_error;
 
-#define BB_TRY(expr)             \
-  do {                           \
-    if (auto st_ = (expr); !st_) \
-      return st_.error();        \
-  } while (0)
-
 // Items that take a value, the default, and what is accepted.
 struct ValueRule {
   const char* item;

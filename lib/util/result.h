@@ -80,4 +80,13 @@ class [[nodiscard]] Result<void> {
 
 using Status = Result<void>;
 
+// Inside a function returning a Result: returns the error of `expr` (a
+// Status or a Result) if it failed.
+#define BB_TRY(expr)             \
+  do {                           \
+    if (auto st_ = (expr); !st_) \
+      return st_.error();        \
+  } while (0)
+
+
 }  // namespace bb

@@ -1,0 +1,207 @@
+// Job groups in the QueueStore, on real SQLite files.
+#include <catch2/catch.hpp>
+
+#include "store/queue_store.h"
+#include "util/test_tempdir.h"
+
+using namespace bb;
+using namespace bb::store;
+using model::GroupKind;
+using model::GroupSpec;
+using model::JobKind;
+using model::JobSpec;
+using model::JobState;
+
+namespace {
+
+std::string sha(int i) {
+  std::string s = std::to_string(i);
+  return std::string(40 - s.size(), 'a') + s;
+}
+
+JobSpec backfill_spec(int i) {
+  JobSpec s;
+  s.kind = JobKind::push;
+  s.repository = "octo/widgets";
+  s.clone_url = "https://example.invalid/octo/widgets.git";
+  s.ref = "refs/heads/main";
+  s.head_sha = sha(i);
+  s.priority = -10;
+  return s;
+}
+
+GroupSpec group_spec() {
+  GroupSpec g;
+  g.kind = GroupKind::backfill;
+  g.repository = "octo/widgets";
+  g.description = "backfill --first-parent --every 1";
+  g.requested_by = "root";
+  return g;
+}
+
+QueueStore open_store(const std::string& path, const Clock& clock) {
+  auto store = QueueStore::open(path, clock, QueueOptions{});
+  if (!store) FAIL(store.error().message);
+  return std::move(*store);
+}
+
+}  // namespace
+
+TEST_CASE("a group's jobs are queued together, below pushes, and counted by state") {
+  test::TempDir dir;
+  FakeClock clock;
+  auto q = open_store(dir.file("queue.db"), clock);
+  auto r = q.enqueue_group(group_spec(), {backfill_spec(1), backfill_spec(2), backfill_spec(3)});
+  REQUIRE(r.ok());
+  REQUIRE(r->group.id > 0);
+  CHECK(r->group.queued == 3);
+  REQUIRE(r->jobs.size() == 3);
+  for (const auto& j : r->jobs) {
+    CHECK(j.created);
+    CHECK(j.job.spec.group_id == r->group.id);
+  }
+  // A push arriving later is claimed first: backfills have a lower priority.
+  JobSpec push = backfill_spec(99);
+  push.priority = 0;
+  auto p = q.enqueue(push);
+  REQUIRE(p.ok());
+  auto first = q.claim("r1", 0);
+  REQUIRE(first.ok());
+  REQUIRE(first->job);
+  CHECK(first->job->id == p->job.id);
+  auto second = q.claim("r1", 0);
+  REQUIRE(second.ok());
+  REQUIRE(second->job);
+  CHECK(second->job->spec.group_id == r->group.id);
+  REQUIRE(q.complete(second->job->id, "r1", "/x.json").ok());
+
+  auto g = q.get_group(r->group.id);
+  REQUIRE(g.ok());
+  CHECK(g->done == 1);
+  CHECK(g->queued == 2);
+  CHECK(g->spec.description == "backfill --first-parent --every 1");
+  CHECK_FALSE(g->finished());
+  auto jobs = q.group_jobs(r->group.id);
+  REQUIRE(jobs.ok());
+  CHECK(jobs->size() == 3);
+
+  // Survives reopening: the group is on disk.
+  auto q2 = open_store(dir.file("queue.db"), clock);
+  auto groups = q2.list_groups(0);
+  REQUIRE(groups.ok());
+  REQUIRE(groups->size() == 1);
+  CHECK(groups->front().total() == 3);
+}
+
+TEST_CASE("cancelling a group cancels its waiting and running jobs, nothing else") {
+  test::TempDir dir;
+  FakeClock clock;
+  auto q = open_store(dir.file("queue.db"), clock);
+  auto r = q.enqueue_group(group_spec(), {backfill_spec(1), backfill_spec(2), backfill_spec(3)});
+  REQUIRE(r.ok());
+  auto other = q.enqueue(backfill_spec(50));
+  REQUIRE(other.ok());
+  auto c1 = q.claim("r1", 0);  // job of the group, oldest first at equal priority
+  REQUIRE(c1.ok());
+  REQUIRE(c1->job);
+  REQUIRE(q.complete(c1->job->id, "r1", "/x.json").ok());
+  auto c2 = q.claim("r1", 0);
+  REQUIRE(c2.ok());
+  REQUIRE(c2->job);
+
+  auto cancelled = q.cancel_group(r->group.id, "operator changed their mind");
+  REQUIRE(cancelled.ok());
+  CHECK(cancelled->size() == 2);  // the running one and the queued one
+  for (const auto& j : *cancelled) CHECK(j.state == JobState::cancelled);
+  // The running job's runner learns it at its next heartbeat.
+  auto hb = q.heartbeat(c2->job->id, "r1");
+  REQUIRE_FALSE(hb.ok());
+  CHECK(hb.error().code == Errc::cancelled);
+  auto g = q.get_group(r->group.id);
+  REQUIRE(g.ok());
+  CHECK(g->done == 1);
+  CHECK(g->cancelled == 2);
+  CHECK(g->finished());
+  CHECK(q.get(other->job.id)->state == JobState::queued);
+  CHECK(q.cancel_group(r->group.id, "")->empty());  // again: nothing left to cancel
+  CHECK(q.cancel_group(999, "").error().code == Errc::not_found);
+}
+
+TEST_CASE("a group skips work already waiting or already measured") {
+  test::TempDir dir;
+  FakeClock clock;
+  auto q = open_store(dir.file("queue.db"), clock);
+  auto waiting = q.enqueue(backfill_spec(1));
+  REQUIRE(waiting.ok());
+  auto measured = q.enqueue(backfill_spec(2));
+  REQUIRE(measured.ok());
+  // Claim order is by priority then id: job 1 first. Finish job 2 only.
+  auto c = q.claim("r1", 0);
+  auto c2 = q.claim("r1", 0);
+  REQUIRE(c2.ok());
+  REQUIRE(c2->job);
+  REQUIRE(c2->job->id == measured->job.id);
+  REQUIRE(q.complete(measured->job.id, "r1", "/m.json").ok());
+
+  auto r = q.enqueue_group(group_spec(), {backfill_spec(1), backfill_spec(2), backfill_spec(3)});
+  REQUIRE(r.ok());
+  REQUIRE(r->jobs.size() == 3);
+  CHECK_FALSE(r->jobs[0].created);
+  CHECK(r->jobs[0].job.id == waiting->job.id);
+  CHECK(r->jobs[0].job.spec.group_id == 0);  // it stays where it was
+  CHECK_FALSE(r->jobs[1].created);
+  CHECK(r->jobs[1].job.state == JobState::done);
+  CHECK(r->jobs[2].created);
+  CHECK(r->group.total() == 1);
+
+  // Measuring again on purpose.
+  GroupSpec again = group_spec();
+  again.skip_measured = false;
+  auto r2 = q.enqueue_group(again, {backfill_spec(2)});
+  REQUIRE(r2.ok());
+  CHECK(r2->jobs[0].created);
+
+  // Nothing new at all: no group is made.
+  auto r3 = q.enqueue_group(group_spec(), {backfill_spec(3)});
+  REQUIRE(r3.ok());
+  CHECK(r3->group.id == 0);
+  CHECK_FALSE(r3->jobs[0].created);
+  CHECK(q.list_groups(0)->size() == 2);
+}
+
+TEST_CASE("a bad group is refused whole, naming the spec") {
+  test::TempDir dir;
+  FakeClock clock;
+  auto q = open_store(dir.file("queue.db"), clock);
+  JobSpec bad = backfill_spec(2);
+  bad.head_sha = "nothex";
+  auto r = q.enqueue_group(group_spec(), {backfill_spec(1), bad});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == Errc::invalid_argument);
+  CHECK(r.error().message.find("job 2 of 2") != std::string::npos);
+  CHECK(q.list(std::nullopt, 0)->empty());
+  CHECK(q.list_groups(0)->empty());
+
+  JobSpec elsewhere = backfill_spec(3);
+  elsewhere.repository = "octo/other";
+  CHECK(q.enqueue_group(group_spec(), {elsewhere}).error().message.find("not the group's") != std::string::npos);
+  CHECK_FALSE(q.enqueue_group(group_spec(), {}).ok());
+  JobSpec forged = backfill_spec(4);
+  forged.group_id = 7;
+  CHECK_FALSE(q.enqueue_group(group_spec(), {forged}).ok());
+  GroupSpec nameless = group_spec();
+  nameless.repository.clear();
+  CHECK_FALSE(q.enqueue_group(nameless, {backfill_spec(1)}).ok());
+
+  // Enqueue may add to a group that exists, for its repository only.
+  auto g = q.enqueue_group(group_spec(), {backfill_spec(5)});
+  REQUIRE(g.ok());
+  JobSpec more = backfill_spec(6);
+  more.group_id = g->group.id;
+  CHECK(q.enqueue(more).ok());
+  more.group_id = 4242;
+  CHECK(q.enqueue(more).error().code == Errc::not_found);
+  CHECK(q.set_group_step(g->group.id, "step 2").ok());
+  CHECK(q.get_group(g->group.id)->step == "step 2");
+  CHECK(q.set_group_step(4242, "x").error().code == Errc::not_found);
+}
