@@ -25,5 +25,6 @@ using TreeEntryPtr = GitPtr<git_tree_entry, git_tree_entry_free>;
 using BlobPtr = GitPtr<git_blob, git_blob_free>;
 using ReferencePtr = GitPtr<git_reference, git_reference_free>;
 using IndexPtr = GitPtr<git_index, git_index_free>;
+using RevwalkPtr = GitPtr<git_revwalk, git_revwalk_free>;
 
 }  // namespace bb::git

@@ -50,6 +50,14 @@ Result<Repository> Repository::open(const std::string& path) {
   return Repository(RepositoryPtr(raw), path);
 }
 
+Result<Repository> Repository::open_any(const std::string& path) {
+  init_library();
+  git_repository* raw = nullptr;
+  int r = git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+  if (r < 0) return git_failure("open repository " + path, r);
+  return Repository(RepositoryPtr(raw), path);
+}
+
 Result<Repository> Repository::open_or_init_bare(const std::string& path) {
   init_library();
   if (path_exists(path)) return open(path);
@@ -195,7 +203,7 @@ Result<CommitMeta> Repository::commit_meta(const std::string& commit) const {
   git_revwalk* walk_raw = nullptr;
   int r = git_revwalk_new(&walk_raw, repo_.get());
   if (r < 0) return git_failure("walk " + commit, r);
-  std::unique_ptr<git_revwalk, void (*)(git_revwalk*)> walk(walk_raw, git_revwalk_free);
+  RevwalkPtr walk(walk_raw);
   git_revwalk_simplify_first_parent(walk.get());
   if ((r = git_revwalk_push(walk.get(), git_commit_id(c->get()))) < 0) return git_failure("walk " + commit, r);
   git_oid oid;

@@ -57,6 +57,9 @@ class Repository {
   // it does not exist.
   static Result<Repository> open_or_init_bare(const std::string& path);
   static Result<Repository> open(const std::string& path);
+  // A clone with a work tree or a bare one, exactly at `path` (no search
+  // upwards): someone's own clone, to read commits from.
+  static Result<Repository> open_any(const std::string& path);
 
   // Fetches `refspecs` from url (https://, file://, or a local path) with an
   // anonymous remote, so a changed clone URL needs no config edit.
