@@ -14,6 +14,8 @@ using Args = std::vector<std::string>;
 int fail(const std::string& message);
 // True when stdout is a terminal and NO_COLOR is unset.
 bool use_color();
+// Who asks, for requested_by: the user behind sudo, else $USER.
+std::string local_user();
 
 int cmd_version(const Args& args);
 int cmd_convert(const Args& args);
@@ -21,6 +23,7 @@ int cmd_compare(const Args& args);
 int cmd_status(const Args& args);
 int cmd_jobs(const Args& args);
 int cmd_enqueue(const Args& args);
+int cmd_backfill(const Args& args);
 int cmd_cancel(const Args& args);
 int cmd_report(const Args& args);
 int cmd_tune(const Args& args);

@@ -19,6 +19,11 @@ int fail(const std::string& message) {
 
 bool use_color() { return ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"); }
 
+std::string local_user() {
+  const char* user = std::getenv("SUDO_USER") ? std::getenv("SUDO_USER") : std::getenv("USER");
+  return user && *user ? user : "benchboxctl";
+}
+
 int cmd_version(const Args&) {
   std::cout << "benchboxctl " << bb::version() << "\n";
   return 0;
@@ -34,11 +39,12 @@ struct Command {
 
 // One line per subcommand; keep sorted by name.
 const Command kCommands[] = {
-    {"cancel", "cancel ID [REASON]           cancel a queued or running job", cmd_cancel},
+    {"backfill", "backfill OWNER/NAME (--tags GLOB | --range A..B | --first-parent) [--every N]  measure history", cmd_backfill},
+    {"cancel", "cancel ID | --group ID [REASON]  cancel a queued or running job, or a group's", cmd_cancel},
     {"compare", "compare BASE [HEAD] [--json] [--threshold [METRIC=]F]  compare result files (exit 1: regressed)", cmd_compare},
     {"convert", "convert --format NAME|auto [--suite S] PATH...  harness output as canonical JSON", cmd_convert},
     {"enqueue", "enqueue --repository R --clone-url U (--commit SHA | --ref REF) [--suite S]", cmd_enqueue},
-    {"jobs", "jobs [list [--state S] [--limit N] [--json] | show ID]", cmd_jobs},
+    {"jobs", "jobs [list [--state S] [--limit N] [--json] | show ID | groups | group ID]", cmd_jobs},
     {"report", "report JOB_ID [--json]       the report of a finished job", cmd_report},
     {"status", "status                       is every daemon up, and what it says", cmd_status},
     {"tune", "tune check|verify|apply|restore [--json]  the host tuning checklist", cmd_tune},

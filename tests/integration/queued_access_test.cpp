@@ -75,7 +75,10 @@ TEST_CASE("queued lets each daemon's user call only its own methods", "[queued][
   for (const std::string& call : {"Heartbeat xs " + std::to_string(id) + " runner-a",
                                   "Complete xss " + std::to_string(id) + " runner-a /tmp/forged.json",
                                   "Fail xss " + std::to_string(id) + " runner-a forged",
-                                  "Cancel xs " + std::to_string(id) + " forged"}) {
+                                  "Cancel xs " + std::to_string(id) + " forged",
+                                  // Groups are the operators' alone.
+                                  std::string("EnqueueGroup a{sv}aa{sv} 2 kind s backfill repository s octo/widgets 0"),
+                                  std::string("CancelGroup xs 1 forged")}) {
     CHECK(run_as(kNobody, kNobody, {}, queue_call(q, call), &out) != 0);
     CHECK(denied(out));
   }
@@ -130,12 +133,14 @@ TEST_CASE("the shipped Queue1 policy refuses on the bus, before queued is asked"
   QueuedFixture q("", "", source_root() + "/policy/org.benchbox.Queue1.conf");
   q.start_and_wait();
   std::string out;
-  for (const std::string& call : {enqueue_args(1), std::string("Claim su runner-x 0"), std::string("Cancel xs 1 x")}) {
+  for (const std::string& call : {enqueue_args(1), std::string("Claim su runner-x 0"), std::string("Cancel xs 1 x"),
+                                  std::string("CancelGroup xs 1 x")}) {
     CHECK(run_as(kNobody, kNobody, {}, queue_call(q, call), &out) != 0);
     CHECK(denied(out));
   }
   CHECK(q.log().find("refused") == std::string::npos);  // the bus said no, not the daemon
   CHECK(run_as(kNobody, kNobody, {}, queue_call(q, "List su \"\" 0"), &out) == 0);
+  CHECK(run_as(kNobody, kNobody, {}, queue_call(q, "ListGroups u 0"), &out) == 0);
   QueueClient root(q.address());
   int64_t id = 0;
   bool created = false;

@@ -1,0 +1,242 @@
+// benchboxctl backfill: historical commits of a repository as one group of
+// low-priority jobs, so trends start before the box did.
+//
+// The commits are picked here, from a fresh fetch into a temporary
+// repository (or the operator's own clone, --git-dir), not by runnerd:
+// runnerd's cache is its own, and picking is a read that should not wait
+// behind a running benchmark. Each job then runs like a push (a tag for
+// --tags), placed on the trend by its first-parent position, whatever
+// order it runs in.
+#include <stdlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "bus/dict.h"
+#include "bus/names.h"
+#include "bus_client.h"
+#include "commands.h"
+#include "git/repository.h"
+#include "git/select.h"
+#include "model/job.h"
+#include "model/job_group.h"
+#include "util/text.h"
+
+namespace bb::cli {
+
+namespace {
+
+const char* kUsage =
+    "usage: benchboxctl backfill OWNER/NAME (--tags GLOB | --range A..B | --first-parent) [--every N]\n"
+    "         [--branch NAME] [--clone-url URL] [--git-dir PATH] [--suite NAME] [--priority N]\n"
+    "         [--max-jobs N] [--again] [--dry-run]";
+
+struct Options {
+  std::string repository, tags, range, branch = "main", clone_url, git_dir, suite;
+  bool first_parent = false, again = false, dry_run = false;
+  size_t every = 1, max_jobs = 500;
+  int64_t priority = -10;
+};
+
+// A scratch directory for the fetch, removed on every way out.
+struct ScratchDir {
+  std::string path;
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
+bool parse_count(const std::string& s, size_t& out) {
+  try {
+    size_t used = 0;
+    const long long v = std::stoll(s, &used);
+    if (used != s.size() || v < 1) return false;
+    out = static_cast<size_t>(v);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+// The clone URL of the newest job of `repository` the queue knows.
+Result<std::string> known_clone_url(BusClient& c, const std::string& repository) {
+  auto m = c.new_call(bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "List");
+  if (!m) return m.error();
+  sd_bus_message_append(m->get(), "su", "", 1000u);
+  auto reply = c.call(m->get());
+  if (!reply) return reply.error();
+  if (sd_bus_message_enter_container(reply->get(), 'a', "a{sv}") < 0)
+    return make_error(Errc::parse, "bad List reply");
+  while (sd_bus_message_at_end(reply->get(), 0) == 0) {
+    auto d = bus::read_dict(reply->get());
+    if (!d) return d.error();
+    auto job = model::job_from_json(*d);
+    if (job && job->spec.repository == repository && !job->spec.clone_url.empty()) return job->spec.clone_url;
+  }
+  return make_error(Errc::not_found, "the queue's newest 1000 jobs do not name " + repository +
+                                         "'s clone URL; pass --clone-url");
+}
+
+// The jobs to enqueue, oldest first.
+Result<std::vector<model::JobSpec>> plan(const Options& o, const git::Repository& repo) {
+  model::JobSpec base;
+  base.kind = model::JobKind::push;
+  base.repository = o.repository;
+  base.clone_url = o.clone_url;
+  base.suite = o.suite;
+  base.priority = o.priority;
+  base.requested_by = local_user();
+  std::vector<model::JobSpec> specs;
+  if (!o.tags.empty()) {
+    auto tags = git::tags_matching(repo, o.tags);
+    if (!tags) return tags.error();
+    for (const auto& t : *tags) {
+      model::JobSpec s = base;
+      s.kind = model::JobKind::tag;  // the release series (docs/dashboard.md)
+      s.ref = "refs/tags/" + t.tag;
+      s.head_sha = t.commit;
+      specs.push_back(std::move(s));
+    }
+    return specs;
+  }
+  std::string tip = "refs/heads/" + o.branch, since;
+  if (!o.range.empty()) {
+    const size_t dots = o.range.find("..");
+    if (dots == std::string::npos || o.range.find("...") != std::string::npos || dots + 2 == o.range.size())
+      return make_error(Errc::invalid_argument, "--range wants A..B, got '" + o.range + "'");
+    since = o.range.substr(0, dots);
+    tip = o.range.substr(dots + 2);
+  }
+  // One more than allowed, so "too many" can be told from "exactly enough".
+  auto commits = git::first_parent_commits(repo, tip, since, o.every * (o.max_jobs + 1));
+  if (!commits) return commits.error();
+  for (const auto& sha : git::every_nth(*commits, o.every)) {
+    model::JobSpec s = base;
+    s.ref = "refs/heads/" + o.branch;
+    s.head_sha = sha;
+    specs.push_back(std::move(s));
+  }
+  return specs;
+}
+
+}  // namespace
+
+int cmd_backfill(const Args& args) {
+  if (args.empty() || args[0].rfind("--", 0) == 0) return fail(kUsage);
+  Options o;
+  o.repository = args[0];
+  int modes = 0;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& k = args[i];
+    auto value = [&](std::string& out) {
+      if (i + 1 >= args.size()) return false;
+      out = args[++i];
+      return true;
+    };
+    std::string v;
+    if (k == "--first-parent") o.first_parent = true, ++modes;
+    else if (k == "--again") o.again = true;
+    else if (k == "--dry-run") o.dry_run = true;
+    else if (k == "--tags" && value(o.tags)) ++modes;
+    else if (k == "--range" && value(o.range)) ++modes;
+    else if (k == "--branch" && value(o.branch)) {}
+    else if (k == "--clone-url" && value(o.clone_url)) {}
+    else if (k == "--git-dir" && value(o.git_dir)) {}
+    else if (k == "--suite" && value(o.suite)) {}
+    else if (k == "--every" && value(v) && parse_count(v, o.every)) {}
+    else if (k == "--max-jobs" && value(v) && parse_count(v, o.max_jobs)) {}
+    else if (k == "--priority" && value(v)) {
+      try {
+        o.priority = std::stoll(v);
+      } catch (...) {
+        return fail("--priority wants an integer, got '" + v + "'");
+      }
+    } else return fail(std::string(kUsage) + "\n(at '" + k + "')");
+  }
+  if (modes != 1) return fail("backfill takes exactly one of --tags, --range and --first-parent\n" + std::string(kUsage));
+  if (!o.tags.empty() && o.every > 1) return fail("--every goes with --range or --first-parent, not --tags");
+  if (o.repository.find('/') == std::string::npos) return fail("the repository is OWNER/NAME, got '" + o.repository + "'");
+
+  auto client = BusClient::connect();
+  if (!client) return fail(client.error().message);
+  if (o.clone_url.empty()) {
+    auto url = known_clone_url(*client, o.repository);
+    if (!url) return fail(url.error().message);
+    o.clone_url = *url;
+  }
+
+  ScratchDir scratch;
+  Result<git::Repository> repo = make_error(Errc::internal, "no repository");
+  if (!o.git_dir.empty()) {
+    repo = git::Repository::open_any(o.git_dir);
+  } else {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/benchboxctl-backfill-XXXXXX";
+    if (!::mkdtemp(tmpl.data())) return fail("cannot make a scratch directory under " + tmpl);
+    scratch.path = tmpl;
+    std::fprintf(stderr, "fetching %s ...\n", o.clone_url.c_str());
+    repo = git::Repository::open_or_init_bare(scratch.path + "/repo.git");
+    if (repo) {
+      if (auto st = repo->fetch(o.clone_url, git::fetch_refspecs(0)); !st)
+        return fail(st.error().message + " (pass --git-dir to read a local clone instead)");
+    }
+  }
+  if (!repo) return fail(repo.error().message);
+
+  auto specs = plan(o, *repo);
+  if (!specs) return fail(specs.error().message);
+  if (specs->empty()) return fail("no commit matches: nothing to backfill");
+  if (specs->size() > o.max_jobs)
+    return fail("more than --max-jobs " + std::to_string(o.max_jobs) + " commits selected; use --every N, a "
+                "narrower --range, or raise --max-jobs");
+  if (o.dry_run) {
+    for (const auto& s : *specs) std::printf("%s  %s\n", short_sha(s.head_sha).c_str(), s.ref.c_str());
+    std::printf("%zu commits (dry run: nothing queued)\n", specs->size());
+    return 0;
+  }
+
+  model::GroupSpec group;
+  group.kind = model::GroupKind::backfill;
+  group.repository = o.repository;
+  group.requested_by = local_user();
+  group.skip_measured = !o.again;
+  group.description = "backfill " + (!o.tags.empty() ? "--tags " + o.tags
+                                     : !o.range.empty() ? "--range " + o.range
+                                                        : "--first-parent " + o.branch);
+  if (o.every > 1) group.description += " --every " + std::to_string(o.every);
+  group.description = utf8_cut(group.description, 200, "");
+
+  auto m = client->new_call(bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "EnqueueGroup");
+  if (!m) return fail(m.error().message);
+  if (bus::append_dict(m->get(), model::to_json(group)) < 0) return fail("cannot build EnqueueGroup call");
+  if (sd_bus_message_open_container(m->get(), 'a', "a{sv}") < 0) return fail("cannot build EnqueueGroup call");
+  for (const auto& s : *specs) {
+    nlohmann::json j = model::to_json(s);
+    j.erase("replay_key");  // a group's jobs come from no delivery
+    if (bus::append_dict(m->get(), j) < 0) return fail("cannot build EnqueueGroup call");
+  }
+  if (sd_bus_message_close_container(m->get()) < 0) return fail("cannot build EnqueueGroup call");
+  auto reply = client->call(m->get());
+  if (!reply) return fail(reply.error().message);
+  int64_t group_id = 0;
+  if (sd_bus_message_read(reply->get(), "x", &group_id) < 0) return fail("bad EnqueueGroup reply");
+  if (sd_bus_message_enter_container(reply->get(), 'a', "(xb)") < 0) return fail("bad EnqueueGroup reply");
+  size_t created = 0, existing = 0;
+  int64_t id = 0;
+  int made = 0;
+  while (sd_bus_message_read(reply->get(), "(xb)", &id, &made) > 0) made ? ++created : ++existing;
+  if (group_id == 0) {
+    std::printf("nothing queued: all %zu commits are measured or waiting already (--again measures them anew)\n",
+                specs->size());
+    return 0;
+  }
+  std::printf("group %lld: %zu jobs queued, %zu already measured or waiting (of %zu commits)\n",
+              static_cast<long long>(group_id), created, existing, specs->size());
+  std::printf("follow: benchboxctl jobs group %lld    stop: benchboxctl cancel --group %lld\n",
+              static_cast<long long>(group_id), static_cast<long long>(group_id));
+  return 0;
+}
+
+}  // namespace bb::cli
