@@ -108,7 +108,12 @@ Status Manager::process(const model::Job& job) {
                              job.created,     job.finished,        model::to_string(job.state),
                              report::to_string(rep.overall), rep.summary};
   if (auto st = history_.record_job(summary); !st) return st;
-  if (result && branch_push(job) && config_.reporter.regression_issues) track_regression(rep, *result);
+  if (result && branch_push(job) && config_.reporter.regression_issues) {
+    auto later = history_.has_later_run(result->head);
+    if (!later) log_warning("regression not tracked: " + later.error().message, {{"JOB_ID", id}});
+    else if (*later) log_info("a backfilled commit: the branch's regression stays as it is", {{"JOB_ID", id}});
+    else track_regression(rep, *result);
+  }
   if (auto st = site_->job_finished(rep, result); !st)
     log_warning("dashboard not updated: " + st.error().message, {{"JOB_ID", id}});
   post_report(rep);

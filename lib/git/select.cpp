@@ -1,9 +1,10 @@
 #include "git/select.h"
 
-#include <fnmatch.h>
 #include <string.h>
 
 #include <algorithm>
+
+#include "util/text.h"
 
 namespace bb::git {
 
@@ -24,7 +25,7 @@ Result<std::vector<TaggedCommit>> tags_matching(const Repository& repo, const st
   if (r < 0) return git_failure("list tags", r);
   std::vector<std::string> matched;
   for (size_t i = 0; i < names.count; ++i)
-    if (::fnmatch(glob.c_str(), names.strings[i], 0) == 0) matched.emplace_back(names.strings[i]);
+    if (glob_match(glob, names.strings[i])) matched.emplace_back(names.strings[i]);
   git_strarray_dispose(&names);
 
   std::vector<TaggedCommit> out;

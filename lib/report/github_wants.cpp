@@ -34,8 +34,11 @@ std::string check_conclusion(const JobReport& report) {
 }
 
 // Check runs belong to what GitHub sent: an operator's manual job (a
-// re-run, a backfill of old commits) posts none.
-bool posts_check_run(const model::Job& job) { return job.spec.kind != model::JobKind::manual; }
+// re-run) and a job of a group (a backfill of old commits, a bisection
+// step) post none.
+bool posts_check_run(const model::Job& job) {
+  return job.spec.kind != model::JobKind::manual && job.spec.group_id == 0;
+}
 
 std::optional<github_api::Want> check_run_want(const model::Job& job, const PostingPolicy& policy) {
   if (job.spec.head_sha.empty() || model::is_terminal(job.state) || !posts_check_run(job)) return std::nullopt;

@@ -285,6 +285,20 @@ Result<std::optional<model::ResultSet>> HistoryStore::latest_run(const model::Re
   return run_before(db_, rs, kind, false);
 }
 
+Result<bool> HistoryStore::has_later_run(const model::ResultSet& rs) {
+  const bool placed = rs.commit_info.known();
+  auto q = db_.prepare(placed ? "SELECT 1 FROM runs WHERE repository = ? AND ref = ? AND role = '' AND job_id != ?"
+                                " AND position > ? LIMIT 1"
+                              : "SELECT 1 FROM runs WHERE repository = ? AND ref = ? AND role = '' AND job_id > ?"
+                                " LIMIT 1");
+  if (!q) return q.error();
+  q->bind(1, rs.repository).bind(2, rs.ref).bind(3, rs.job_id);
+  if (placed) q->bind(4, rs.commit_info.first_parent_position);
+  auto row = q->step();
+  if (!row) return row.error();
+  return *row;
+}
+
 Result<std::vector<int64_t>> HistoryStore::run_jobs(const std::string& repository) {
   auto q = db_.prepare("SELECT DISTINCT job_id FROM runs WHERE repository = ? ORDER BY job_id");
   if (!q) return q.error();

@@ -162,6 +162,10 @@ class HistoryStore {
   // The same, whatever the environment: what a first run in a new
   // environment names as changed.
   Result<std::optional<model::ResultSet>> latest_run(const model::ResultSet& rs, const std::string& kind);
+  // Whether the branch has a plain run after this one in first-parent
+  // order (job order where positions are unknown): a backfilled commit
+  // is history, and must not open or close the branch's regression.
+  Result<bool> has_later_run(const model::ResultSet& rs);
   // Every job with a run in history for a repository, oldest first.
   Result<std::vector<int64_t>> run_jobs(const std::string& repository);
   // A stored result set (role "" for a plain run).

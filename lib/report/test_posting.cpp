@@ -88,6 +88,10 @@ TEST_CASE("a check run goes queued, in_progress, completed, with details on the 
   // An operator's manual job (a re-run, a backfill) posts none.
   Job manual = job(9, JobKind::manual, JobState::queued);
   CHECK_FALSE(report::check_run_want(manual, kPolicy));
+  // Nor does a push job of a backfill group.
+  Job backfilled = job(10, JobKind::push, JobState::queued);
+  backfilled.spec.group_id = 3;
+  CHECK_FALSE(report::check_run_want(backfilled, kPolicy));
 
   // A blessed PR whose head is not known until it runs has no check run yet.
   Job unknown = job(8, JobKind::pull_request, JobState::queued);

@@ -93,6 +93,10 @@ TEST_CASE("runs on a branch are ordered by first-parent position, so a backfille
   const ResultSet backfill = placed(3, "c20", 20, 0.2);
   CHECK((*h->previous_run(backfill, "manual"))->commit == "c10");
   REQUIRE(h->ingest(backfill, "manual").ok());
+  // It is history: the branch has a run after it, so it moves no regression.
+  CHECK(*h->has_later_run(backfill));
+  CHECK_FALSE(*h->has_later_run(placed(2, "c30", 30, 0.3)));
+  CHECK_FALSE(*h->has_later_run(placed(4, "c40", 40, 0.4)));
   CHECK((*h->previous_run(placed(4, "c40", 40, 0.4), "push"))->commit == "c30");
   auto trend = h->trend("o/r", "refs/heads/main", "micro/loop:wall_time");
   REQUIRE(trend.ok());

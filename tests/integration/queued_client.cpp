@@ -50,6 +50,27 @@ CallError QueueClient::enqueue(const nlohmann::json& spec, int64_t* id, bool* cr
   return {};
 }
 
+CallError QueueClient::enqueue_group(const nlohmann::json& group, const std::vector<nlohmann::json>& specs,
+                                     int64_t* group_id, std::vector<int64_t>* ids) {
+  bus::MessagePtr reply;
+  auto e = call("EnqueueGroup", "a{sv}aa{sv}", &reply, 0, [&](sd_bus_message* m) {
+    int r = bus::append_dict(m, group);
+    if (r < 0) return r;
+    if ((r = sd_bus_message_open_container(m, 'a', "a{sv}")) < 0) return r;
+    for (const auto& spec : specs)
+      if ((r = bus::append_dict(m, spec)) < 0) return r;
+    return sd_bus_message_close_container(m);
+  });
+  if (e) return e;
+  if (sd_bus_message_read(reply.get(), "x", group_id) < 0) return {"client", "bad EnqueueGroup reply"};
+  if (sd_bus_message_enter_container(reply.get(), 'a', "(xb)") < 0) return {"client", "bad EnqueueGroup reply"};
+  int64_t id = 0;
+  int created = 0;
+  while (sd_bus_message_read(reply.get(), "(xb)", &id, &created) > 0)
+    if (ids) ids->push_back(id);
+  return {};
+}
+
 CallError QueueClient::claim(const std::string& runner, uint32_t lease, int64_t* id, nlohmann::json* job) {
   bus::MessagePtr reply;
   auto e = call("Claim", "su", &reply, 0,

@@ -37,6 +37,9 @@ class QueueClient {
 
   // Each returns an empty CallError on success.
   CallError enqueue(const nlohmann::json& spec, int64_t* id, bool* created, uint64_t timeout_usec = 0);
+  // Queue1.EnqueueGroup: the group's id and its jobs' ids, in order.
+  CallError enqueue_group(const nlohmann::json& group, const std::vector<nlohmann::json>& specs, int64_t* group_id,
+                          std::vector<int64_t>* ids);
   CallError claim(const std::string& runner, uint32_t lease, int64_t* id, nlohmann::json* job);
   CallError heartbeat(int64_t id, const std::string& runner, int64_t* lease_expires);
   CallError complete(int64_t id, const std::string& runner, const std::string& result_path);

@@ -176,6 +176,38 @@ TEST_CASE("a main-branch regression is one issue, updated while it lasts and clo
   CHECK(s.check_run(id)["conclusion"] == "failure");
 }
 
+TEST_CASE("a backfill's jobs post no check run, and an old regression opens no issue") {
+  ReporterFixture s;
+  const int64_t now = s.run_job(push_spec(fake_sha(30)), push_result(fake_sha(30), 0.100, 30));
+  REQUIRE(wait_until([&] { return s.reported(now); }));
+  // Two older commits, measured afterwards as one backfill group: the
+  // second is 20 % slower than the first, long ago.
+  int64_t group = 0;
+  std::vector<int64_t> ids;
+  std::vector<json> specs{push_spec(fake_sha(10)), push_spec(fake_sha(11))};
+  for (auto& spec : specs) spec.erase("delivery_id");  // the box's own jobs, not GitHub's
+  auto e = s.queue->enqueue_group({{"kind", "backfill"}, {"repository", "o/r"}, {"description", "test"}}, specs,
+                                  &group, &ids);
+  INFO(e.name << ": " << e.message);
+  REQUIRE_FALSE(e);
+  REQUIRE(group > 0);
+  REQUIRE(ids.size() == 2);
+  s.claim(ids[0]);
+  s.complete(ids[0], push_result(fake_sha(10), 0.100, 10));
+  s.claim(ids[1]);
+  s.complete(ids[1], push_result(fake_sha(11), 0.120, 11));
+  INFO(s.logs());
+  REQUIRE(wait_until([&] { return s.reported(ids[1]); }));
+  // The old step is in the report (against the run before it in
+  // first-parent order), but GitHub hears nothing of it.
+  CHECK(slurp(s.report_path(ids[1])).find("Overall: regressed") != std::string::npos);
+  CHECK(s.check_run(ids[0]).empty());
+  CHECK(s.check_run(ids[1]).empty());
+  CHECK(s.check_run(now)["conclusion"] == "success");
+  CHECK(s.github->issues().empty());
+  CHECK(s.logs().find("a backfilled commit: the branch's regression stays as it is") != std::string::npos);
+}
+
 TEST_CASE("a step on the main branch is reported as a change point with its commit range") {
   ReporterFixture s("  regression_issues: false\n");
   // Ten pushes at 100 ms, then ten at 112 ms, each run a little off its level.
