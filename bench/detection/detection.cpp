@@ -26,6 +26,7 @@
 #include "compare/compare.h"
 #include "methods.h"
 #include "spawn.h"
+#include "trace.h"
 #include "stats/describe.h"
 #include "stats/rng.h"
 
@@ -145,24 +146,6 @@ void print_design(const EngineConfig& c) {
 }
 
 // ---- trace-driven ----------------------------------------------------------
-
-struct TraceRun {
-  double wall, cpu;
-};
-
-std::vector<TraceRun> load_trace(const std::string& path) {
-  std::vector<TraceRun> runs;
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    double idx, start, wall, cpu;
-    if (std::sscanf(line.c_str(), "%lf,%lf,%lf,%lf", &idx, &start, &wall, &cpu) != 4) continue;
-    if (!(cpu > 0) || !(wall > 0)) continue;  // a run the kernel accounted no CPU time to
-    runs.push_back({wall, cpu});
-  }
-  return runs;
-}
 
 int trace_mode(const Args& a) {
   const std::string path = a.get("trace", "");

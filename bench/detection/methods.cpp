@@ -37,7 +37,7 @@ std::vector<double> prefix(const std::vector<double>& v, size_t n) {
 }  // namespace
 
 Decision benchbox_sequential(const Rounds& r, const EngineConfig& c) {
-  compare::SequentialSampler sampler({}, c.sequential);
+  compare::SequentialSampler sampler(c.options, c.sequential);
   const auto& design = sampler.design();
   const size_t available = r.base.size();
   Decision d;
@@ -51,6 +51,7 @@ Decision benchbox_sequential(const Rounds& r, const EngineConfig& c) {
     if (step.stop) {
       d.regressed = step.result.verdict == compare::Verdict::regressed;
       d.unchanged = step.result.verdict == compare::Verdict::unchanged;
+      d.ratio = step.result.ratio;
       d.rounds = n;
       d.seconds = seconds(r, n);
       return d;

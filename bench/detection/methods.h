@@ -21,10 +21,12 @@ struct Decision {
   bool unchanged = false;
   size_t rounds = 0;   // runs per side used
   double seconds = 0;  // wall time of the runs used
+  double ratio = 1;    // benchbox's estimate (head / base), where it gives one
 };
 
 struct EngineConfig {
   std::string metric = "cpu_time";
+  compare::Options options;  // benchbox's: thresholds and confidence
   compare::SequentialOptions sequential;
   size_t fixed_n = 30;  // runs a side for the fixed-sample methods
   double budget_seconds = 60;  // the sequential method stops when its runs took this long

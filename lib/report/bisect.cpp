@@ -118,6 +118,12 @@ BisectPlan plan_bisection(const BisectRange& range, const std::vector<BisectStep
   return plan;
 }
 
+double step_threshold(double confirmed_ratio) {
+  // A regression is ratio > 1 for lower-is-better metrics and < 1 for
+  // higher-is-better ones; either way its size is the distance from 1.
+  return std::abs(confirmed_ratio - 1) / 2;
+}
+
 StepOutcome step_outcome(const std::vector<compare::BenchmarkComparison>& rows, const std::vector<std::string>& keys,
                          std::string* detail) {
   bool any_bad = false, all_good = true;

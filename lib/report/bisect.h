@@ -67,6 +67,13 @@ struct BisectPlan {
 // What to do next. `range.commits` must not be empty.
 BisectPlan plan_bisection(const BisectRange& range, const std::vector<BisectStep>& steps);
 
+// The threshold a step of the bisection decides with: half the confirmed
+// change (ratio head/base of the confirmation), so that "unchanged" means
+// "the confirmed change is not here" and "regressed" means "it is". The
+// metric's own threshold (0.5 % for CPU time) would ask a question
+// noise can rarely answer: is the change below 0.5 %?
+double step_threshold(double confirmed_ratio);
+
 // A step's outcome from its comparison's rows, over the benchmark keys
 // that regressed ("suite/name:metric"); a key absent from the rows counts
 // as undecided.

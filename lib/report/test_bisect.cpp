@@ -153,6 +153,12 @@ TEST_CASE("two regressions in one range: the first is named, the second noted") 
   CHECK(run.steps.back().commit == "c16");
 }
 
+TEST_CASE("a step decides at half the confirmed change") {
+  CHECK(step_threshold(1.05) == Approx(0.025));
+  CHECK(step_threshold(0.90) == Approx(0.05));  // a throughput that fell 10 %
+  CHECK(step_threshold(1.0) == 0);
+}
+
 TEST_CASE("a step's outcome over the regressed benchmarks") {
   auto row = [](const std::string& name, compare::Verdict v) {
     compare::BenchmarkComparison r;
