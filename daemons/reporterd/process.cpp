@@ -81,7 +81,10 @@ Status Manager::process(const model::Job& job) {
     report::add_profile_diffs(rep, result->base ? *result->base : *previous, result->head);
 
   Status ingested;
-  if (result) {
+  // A compare job re-measures two commits of a branch to decide one
+  // question (a confirmation, a bisection step): its runs are not points of
+  // the branch's trend, which has them already.
+  if (result && job.spec.kind != model::JobKind::compare) {
     if (result->base) ingested = history_.ingest(*result->base, result->kind);
     if (ingested) ingested = history_.ingest(result->head, result->kind);
   }

@@ -13,6 +13,7 @@
 #include "exec/counters.h"
 #include "formats/formats.h"
 #include "git/repository.h"
+#include "git/select.h"
 #include "measure.h"
 #include "util/clock.h"
 #include "util/file.h"
@@ -36,6 +37,9 @@ struct WorkDirGuard {
 struct Failure {
   std::string reason;
 };
+
+// A compare job's range is recorded up to this many commits (the newest).
+constexpr size_t kMaxRange = 10000;
 
 // The commit a job names: its head_sha when it was fetched, else its ref.
 Result<std::string> commit_of(const git::Repository& repo, const std::string& sha, const std::string& ref,
@@ -63,9 +67,25 @@ std::vector<std::string> refspecs_for(const model::JobSpec& spec) {
   return specs;
 }
 
-// Resolves the commits to measure into targets (base first for a PR).
+// Resolves the commits to measure into targets (base first for a PR or a
+// compare job).
 Result<std::vector<Target>> pick_targets(const git::Repository& repo, const model::JobSpec& spec) {
   std::vector<Target> targets;
+  if (spec.kind == JobKind::compare) {
+    // Two commits exactly as named: no merge-base, both on the job's ref.
+    auto base = commit_of(repo, spec.base_sha, "", spec.clone_url);
+    if (!base) return base.error().with_context("compare base");
+    auto head = commit_of(repo, spec.head_sha, "", spec.clone_url);
+    if (!head) return head.error().with_context("compare head");
+    for (auto [role, commit] : {std::pair<const char*, std::string>{"base", *base}, {"head", *head}}) {
+      Target t;
+      t.role = role;
+      t.commit = commit;
+      t.result.ref = spec.ref;
+      targets.push_back(std::move(t));
+    }
+    return targets;
+  }
   if (spec.kind != JobKind::pull_request) {
     auto commit = commit_of(repo, spec.head_sha, spec.ref, spec.clone_url);
     if (!commit) return commit.error();
@@ -231,6 +251,10 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
   auto suites = select_suites(*suite_config, spec.suite);
   if (!suites) return failed(suites.error().message);
   if (suites->empty()) return failed("no suites to run");
+  // A bisection step decides every metric at the job's threshold: its
+  // sampling stops, and its report judges, at that one question.
+  if (spec.kind == JobKind::compare && spec.threshold > 0)
+    for (auto& s : *suites) s.thresholds = {{"", spec.threshold}};
   if (auto st = check_formats(*suites); !st) return failed(st.error().message);
 
   // 3. Work trees, result set headers, builds (once per commit and command).
@@ -329,6 +353,18 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
   // as the job is done.
   result.head = std::move(targets.back().result);
   if (targets.size() == 2) result.base = std::move(targets.front().result);
+  if (spec.kind == JobKind::compare) {
+    // What a bisection of this pair chooses among, with what naming a
+    // commit needs; a base off head's first-parent chain walks to the root,
+    // hence the bound.
+    auto commits = git::first_parent_commits(*repo, targets.back().commit, targets.front().commit, kMaxRange);
+    if (!commits) return failed(commits.error().message);
+    for (const auto& c : *commits) {
+      model::RangeCommit rc{c, {}};
+      if (auto meta = repo->commit_meta(c)) rc.info = {meta->time, meta->author, meta->subject, meta->first_parent_position};
+      result.range.push_back(std::move(rc));
+    }
+  }
   const std::string dir = path_join(ctx.results_dir, id);
   if (auto st = make_dirs(dir); !st) return failed(st.error().message);
   const std::string path = path_join(dir, "result.json");

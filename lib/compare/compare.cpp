@@ -168,8 +168,11 @@ const char* to_string(Verdict v) {
 double Options::threshold_for(const model::BenchmarkKey& key) const {
   if (auto it = overrides.find(key.metric); it != overrides.end()) return it->second;
   if (auto it = overrides.find(""); it != overrides.end()) return it->second;
-  if (auto s = suite_thresholds.find(key.suite); s != suite_thresholds.end())
+  if (auto s = suite_thresholds.find(key.suite); s != suite_thresholds.end()) {
     if (auto it = s->second.find(key.metric); it != s->second.end()) return it->second;
+    // "": every metric of the suite (a compare job's threshold).
+    if (auto it = s->second.find(""); it != s->second.end()) return it->second;
+  }
   auto it = thresholds.find(key.metric);
   return it == thresholds.end() ? default_threshold : it->second;
 }

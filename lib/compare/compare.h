@@ -37,7 +37,7 @@ struct Options {
   std::map<std::string, double> thresholds = {
       {"wall_time", 0.01}, {"cpu_time", 0.005}, {"instructions", 0.0005}, {"memory", 0.01}};
   double default_threshold = 0.01;
-  std::map<std::string, std::map<std::string, double>> suite_thresholds;  // suite -> metric -> t
+  std::map<std::string, std::map<std::string, double>> suite_thresholds;  // suite -> metric ("" = all) -> t
   std::map<std::string, double> overrides;                                 // metric ("" = all) -> t
   double fdr_q = 0.05;                      // Benjamini-Hochberg level over a run
   // A regressed/improved verdict whose p-value does not clear Benjamini-

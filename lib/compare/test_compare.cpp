@@ -103,6 +103,13 @@ TEST_CASE("one threshold everywhere: the suite's travels in the result set, the 
   auto other = set_of({h}, "b");
   other.thresholds["t"]["wall_time"] = 0.05;
   CHECK(compare::compare(base, other, {}).rows.at(0).threshold == 0.01);
+  // A compare job's threshold covers every metric of the suite ("");
+  // a metric the suite names itself keeps its own.
+  auto stepped = set_of({h}, "b");
+  stepped.thresholds["s"][""] = 0.04;
+  CHECK(compare::compare(base, stepped, {}).rows.at(0).threshold == 0.04);
+  stepped.thresholds["s"]["wall_time"] = 0.05;
+  CHECK(compare::compare(base, stepped, {}).rows.at(0).threshold == 0.05);
   // benchboxctl compare --threshold wall_time=2% and --threshold 2% win over the suite.
   compare::Options o;
   o.overrides["wall_time"] = 0.02;

@@ -25,6 +25,7 @@ const char* to_string(JobKind k) {
     case JobKind::tag: return "tag";
     case JobKind::pull_request: return "pull_request";
     case JobKind::manual: return "manual";
+    case JobKind::compare: return "compare";
   }
   return "manual";
 }
@@ -37,7 +38,7 @@ std::optional<JobState> job_state_from_string(const std::string& s) {
 }
 
 std::optional<JobKind> job_kind_from_string(const std::string& s) {
-  for (auto k : {JobKind::push, JobKind::tag, JobKind::pull_request, JobKind::manual})
+  for (auto k : {JobKind::push, JobKind::tag, JobKind::pull_request, JobKind::manual, JobKind::compare})
     if (s == to_string(k)) return k;
   return std::nullopt;
 }
@@ -53,7 +54,8 @@ nlohmann::json to_json(const JobSpec& s) {
           {"base_ref", s.base_ref},       {"base_sha", s.base_sha},
           {"pr_number", s.pr_number},     {"suite", s.suite},
           {"priority", s.priority},       {"requested_by", s.requested_by},
-          {"group_id", s.group_id},       {"replay_key", s.replay_key}};
+          {"group_id", s.group_id},       {"threshold", s.threshold},
+          {"replay_key", s.replay_key}};
 }
 
 nlohmann::json to_json(const Job& job) {
@@ -91,7 +93,8 @@ Result<JobSpec> job_spec_from_json(const nlohmann::json& j) {
                   take(j, "base_ref", s.base_ref), take(j, "base_sha", s.base_sha),
                   take(j, "pr_number", s.pr_number), take(j, "suite", s.suite),
                   take(j, "priority", s.priority), take(j, "requested_by", s.requested_by),
-                  take(j, "group_id", s.group_id), take(j, "replay_key", s.replay_key)})
+                  take(j, "group_id", s.group_id), take(j, "threshold", s.threshold),
+                  take(j, "replay_key", s.replay_key)})
     if (!st) return st.error();
   auto k = job_kind_from_string(kind);
   if (!k) return make_error(Errc::invalid_argument, "unknown job kind '" + kind + "'");
@@ -132,6 +135,10 @@ Status validate(const JobSpec& s) {
     return bad("a pull_request job needs a pr_number");
   if (!s.replay_key.empty() && !is_hex(s.replay_key, 64)) return bad("replay_key is not 64 hex digits");
   if (s.group_id < 0) return bad("group_id must not be negative");
+  if (s.kind == JobKind::compare && (s.head_sha.empty() || s.base_sha.empty()))
+    return bad("a compare job needs a head_sha and a base_sha");
+  if (!(s.threshold >= 0 && s.threshold < 1)) return bad("threshold must be at least 0 and below 1");
+  if (s.threshold > 0 && s.kind != JobKind::compare) return bad("only a compare job takes a threshold");
   return {};
 }
 

@@ -13,8 +13,10 @@ namespace bb::model {
 
 enum class JobState { queued, running, done, failed, cancelled };
 // push: a commit on an allowed branch; tag: a tag push; pull_request: a
-// blessed PR (head against merge-base); manual: benchboxctl enqueue/backfill.
-enum class JobKind { push, tag, pull_request, manual };
+// blessed PR (head against merge-base); manual: benchboxctl enqueue;
+// compare: head_sha against base_sha exactly, interleaved (a regression's
+// confirmation or a bisection step: two commits of one branch).
+enum class JobKind { push, tag, pull_request, manual, compare };
 
 const char* to_string(JobState s);
 const char* to_string(JobKind k);
@@ -36,6 +38,10 @@ struct JobSpec {
   std::string suite;         // "" = every suite in .benchbox.yml
   int64_t priority = 0;      // higher runs first
   std::string requested_by;  // GitHub login or local user
+  // compare: the relative threshold every metric is decided at (a
+  // bisection step asks "is the confirmed change here?", docs/bisect.md);
+  // 0: the suite's own.
+  double threshold = 0;
   // The job group it belongs to (model/job_group.h), or 0. Set by
   // Queue1.EnqueueGroup; Enqueue accepts only a group that exists.
   int64_t group_id = 0;

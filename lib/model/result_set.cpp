@@ -127,12 +127,18 @@ nlohmann::json to_json(const ResultSet& rs) {
 }
 
 nlohmann::json to_json(const JobResult& jr) {
-  return {{"schema", kJobResultSchema},
-          {"job_id", jr.job_id},
-          {"kind", jr.kind},
-          {"seed", jr.seed},
-          {"head", to_json(jr.head)},
-          {"base", jr.base ? to_json(*jr.base) : nlohmann::json(nullptr)}};
+  nlohmann::json j = {{"schema", kJobResultSchema},
+                      {"job_id", jr.job_id},
+                      {"kind", jr.kind},
+                      {"seed", jr.seed},
+                      {"head", to_json(jr.head)},
+                      {"base", jr.base ? to_json(*jr.base) : nlohmann::json(nullptr)}};
+  if (!jr.range.empty()) {
+    nlohmann::json range = nlohmann::json::array();
+    for (const auto& c : jr.range) range.push_back({{"commit", c.commit}, {"commit_info", to_json(c.info)}});
+    j["range"] = std::move(range);
+  }
+  return j;
 }
 
 namespace {
@@ -216,6 +222,19 @@ Result<SuiteOutcome> suite_outcome_from_json(const nlohmann::json& j, const std:
   return s;
 }
 
+namespace {
+
+Status read_commit_info(const nlohmann::json& c, const std::string& where, CommitInfo& out) {
+  if (!c.is_object()) return bad(where, "expected an object");
+  for (auto st : {opt(c, where, "time", out.time), opt(c, where, "author", out.author),
+                  opt(c, where, "subject", out.subject),
+                  opt(c, where, "first_parent_position", out.first_parent_position)})
+    if (!st) return st.error();
+  return {};
+}
+
+}  // namespace
+
 Result<ResultSet> result_set_from_json(const nlohmann::json& j) {
   if (!j.is_object()) return bad("", "expected a result set object");
   std::string schema;
@@ -239,14 +258,8 @@ Result<ResultSet> result_set_from_json(const nlohmann::json& j) {
   for (const auto& [suite, metrics] : rs.thresholds)
     for (const auto& [metric, t] : metrics)
       if (!(t > 0 && t < 1)) return bad("/thresholds/" + suite + "/" + metric, "expected a fraction in (0, 1)");
-  if (auto c = j.find("commit_info"); c != j.end() && !c->is_null()) {
-    if (!c->is_object()) return bad("/commit_info", "expected an object");
-    for (auto st : {opt(*c, "/commit_info", "time", rs.commit_info.time),
-                    opt(*c, "/commit_info", "author", rs.commit_info.author),
-                    opt(*c, "/commit_info", "subject", rs.commit_info.subject),
-                    opt(*c, "/commit_info", "first_parent_position", rs.commit_info.first_parent_position)})
-      if (!st) return st.error();
-  }
+  if (auto c = j.find("commit_info"); c != j.end() && !c->is_null())
+    if (auto st = read_commit_info(*c, "/commit_info", rs.commit_info); !st) return st.error();
   if (auto e = j.find("environment"); e != j.end() && !e->is_null()) {
     if (!e->is_object()) return bad("/environment", "expected an object of the environment's inputs");
     rs.environment = *e;
@@ -286,6 +299,19 @@ Result<JobResult> job_result_from_json(const nlohmann::json& j) {
     auto base = result_set_from_json(*it);
     if (!base) return base.error().with_context("/base");
     jr.base = std::move(*base);
+  }
+  if (auto r = j.find("range"); r != j.end() && !r->is_null()) {
+    if (!r->is_array()) return bad("/range", "expected an array of commits");
+    for (size_t i = 0; i < r->size(); ++i) {
+      const std::string where = "/range/" + std::to_string(i);
+      const auto& e = (*r)[i];
+      RangeCommit c;
+      if (!e.is_object()) return bad(where, "expected an object");
+      if (auto st = req(e, where, "commit", c.commit); !st) return st.error();
+      if (auto ci = e.find("commit_info"); ci != e.end() && !ci->is_null())
+        if (auto st = read_commit_info(*ci, where + "/commit_info", c.info); !st) return st.error();
+      jr.range.push_back(std::move(c));
+    }
   }
   return jr;
 }

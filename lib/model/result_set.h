@@ -127,12 +127,21 @@ struct ResultSet {
 
 // What runnerd writes for a job: a plain run has only `head`; a PR has base
 // (the merge-base) and head, measured interleaved on the same cores.
+// A commit of a compare job's range, with what naming it needs.
+struct RangeCommit {
+  std::string commit;
+  CommitInfo info;
+};
+
 struct JobResult {
   int64_t job_id = 0;
   std::string kind;
   ResultSet head;
   std::optional<ResultSet> base;
   int64_t seed = 0;              // seed of the interleaving order
+  // compare jobs: the first-parent commits after base up to head (head
+  // last), oldest first: what a bisection of this pair chooses among.
+  std::vector<RangeCommit> range;
 };
 
 // True when the benchmark's suite shows its metric (SuiteOutcome::metrics);

@@ -38,6 +38,41 @@ TEST_CASE("job specs are validated") {
   CHECK_FALSE(validate(s).ok());
 }
 
+TEST_CASE("a compare job and its range round-trip") {
+  Job job;
+  job.spec.kind = JobKind::compare;
+  job.spec.repository = "o/r";
+  job.spec.clone_url = "/x";
+  job.spec.ref = "refs/heads/main";
+  job.spec.head_sha = std::string(40, 'b');
+  job.spec.base_sha = std::string(40, 'a');
+  job.spec.threshold = 0.025;
+  REQUIRE(validate(job.spec).ok());
+  auto back = job_from_json(to_json(job));
+  REQUIRE(back.ok());
+  CHECK(back->spec.kind == JobKind::compare);
+  CHECK(back->spec.threshold == 0.025);
+  job.spec.threshold = 1.5;
+  CHECK(validate(job.spec).error().message.find("threshold") != std::string::npos);
+
+  JobResult jr;
+  jr.kind = "compare";
+  jr.head.repository = "o/r";
+  jr.range.push_back({std::string(40, 'c'), {1700000000, "A <a@x>", "faster", 12}});
+  jr.range.push_back({std::string(40, 'b'), {1700000100, "B <b@x>", "slower", 13}});
+  auto j = to_json(jr);
+  auto jr_back = job_result_from_json(j);
+  REQUIRE(jr_back.ok());
+  REQUIRE(jr_back->range.size() == 2);
+  CHECK(jr_back->range[1].info.subject == "slower");
+  CHECK(jr_back->range[0].info.first_parent_position == 12);
+  j["range"][1]["commit_info"]["time"] = "soon";
+  CHECK(job_result_from_json(j).error().message.find("/range/1/commit_info") != std::string::npos);
+  // Without a range (every other kind), none is written.
+  jr.range.clear();
+  CHECK_FALSE(to_json(jr).contains("range"));
+}
+
 TEST_CASE("result sets round-trip and bad values name their JSON pointer") {
   ResultSet rs;
   rs.repository = "o/r";

@@ -29,6 +29,8 @@ namespace {
 std::string subject(const model::Job& job) {
   if (job.spec.kind == model::JobKind::pull_request)
     return job.spec.repository + " pull request #" + std::to_string(job.spec.pr_number);
+  if (job.spec.kind == model::JobKind::compare)
+    return job.spec.repository + " " + short_sha(job.spec.base_sha) + ".." + short_sha(job.spec.head_sha);
   return job.spec.repository + " " + job.spec.ref;
 }
 

@@ -73,6 +73,9 @@ const std::vector<Migration>& queue_migrations() {
        "  step TEXT NOT NULL DEFAULT '');"
        "ALTER TABLE jobs ADD COLUMN group_id INTEGER NOT NULL DEFAULT 0;"
        "CREATE INDEX jobs_by_group ON jobs(group_id, state) WHERE group_id != 0;"},
+      {"compare_threshold",
+       // A compare job's decision threshold (model::JobSpec::threshold).
+       "ALTER TABLE jobs ADD COLUMN threshold REAL NOT NULL DEFAULT 0;"},
   };
   return migrations;
 }
@@ -102,6 +105,7 @@ model::Job job_from_row(const Statement& row) {
   job.result_path = row.column_text(20);
   job.error = row.column_text(21);
   job.spec.group_id = row.column_int64(22);
+  job.spec.threshold = row.column_real(23);
   return job;
 }
 

@@ -18,7 +18,7 @@ const std::vector<Migration>& queue_migrations();
 inline constexpr const char* kJobColumns =
     "id, delivery_id, kind, repository, clone_url, ref, head_sha, base_ref, base_sha, "
     "pr_number, suite, priority, requested_by, state, attempts, runner, lease_expires, "
-    "created, started, finished, result_path, error, group_id";
+    "created, started, finished, result_path, error, group_id, threshold";
 
 model::Job job_from_row(const Statement& row);
 

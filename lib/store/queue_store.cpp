@@ -158,14 +158,14 @@ Result<EnqueueResult> QueueStore::enqueue_in_tx(const model::JobSpec& spec, bool
 
   auto st = db_.prepare(
       "INSERT INTO jobs (delivery_id, kind, repository, clone_url, ref, head_sha, base_ref,"
-      " base_sha, pr_number, suite, priority, requested_by, state, created, group_id)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)");
+      " base_sha, pr_number, suite, priority, requested_by, state, created, group_id, threshold)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)");
   if (!st) return st.error();
   st->bind(1, spec.delivery_id).bind(2, std::string(model::to_string(spec.kind)));
   st->bind(3, spec.repository).bind(4, spec.clone_url).bind(5, spec.ref).bind(6, spec.head_sha);
   st->bind(7, spec.base_ref).bind(8, spec.base_sha).bind(9, spec.pr_number).bind(10, spec.suite);
   st->bind(11, spec.priority).bind(12, spec.requested_by).bind(13, clock_->now_unix());
-  st->bind(14, spec.group_id);
+  st->bind(14, spec.group_id).bind_real(15, spec.threshold);
   BB_TRY(st->run());
   int64_t id = db_.last_insert_rowid();
   BB_TRY(remember_replay(spec.replay_key, id));

@@ -143,6 +143,14 @@ Statement& Statement::bind(int index, int64_t value) {
   return *this;
 }
 
+Statement& Statement::bind_real(int index, double value) {
+  int rc = sqlite3_bind_double(stmt_.get(), index, value);
+  if (rc != SQLITE_OK && bind_error_ == SQLITE_OK) bind_error_ = rc;
+  return *this;
+}
+
+double Statement::column_real(int column) const { return sqlite3_column_double(stmt_.get(), column); }
+
 Statement& Statement::bind(int index, const std::string& value) {
   int rc = sqlite3_bind_text(stmt_.get(), index, value.data(), static_cast<int>(value.size()),
                              SQLITE_TRANSIENT);

@@ -34,6 +34,8 @@ class Statement {
   Statement& bind(int index, int64_t value);
   Statement& bind(int index, const std::string& value);
   Statement& bind_null(int index);
+  // Not an overload of bind: bind(i, 0) would be ambiguous.
+  Statement& bind_real(int index, double value);
 
   Result<bool> step();
   // Steps until done; for statements that return no rows.
@@ -42,6 +44,7 @@ class Statement {
 
   int64_t column_int64(int column) const;
   std::string column_text(int column) const;
+  double column_real(int column) const;
   bool column_is_null(int column) const;
 
  private:

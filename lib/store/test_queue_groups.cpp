@@ -205,3 +205,30 @@ TEST_CASE("a bad group is refused whole, naming the spec") {
   CHECK(q.get_group(g->group.id)->step == "step 2");
   CHECK(q.set_group_step(4242, "x").error().code == Errc::not_found);
 }
+
+TEST_CASE("a compare job keeps its commits and threshold through the queue") {
+  test::TempDir dir;
+  FakeClock clock;
+  auto q = open_store(dir.file("queue.db"), clock);
+  JobSpec step = backfill_spec(2);
+  step.kind = JobKind::compare;
+  step.base_sha = sha(1);
+  step.threshold = 0.025;
+  GroupSpec g = group_spec();
+  g.kind = GroupKind::bisect;
+  auto r = q.enqueue_group(g, {step});
+  REQUIRE(r.ok());
+  auto job = q.get(r->jobs[0].job.id);
+  REQUIRE(job.ok());
+  CHECK(job->spec.kind == JobKind::compare);
+  CHECK(job->spec.base_sha == sha(1));
+  CHECK(job->spec.threshold == 0.025);
+  CHECK(q.get_group(r->group.id)->spec.kind == GroupKind::bisect);
+
+  JobSpec no_base = step;
+  no_base.base_sha.clear();
+  CHECK(q.enqueue(no_base).error().message.find("needs a head_sha and a base_sha") != std::string::npos);
+  JobSpec push = backfill_spec(3);
+  push.threshold = 0.1;
+  CHECK(q.enqueue(push).error().message.find("only a compare job") != std::string::npos);
+}

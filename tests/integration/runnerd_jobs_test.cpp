@@ -901,3 +901,50 @@ TEST_CASE("as root, a job's build and benchmark run as the job's own uid and can
   ::close(server);
   CHECK(find_bench(r["head"], "contained", "wall_time")->at("status") == "ok");
 }
+
+TEST_CASE("a compare job measures two commits of a branch exactly, at its threshold, with the range between") {
+  RunnerdFixture f;
+  auto loop = [](const char* n) { return std::string("i=0; while [ $i -lt ") + n + " ]; do i=$((i+1)); done"; };
+  f.commit(".benchbox.yml",
+           "version: 1\nsuites:\n  - name: seq\n    run: ./bench.sh\n    repetitions: 6\n    warmup: 0\n"
+           "    thresholds: {wall_time: 0.001}\n    sequential: {max_repetitions: 40}\n",
+           "config");
+  const std::string good = f.commit("bench.sh", "#!/bin/sh\n" + loop("10000") + "\n", "good");
+  const std::string docs = f.commit("README", "docs\n", "docs only");
+  const std::string slow = f.commit("bench.sh", "#!/bin/sh\n" + loop("50000") + "\n", "five times the work");
+  const std::string after = f.commit("NEWS", "news\n", "after");
+  json spec = {{"kind", "compare"},  {"repository", "acme/widget"}, {"clone_url", "file://" + f.origin()},
+               {"ref", "refs/heads/main"}, {"head_sha", after}, {"base_sha", good}, {"threshold", 0.25}};
+  f.start_runner();
+  json job = f.wait_finished(f.enqueue(spec), 120);
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  json r = f.result_of(job);
+  CHECK(r["kind"] == "compare");
+  CHECK(r["base"]["commit"] == good);  // exactly the commit named: no merge-base
+  CHECK(r["head"]["commit"] == after);
+  CHECK(r["base"]["role"] == "base");
+  CHECK(r["head"]["ref"] == "refs/heads/main");
+  // The job's threshold replaces the suite's, for every metric.
+  CHECK(r["head"]["thresholds"]["seq"] == json({{"", 0.25}}));
+  // The range a bisection chooses among: after good up to head, oldest first.
+  REQUIRE(r["range"].size() == 3);
+  CHECK(r["range"][0]["commit"] == docs);
+  CHECK(r["range"][1]["commit"] == slow);
+  CHECK(r["range"][1]["commit_info"]["subject"] == "five times the work");
+  CHECK(r["range"][2]["commit"] == after);
+  CHECK(r["range"][2]["commit_info"]["first_parent_position"].get<int64_t>() ==
+        r["head"]["commit_info"]["first_parent_position"].get<int64_t>());
+  // Five times slower is far beyond 25 %: decided, and early.
+  const json* h = find_bench(r["head"], "seq", "cpu_time");
+  REQUIRE(h);
+  CHECK((*h)["extra"]["sequential"]["verdict"] == "regressed");
+  CHECK((*h)["extra"]["sequential"]["rounds"].get<int>() < 40);
+
+  // A compare job naming a commit the repository lacks fails saying so.
+  json missing = spec;
+  missing["base_sha"] = std::string(40, 'e');
+  json failed = f.wait_finished(f.enqueue(missing), 60);
+  CHECK(failed["state"] == "failed");
+  CHECK(failed["error"].get<std::string>().find("compare base") != std::string::npos);
+}
