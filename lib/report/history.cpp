@@ -113,6 +113,18 @@ const std::vector<store::Migration> kMigrations = {
     {"a series' environment in first-parent order",
      R"(DROP INDEX points_by_series;
         CREATE INDEX points_by_series ON points(repository, ref, benchmark_key, environment_key, position, job_id);)"},
+    // Confirm before alerting, then bisect (report/bisection.h).
+    {"regressions confirmed and bisected before they are filed",
+     R"(ALTER TABLE regressions ADD COLUMN confirmation TEXT NOT NULL DEFAULT '';
+        ALTER TABLE regressions ADD COLUMN investigation TEXT NOT NULL DEFAULT '';
+        CREATE TABLE bisections (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          group_id INTEGER NOT NULL DEFAULT 0,   -- the queue's job group of its jobs
+          state TEXT NOT NULL,
+          body TEXT NOT NULL,                    -- JSON: report::Bisection
+          updated INTEGER NOT NULL);
+        CREATE INDEX bisections_by_group ON bisections(group_id);
+        CREATE INDEX bisections_by_state ON bisections(state);)"},
 };
 
 // Statement binds integers and text; a REAL column converts text exactly

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/result_set.h"
+#include "report/bisection.h"
 #include "store/sqlite.h"
 #include "util/result.h"
 
@@ -96,6 +97,16 @@ struct Regression {
   std::string latest_status;   // what that run said, in words
   std::string fixed_by;        // the commit that closed it
   int64_t fixed_by_job = 0;
+  // Before an issue is filed, a compare job of the last good and first bad
+  // commits confirms it (reporter.confirm_regressions): "" = not asked
+  // (confirmation off), "pending", "confirmed", "refuted" (closed, never
+  // filed), "unconfirmed" (the confirmation could not run; not filed).
+  std::string confirmation;
+  // What the confirmation and the bisection found, as Markdown for the
+  // issue (report/bisection.h writes it).
+  std::string investigation;
+  // Whether GitHub should hear of it.
+  bool fileable() const { return confirmation.empty() || confirmation == "confirmed"; }
 
   // The issue's marker (github_api::IssueWant::marker): one issue per regression.
   std::string marker() const;
@@ -207,6 +218,15 @@ class HistoryStore {
   Result<std::vector<JobSummary>> jobs(const std::string& repository, size_t limit, int64_t pr_number = 0);
   // Pull requests with jobs, newest job first.
   Result<std::vector<int64_t>> pull_requests(const std::string& repository, size_t limit);
+
+  // ---- bisections (history_bisections.cpp)
+  // Inserts (id 0, then sets it) or replaces; stamps `updated`.
+  Status save_bisection(Bisection& b, int64_t now);
+  Result<std::optional<Bisection>> bisection(int64_t id);
+  Result<std::optional<Bisection>> bisection_by_group(int64_t group_id);
+  // Confirming or bisecting, oldest first.
+  Result<std::vector<Bisection>> active_bisections();
+  Result<std::optional<Regression>> regression(int64_t id);
 
   Result<std::optional<Regression>> open_regression(const std::string& repository, const std::string& ref);
   Result<std::vector<Regression>> open_regressions(const std::string& repository);

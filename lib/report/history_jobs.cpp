@@ -55,7 +55,7 @@ RegressedBenchmark regressed_from_json(const nlohmann::json& j) {
 
 constexpr const char* kRegressionColumns =
     "id, repository, ref, open, opened, closed, benchmarks, latest_job, latest_commit, latest_status, fixed_by,"
-    " fixed_by_job";
+    " fixed_by_job, confirmation, investigation";
 
 Regression regression_of(const store::Statement& q) {
   Regression r;
@@ -74,6 +74,8 @@ Regression regression_of(const store::Statement& q) {
   r.latest_status = q.column_text(9);
   r.fixed_by = q.column_text(10);
   r.fixed_by_job = q.column_int64(11);
+  r.confirmation = q.column_text(12);
+  r.investigation = q.column_text(13);
   return r;
 }
 
@@ -162,6 +164,16 @@ Result<std::optional<Regression>> HistoryStore::open_regression(const std::strin
   return std::optional<Regression>(regression_of(*q));
 }
 
+Result<std::optional<Regression>> HistoryStore::regression(int64_t id) {
+  auto q = db_.prepare(std::string("SELECT ") + kRegressionColumns + " FROM regressions WHERE id = ?");
+  if (!q) return q.error();
+  q->bind(1, id);
+  auto row = q->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<Regression>();
+  return std::optional<Regression>(regression_of(*q));
+}
+
 Result<std::vector<Regression>> HistoryStore::open_regressions(const std::string& repository) {
   auto q = db_.prepare(std::string("SELECT ") + kRegressionColumns +
                        " FROM regressions WHERE repository = ? AND open = 1 ORDER BY ref, id");
@@ -174,16 +186,16 @@ Status HistoryStore::save_regression(Regression& r) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& b : r.benchmarks) list.push_back(to_json(b));
   auto q = r.id == 0 ? db_.prepare("INSERT INTO regressions (repository, ref, open, opened, closed, benchmarks,"
-                                   " latest_job, latest_commit, latest_status, fixed_by, fixed_by_job)"
-                                   " VALUES (?,?,?,?,?,?,?,?,?,?,?)")
+                                   " latest_job, latest_commit, latest_status, fixed_by, fixed_by_job, confirmation,"
+                                   " investigation) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")
                      : db_.prepare("UPDATE regressions SET repository = ?, ref = ?, open = ?, opened = ?, closed = ?,"
                                    " benchmarks = ?, latest_job = ?, latest_commit = ?, latest_status = ?,"
-                                   " fixed_by = ?, fixed_by_job = ? WHERE id = ?");
+                                   " fixed_by = ?, fixed_by_job = ?, confirmation = ?, investigation = ? WHERE id = ?");
   if (!q) return q.error();
   q->bind(1, r.repository).bind(2, r.ref).bind(3, int64_t{r.open}).bind(4, r.opened).bind(5, r.closed);
   q->bind(6, list.dump()).bind(7, r.latest_job).bind(8, r.latest_commit).bind(9, r.latest_status);
-  q->bind(10, r.fixed_by).bind(11, r.fixed_by_job);
-  if (r.id != 0) q->bind(12, r.id);
+  q->bind(10, r.fixed_by).bind(11, r.fixed_by_job).bind(12, r.confirmation).bind(13, r.investigation);
+  if (r.id != 0) q->bind(14, r.id);
   if (auto st = q->run(); !st) return st;
   if (r.id == 0) r.id = db_.last_insert_rowid();
   return {};

@@ -1,0 +1,303 @@
+#include "report/bisection.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <regex>
+
+#include "report/regression.h"
+#include "util/json_read.h"
+#include "util/text.h"
+
+namespace bb::report {
+
+namespace {
+
+constexpr int64_t kPriority = -5;  // below pushes and pull requests, above backfills
+
+const BisectionState kStates[] = {BisectionState::confirming, BisectionState::bisecting, BisectionState::done,
+                                  BisectionState::narrowed,   BisectionState::refuted,   BisectionState::failed};
+
+BisectRange range_of(const Bisection& b) {
+  BisectRange r;
+  r.good = b.good;
+  for (const auto& c : b.range) r.commits.push_back(c.commit);
+  if (r.commits.empty()) r.commits.push_back(b.bad);
+  return r;
+}
+
+const model::RangeCommit* find_commit(const Bisection& b, const std::string& sha) {
+  for (const auto& c : b.range)
+    if (c.commit == sha) return &c;
+  return nullptr;
+}
+
+const compare::BenchmarkComparison* row_of(const compare::Comparison& c, const std::string& key) {
+  for (const auto& r : c.rows)
+    if (r.key.to_string() == key) return &r;
+  return nullptr;
+}
+
+std::string interval_text(const compare::BenchmarkComparison& r) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " [%.3f, %.3f]", r.ci_low, r.ci_high);
+  return effect_phrase(r.ratio, r.ci_low, r.ci_high, r.key.metric, r.higher_is_better) + buf;
+}
+
+}  // namespace
+
+const char* to_string(BisectionState s) {
+  switch (s) {
+    case BisectionState::confirming: return "confirming";
+    case BisectionState::bisecting: return "bisecting";
+    case BisectionState::done: return "done";
+    case BisectionState::narrowed: return "narrowed";
+    case BisectionState::refuted: return "refuted";
+    case BisectionState::failed: return "failed";
+  }
+  return "failed";
+}
+
+nlohmann::json to_json(const Bisection& b) {
+  nlohmann::json range = nlohmann::json::array(), steps = nlohmann::json::array();
+  for (const auto& c : b.range) range.push_back({{"commit", c.commit}, {"commit_info", model::to_json(c.info)}});
+  for (const auto& s : b.steps)
+    steps.push_back({{"base", s.base}, {"commit", s.commit}, {"outcome", to_string(s.outcome)}, {"job_id", s.job_id},
+                     {"detail", s.detail}, {"residual", s.residual}});
+  return {{"id", b.id},
+          {"group_id", b.group_id},
+          {"state", to_string(b.state)},
+          {"repository", b.repository},
+          {"ref", b.ref},
+          {"clone_url", b.clone_url},
+          {"suite", b.suite},
+          {"regression_id", b.regression_id},
+          {"requested_by", b.requested_by},
+          {"good", b.good},
+          {"bad", b.bad},
+          {"keys", b.keys},
+          {"waiting_job", b.waiting_job},
+          {"confirmed_ratio", b.confirmed_ratio},
+          {"confirm_detail", b.confirm_detail},
+          {"range", std::move(range)},
+          {"steps", std::move(steps)},
+          {"culprit", b.culprit},
+          {"second_regression", b.second_regression},
+          {"outcome", b.outcome},
+          {"created", b.created},
+          {"updated", b.updated}};
+}
+
+Result<Bisection> bisection_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return make_error(Errc::parse, "a bisection is not a JSON object");
+  Bisection b;
+  std::string state;
+  bool ok = read_member(j, "id", b.id) && read_member(j, "group_id", b.group_id) && read_member(j, "state", state) &&
+            read_member(j, "repository", b.repository) && read_member(j, "ref", b.ref) &&
+            read_member(j, "clone_url", b.clone_url) && read_member(j, "suite", b.suite) &&
+            read_member(j, "regression_id", b.regression_id) && read_member(j, "requested_by", b.requested_by) &&
+            read_member(j, "good", b.good) && read_member(j, "bad", b.bad) && read_member(j, "keys", b.keys) &&
+            read_member(j, "waiting_job", b.waiting_job) && read_member(j, "confirmed_ratio", b.confirmed_ratio) &&
+            read_member(j, "confirm_detail", b.confirm_detail) && read_member(j, "culprit", b.culprit) &&
+            read_member(j, "second_regression", b.second_regression) && read_member(j, "outcome", b.outcome) &&
+            read_member(j, "created", b.created) && read_member(j, "updated", b.updated);
+  if (!ok) return make_error(Errc::parse, "a bisection has a field of the wrong type");
+  auto it = std::find_if(std::begin(kStates), std::end(kStates), [&](auto s) { return state == to_string(s); });
+  if (it == std::end(kStates)) return make_error(Errc::parse, "unknown bisection state '" + state + "'");
+  b.state = *it;
+  for (const auto& e : j.value("range", nlohmann::json::array())) {
+    model::RangeCommit c;
+    c.commit = e.value("commit", "");
+    const auto info = e.value("commit_info", nlohmann::json::object());
+    c.info.time = info.value("time", int64_t{0});
+    c.info.author = info.value("author", "");
+    c.info.subject = info.value("subject", "");
+    c.info.first_parent_position = info.value("first_parent_position", int64_t{-1});
+    b.range.push_back(std::move(c));
+  }
+  for (const auto& e : j.value("steps", nlohmann::json::array())) {
+    BisectStep s;
+    s.base = e.value("base", "");
+    s.commit = e.value("commit", "");
+    const std::string outcome = e.value("outcome", "inconclusive");
+    for (auto o : {StepOutcome::bad, StepOutcome::good, StepOutcome::inconclusive, StepOutcome::skipped})
+      if (outcome == to_string(o)) s.outcome = o;
+    s.job_id = e.value("job_id", int64_t{0});
+    s.detail = e.value("detail", "");
+    s.residual = e.value("residual", false);
+    b.steps.push_back(std::move(s));
+  }
+  return b;
+}
+
+std::optional<model::JobSpec> next_job(const Bisection& b) {
+  if (b.finished() || b.waiting_job != 0) return std::nullopt;
+  model::JobSpec s;
+  s.kind = model::JobKind::compare;
+  s.repository = b.repository;
+  s.clone_url = b.clone_url;
+  s.ref = b.ref;
+  s.suite = b.suite;
+  s.priority = kPriority;
+  s.requested_by = b.requested_by.empty() ? "benchbox-reporterd" : b.requested_by;
+  if (b.state == BisectionState::confirming) {
+    s.base_sha = b.good;
+    s.head_sha = b.bad;
+    return s;  // at the suite's own thresholds: is there a regression at all?
+  }
+  const BisectPlan plan = plan_bisection(range_of(b), b.steps);
+  if (plan.state != BisectState::measure && plan.state != BisectState::residual) return std::nullopt;
+  s.base_sha = plan.base;
+  s.head_sha = plan.next;
+  s.threshold = step_threshold(b.confirmed_ratio);
+  return s;
+}
+
+Advance advance(Bisection& b, const model::Job& job, const compare::Comparison* comparison,
+                const std::vector<model::RangeCommit>& range) {
+  Advance a;
+  if (b.finished() || job.id != b.waiting_job) return a;  // a stale or repeated job
+  a.used = true;
+  b.waiting_job = 0;
+  const bool measured = job.state == model::JobState::done && comparison;
+
+  if (b.state == BisectionState::confirming) {
+    if (!measured) {
+      b.state = BisectionState::failed;
+      b.outcome = "the confirmation (job " + std::to_string(job.id) + ") could not run: " +
+                  (job.error.empty() ? std::string(model::to_string(job.state)) : job.error);
+      a.finished = true;
+      return a;
+    }
+    if (b.keys.empty())
+      for (const auto& r : comparison->rows)
+        if (r.verdict == compare::Verdict::regressed) b.keys.push_back(r.key.to_string());
+    std::string detail;
+    const StepOutcome o = b.keys.empty() ? StepOutcome::good : step_outcome(comparison->rows, b.keys, &detail);
+    // The row to quote: the first regressed benchmark, else the first found.
+    const compare::BenchmarkComparison* first = nullptr;
+    for (const auto& k : b.keys) {
+      const auto* r = row_of(*comparison, k);
+      if (!r) continue;
+      if (r->verdict == compare::Verdict::regressed) {
+        first = r;
+        break;
+      }
+      if (!first) first = r;
+    }
+    const std::string job_text = " (job " + std::to_string(job.id) + ")";
+    if (o != StepOutcome::bad) {
+      b.state = BisectionState::refuted;
+      b.outcome = "not confirmed: " +
+                  (first ? "`" + first->key.to_string() + "` " + interval_text(*first) : std::string("no benchmark regressed")) +
+                  " measuring `" + short_sha(b.good) + "` against `" + short_sha(b.bad) + "` interleaved" + job_text;
+      a.refuted = a.finished = true;
+      return a;
+    }
+    b.confirmed_ratio = first ? first->ratio : 1;
+    b.confirm_detail = first ? "`" + first->key.to_string() + "` " + interval_text(*first) + job_text : detail;
+    a.confirmed = true;
+    b.range = range;
+    if (b.range.empty() || b.range.back().commit != b.bad) b.range.push_back({b.bad, {}});
+    b.state = BisectionState::bisecting;
+  } else {
+    const BisectPlan before = plan_bisection(range_of(b), b.steps);
+    BisectStep s;
+    s.base = job.spec.base_sha;
+    s.commit = job.spec.head_sha;
+    s.job_id = job.id;
+    s.residual = before.state == BisectState::residual && before.next == s.commit && before.base == s.base;
+    if (!measured) {
+      s.outcome = StepOutcome::skipped;
+      s.detail = job.error.empty() ? std::string(model::to_string(job.state)) : job.error;
+    } else {
+      s.outcome = step_outcome(comparison->rows, b.keys, &s.detail);
+    }
+    b.steps.push_back(std::move(s));
+  }
+
+  const BisectPlan plan = plan_bisection(range_of(b), b.steps);
+  if (plan.state == BisectState::done) {
+    b.state = BisectionState::done;
+    b.culprit = plan.culprit;
+    b.second_regression = plan.second_regression;
+    b.outcome = "first bad commit: `" + short_sha(plan.culprit) + "`";
+    a.finished = true;
+  } else if (plan.state == BisectState::narrowed) {
+    b.state = BisectionState::narrowed;
+    b.outcome = "narrowed to `" + short_sha(plan.good) + "`..`" + short_sha(plan.bad) + "` (" +
+                std::to_string(plan.candidates) + " commits): " + plan.reason;
+    a.finished = true;
+  }
+  return a;
+}
+
+std::string step_text(const Bisection& b) {
+  switch (b.state) {
+    case BisectionState::confirming: return "confirming " + short_sha(b.good) + ".." + short_sha(b.bad);
+    case BisectionState::bisecting: {
+      const BisectPlan p = plan_bisection(range_of(b), b.steps);
+      const size_t done = b.steps.size();
+      if (p.state == BisectState::residual) return "checking the range's end against " + short_sha(p.culprit);
+      return "step " + std::to_string(done + 1) + " of ~" + std::to_string(done + p.steps_left) + ": " +
+             std::to_string(p.candidates) + " commits left";
+    }
+    default: return std::string(to_string(b.state)) + ": " + b.outcome;
+  }
+}
+
+int64_t pull_request_of(const std::string& subject) {
+  static const std::regex merge(R"(^Merge pull request #([0-9]+))");
+  static const std::regex squash(R"(\(#([0-9]+)\)\s*$)");
+  std::smatch m;
+  if (std::regex_search(subject, m, merge) || std::regex_search(subject, m, squash)) {
+    try {
+      return std::stoll(m[1].str());
+    } catch (...) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+std::string markdown(const Bisection& b) {
+  std::string out;
+  if (!b.confirm_detail.empty())
+    out += "**Confirmed** by measuring `" + short_sha(b.good) + "` and `" + short_sha(b.bad) +
+           "` interleaved on the same cores: " + b.confirm_detail + ".\n\n";
+  if (b.state == BisectionState::refuted || b.state == BisectionState::failed) return out + b.outcome + "\n";
+  if (b.state == BisectionState::done) {
+    const auto* c = find_commit(b, b.culprit);
+    out += "**First bad commit:** `" + b.culprit + "`";
+    if (c && !c->info.subject.empty()) out += " " + c->info.subject;
+    if (c && !c->info.author.empty()) out += " (" + c->info.author + ")";
+    if (c) {
+      if (int64_t pr = pull_request_of(c->info.subject)) out += ", pull request #" + std::to_string(pr);
+    }
+    for (auto it = b.steps.rbegin(); it != b.steps.rend(); ++it)
+      if (it->commit == b.culprit && it->outcome == StepOutcome::bad && !it->detail.empty()) {
+        out += ": " + it->detail;
+        break;
+      }
+    out += ".\n";
+    if (b.second_regression)
+      out += "\nA second regression lies after it: `" + short_sha(b.bad) + "` is slower than `" +
+             short_sha(b.culprit) + "` too (not bisected).\n";
+  } else if (b.state == BisectionState::narrowed) {
+    out += "**Bisection " + b.outcome + ".**\n";
+  } else if (b.state == BisectionState::bisecting) {
+    out += "**Bisecting:** " + step_text(b) + ".\n";
+  }
+  if (!b.steps.empty()) {
+    out += "\n| step | commit | against | outcome | job |\n|--:|:--|:--|:--|--:|\n";
+    for (size_t i = 0; i < b.steps.size(); ++i) {
+      const auto& s = b.steps[i];
+      out += "| " + std::to_string(i + 1) + " | `" + short_sha(s.commit) + "` | `" + short_sha(s.base) + "` | " +
+             to_string(s.outcome) + (s.residual ? " (range end vs culprit)" : "") +
+             (s.detail.empty() ? "" : ": " + utf8_cut(s.detail, 200, "…")) + " | " + std::to_string(s.job_id) +
+             " |\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace bb::report
