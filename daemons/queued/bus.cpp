@@ -39,6 +39,10 @@ bus::Allowed webhook_or_operators(void* userdata) {
   const auto& a = manager_of(userdata)->config().access;
   return daemon::operators_and(a, {a.webhook_user});
 }
+bus::Allowed reporter_or_operators(void* userdata) {
+  const auto& a = manager_of(userdata)->config().access;
+  return daemon::operators_and(a, {a.reporter_user});
+}
 bus::Allowed runner_or_operators(void* userdata) {
   const auto& a = manager_of(userdata)->config().access;
   return daemon::operators_and(a, {a.runner_user});
@@ -58,14 +62,42 @@ Status check_spec_keys(const nlohmann::json& dict) {
 
 int append_job(sd_bus_message* reply, const Job& job) { return bus::append_dict(reply, model::to_json(job)); }
 
+// reporterd may queue only what a bisection needs: compare jobs in a
+// bisection's group. Anything else from it is refused as if it had no
+// right at all.
+bool only_reporter(sd_bus_message* m, void* userdata) {
+  auto caller = bus::sender_of(m);
+  return caller && !bus::may_call(*caller, webhook_or_operators(userdata));
+}
+
+Status reporter_may_enqueue(Manager& manager, const model::JobSpec& spec) {
+  if (spec.kind != model::JobKind::compare)
+    return make_error(Errc::permission_denied, "benchbox-reporterd may only queue compare jobs");
+  if (spec.group_id != 0) {
+    auto group = manager.get_group(spec.group_id);
+    if (!group) return group.error();
+    if (group->spec.kind != model::GroupKind::bisect)
+      return make_error(Errc::permission_denied, "benchbox-reporterd may only add to a bisection's group");
+  }
+  return {};
+}
+
 int method_enqueue(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
-    if (int r = daemon::refuse_unless(m, error, webhook_or_operators(userdata)); r < 0) return r;
+    const auto& a = manager_of(userdata)->config().access;
+    if (int r = daemon::refuse_unless(m, error, daemon::operators_and(a, {a.webhook_user, a.reporter_user})); r < 0)
+      return r;
     auto dict = bus::read_dict(m);
     if (!dict) return reply_error(error, dict.error());
     if (auto st = check_spec_keys(*dict); !st) return reply_error(error, st.error());
     auto spec = model::job_spec_from_json(*dict);
     if (!spec) return reply_error(error, spec.error());
+    if (only_reporter(m, userdata)) {
+      if (spec->group_id == 0)
+        return reply_error(error, make_error(Errc::permission_denied,
+                                             "benchbox-reporterd may only queue into a bisection's group"));
+      if (auto st = reporter_may_enqueue(*manager_of(userdata), *spec); !st) return reply_error(error, st.error());
+    }
     auto result = manager_of(userdata)->enqueue(*spec);
     if (!result) return reply_error(error, result.error());
     return sd_bus_reply_method_return(m, "xb", result->job.id, static_cast<int>(result->created));
@@ -269,9 +301,8 @@ int reply_groups(sd_bus_message* m, const std::vector<model::JobGroup>& groups) 
 
 int method_enqueue_group(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
-    if (int r = daemon::refuse_unless(m, error, daemon::operators_and(manager_of(userdata)->config().access, {}));
-        r < 0)
-      return r;
+    if (int r = daemon::refuse_unless(m, error, reporter_or_operators(userdata)); r < 0) return r;
+    const bool reporter = only_reporter(m, userdata);
     auto gdict = bus::read_dict(m);
     if (!gdict) return reply_error(error, gdict.error());
     if (auto st = check_group_keys(*gdict); !st) return reply_error(error, st.error());
@@ -286,10 +317,14 @@ int method_enqueue_group(sd_bus_message* m, void* userdata, sd_bus_error* error)
       if (auto st = check_spec_keys(*dict); !st) return reply_error(error, st.error());
       auto spec = model::job_spec_from_json(*dict);
       if (!spec) return reply_error(error, spec.error().with_context("job " + std::to_string(specs.size() + 1)));
+      if (reporter)
+        if (auto st = reporter_may_enqueue(*manager_of(userdata), *spec); !st) return reply_error(error, st.error());
       specs.push_back(std::move(*spec));
     }
     if (r < 0) return r;
     if ((r = sd_bus_message_exit_container(m)) < 0) return r;
+    if (reporter && group->kind != model::GroupKind::bisect)
+      return reply_error(error, make_error(Errc::permission_denied, "benchbox-reporterd may only make bisection groups"));
     auto result = manager_of(userdata)->enqueue_group(*group, std::move(specs));
     if (!result) return reply_error(error, result.error());
     sd_bus_message* raw = nullptr;
@@ -356,6 +391,20 @@ int method_cancel_group(sd_bus_message* m, void* userdata, sd_bus_error* error) 
   });
 }
 
+int method_set_group_step(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    if (int r = daemon::refuse_unless(m, error, reporter_or_operators(userdata)); r < 0) return r;
+    int64_t id = 0;
+    const char* step = nullptr;
+    int r = sd_bus_message_read(m, "xs", &id, &step);
+    if (r < 0) return r;
+    if (std::strlen(step) > 500)
+      return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "a group's step is at most 500 bytes");
+    if (auto st = manager_of(userdata)->set_group_step(id, step); !st) return reply_error(error, st.error());
+    return sd_bus_reply_method_return(m, "");
+  });
+}
+
 int get_version(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void*,
                 sd_bus_error*) {
   return sd_bus_message_append(reply, "s", bb::version());
@@ -411,6 +460,8 @@ const sd_bus_vtable queue_vtable[] = {
     SD_BUS_METHOD_WITH_NAMES("ListGroups", "u", SD_BUS_PARAM(limit), "aa{sv}", SD_BUS_PARAM(groups),
                              method_list_groups, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("GroupJobs", "x", SD_BUS_PARAM(id), "aa{sv}", SD_BUS_PARAM(jobs), method_group_jobs,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("SetGroupStep", "xs", SD_BUS_PARAM(id) SD_BUS_PARAM(step), "", , method_set_group_step,
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("CancelGroup", "xs", SD_BUS_PARAM(id) SD_BUS_PARAM(reason), "u",
                              SD_BUS_PARAM(cancelled), method_cancel_group, SD_BUS_VTABLE_UNPRIVILEGED),

@@ -49,6 +49,7 @@ class Manager {
   Result<model::JobGroup> get_group(int64_t id) { return store_.get_group(id); }
   Result<std::vector<model::JobGroup>> list_groups(uint32_t limit) { return store_.list_groups(limit); }
   Result<std::vector<model::Job>> group_jobs(int64_t id) { return store_.group_jobs(id); }
+  Status set_group_step(int64_t id, const std::string& step) { return store_.set_group_step(id, step); }
   Result<model::PullRequest> get_pull_request(const std::string& repository, int64_t number) {
     return store_.get_pull_request(repository, number);
   }

@@ -104,7 +104,7 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
     ReporterConfig& p = c.reporter;
     BB_TRY(check_keys(src, r, "reporter", {"database", "reports_dir", "site_dir", "outbox_database", "site_url",
                                            "github_api_url", "github_auth", "github_app_id", "pr_comment",
-                                           "regression_issues", "github_retry_seconds", "github_retry_max_seconds",
+                                           "regression_issues", "confirm_regressions", "github_retry_seconds", "github_retry_max_seconds",
                                            "github_give_up_seconds", "pr_samples_days"}));
     BB_TRY(read_string(src, r, "reporter", "database", p.database));
     BB_TRY(read_string(src, r, "reporter", "reports_dir", p.reports_dir));
@@ -128,6 +128,7 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
       return yaml_error(src, r["pr_comment"], "reporter.pr_comment",
                         "expected changes, always or never, got '" + p.pr_comment + "'");
     BB_TRY(read_bool(src, r, "reporter", "regression_issues", p.regression_issues));
+    BB_TRY(read_bool(src, r, "reporter", "confirm_regressions", p.confirm_regressions));
     BB_TRY(read_uint_in(src, r, "reporter", "github_retry_seconds", p.github_retry_seconds, 1, 24 * 3600));
     BB_TRY(read_uint_in(src, r, "reporter", "github_retry_max_seconds", p.github_retry_max_seconds,
                         p.github_retry_seconds, 7 * 24 * 3600));
@@ -145,10 +146,11 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
   }
 
   if (YAML::Node a = root["access"]; a && !a.IsNull()) {
-    BB_TRY(check_keys(src, a, "access", {"admin_group", "webhook_user", "runner_user"}));
+    BB_TRY(check_keys(src, a, "access", {"admin_group", "webhook_user", "runner_user", "reporter_user"}));
     BB_TRY(read_string(src, a, "access", "admin_group", c.access.admin_group));
     BB_TRY(read_string(src, a, "access", "webhook_user", c.access.webhook_user));
     BB_TRY(read_string(src, a, "access", "runner_user", c.access.runner_user));
+    BB_TRY(read_string(src, a, "access", "reporter_user", c.access.reporter_user));
   }
 
   if (YAML::Node t = root["tuner"]; t && !t.IsNull()) {

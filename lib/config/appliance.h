@@ -96,6 +96,10 @@ struct ReporterConfig {
   // Open an issue for a main-branch regression (and close it when it is
   // gone).
   bool regression_issues = true;
+  // Before filing it, confirm a regression with a compare job of its last
+  // good and first bad commits, then bisect the range to the first bad
+  // commit (docs/bisect.md). false: file it as soon as a push shows it.
+  bool confirm_regressions = true;
   // Retries of GitHub calls: the first after this, doubling up to the
   // maximum; a call still failing after give_up is dropped (and logged).
   unsigned github_retry_seconds = 30;
@@ -125,6 +129,9 @@ struct AccessConfig {
   std::string admin_group = "benchbox-admin";
   std::string webhook_user = "benchbox-webhook";  // Queue1.Enqueue, RecordPullRequest
   std::string runner_user = "benchbox-runner";    // Queue1.Claim, Heartbeat, Complete, Fail
+  // Queue1.EnqueueGroup, Enqueue and SetGroupStep, for compare jobs of a
+  // bisection only.
+  std::string reporter_user = "benchbox-report";
 };
 
 // benchbox-update (docs/install.md, "Updates").

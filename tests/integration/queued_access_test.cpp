@@ -93,7 +93,7 @@ TEST_CASE("queued lets each daemon's user call only its own methods", "[queued][
   CHECK(q.log().find("refused a bus call: Claim is for root, group 'users' and user 'benchbox-test-no-such-user'; "
                      "the caller is uid 65534") != std::string::npos);
   CHECK(q.log().find("refused a bus call: Complete is for root") != std::string::npos);
-  CHECK(q.log().find("refused a bus call: Enqueue is for root, group 'users' and user 'nobody'; the caller is uid 1") !=
+  CHECK(q.log().find("refused a bus call: Enqueue is for root, group 'users', user 'nobody' and user 'benchbox-report'; the caller is uid 1") !=
         std::string::npos);
   // Nothing refused changed the job: still running, claimed by runner-a.
   json now;
@@ -123,6 +123,44 @@ TEST_CASE("queued lets each daemon's user call only its own methods", "[queued][
   CHECK(run_as(kStranger, kStranger, {operators}, queue_call(q, "Cancel xs " + std::to_string(queued_id) + " x"), &out) !=
         0);
   CHECK(denied(out));
+}
+
+TEST_CASE("reporterd may queue a bisection's compare jobs and nothing else", "[queued][access]") {
+  if (::geteuid() != 0) {
+    WARN("not root: cannot call as another user, the access test does not run");
+    return;
+  }
+  QueuedFixture q("", "access:\n  reporter_user: nobody\n  webhook_user: benchbox-test-no-such-user\n");
+  q.start_and_wait();
+  std::string out;
+  const std::string compare_spec = std::string("6 kind s compare repository s octo/widgets clone_url s ") + kCloneUrl +
+                                   " ref s refs/heads/main head_sha s " + fake_sha(2) + " base_sha s " + fake_sha(1);
+  // A bisection's group of compare jobs: yes.
+  int rc = run_as(kNobody, kNobody, {},
+                  queue_call(q, "EnqueueGroup a{sv}aa{sv} 2 kind s bisect repository s octo/widgets 1 " + compare_spec),
+                  &out);
+  INFO(out << "\n" << q.log());
+  REQUIRE(rc == 0);
+  CHECK(out.rfind("xa(xb) 1 1 ", 0) == 0);
+  // Its next step into that group, and the group's step: yes.
+  CHECK(run_as(kNobody, kNobody, {},
+               queue_call(q, "Enqueue a{sv} 7 kind s compare repository s octo/widgets clone_url s " +
+                                 std::string(kCloneUrl) + " ref s refs/heads/main head_sha s " + fake_sha(3) +
+                                 " base_sha s " + fake_sha(1) + " group_id x 1"),
+               &out) == 0);
+  CHECK(run_as(kNobody, kNobody, {}, queue_call(q, "SetGroupStep xs 1 'step 2'"), &out) == 0);
+  // A push, a backfill group, a compare job outside a group, a cancel: no.
+  for (const std::string& call :
+       {enqueue_args(9), "EnqueueGroup a{sv}aa{sv} 2 kind s backfill repository s octo/widgets 1 " + compare_spec,
+        "Enqueue a{sv} " + compare_spec, std::string("CancelGroup xs 1 x"), std::string("Claim su r 0")}) {
+    INFO(call);
+    CHECK(run_as(kNobody, kNobody, {}, queue_call(q, call), &out) != 0);
+    CHECK(denied(out));
+  }
+  QueueClient root(q.address());
+  std::vector<json> jobs;
+  REQUIRE_FALSE(root.list("", 0, &jobs));
+  CHECK(jobs.size() == 2);
 }
 
 TEST_CASE("the shipped Queue1 policy refuses on the bus, before queued is asked", "[queued][access]") {
