@@ -126,6 +126,7 @@ Status Manager::start() {
   retention_timer_.reset(raw);
   if (apply_retention()) sd_event_source_set_time_relative(raw, 1000000);
   catch_up();
+  resume_bisections();
   return {};
 }
 
@@ -149,6 +150,7 @@ int Manager::on_queue_owner(sd_bus_message* m, void* userdata, sd_bus_error*) {
   if (std::string(name) != bus::kQueueName || !new_owner || !*new_owner) return 0;
   try {
     static_cast<Manager*>(userdata)->catch_up();
+    static_cast<Manager*>(userdata)->resume_bisections();
   } catch (const std::exception& e) {
     log_error(std::string("catching up: ") + e.what());
   }
@@ -159,6 +161,7 @@ int Manager::on_retention_timer(sd_event_source* source, uint64_t, void* userdat
   bool more = false;
   try {
     more = static_cast<Manager*>(userdata)->apply_retention();
+    static_cast<Manager*>(userdata)->resume_bisections();
   } catch (const std::exception& e) {
     log_error(std::string("retention: ") + e.what());
   }

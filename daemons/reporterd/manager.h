@@ -65,6 +65,14 @@ class Manager {
   void post_state(const model::Job& job);  // a queued or running job's check run
   void post_report(const report::JobReport& report);
   void track_regression(const report::JobReport& report, const model::JobResult& result);
+  // ---- confirmation and bisection (bisector.cpp)
+  Status start_confirmation(report::Regression& r, const model::Job& job);
+  void queue_next(report::Bisection& b);
+  void set_group_step(int64_t group_id, const std::string& step);
+  void resume_bisections();
+  void bisection_job_finished(const model::Job& job, const report::JobReport& rep,
+                              const std::optional<model::JobResult>& result);
+  void update_regression(const report::Bisection& b, const report::Advance& a);
   report::SiteOptions site_options();
   std::string report_dir(int64_t job_id) const;
   Status write_report(const report::JobReport& r);

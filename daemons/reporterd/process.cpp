@@ -120,6 +120,7 @@ Status Manager::process(const model::Job& job) {
   if (auto st = site_->job_finished(rep, result); !st)
     log_warning("dashboard not updated: " + st.error().message, {{"JOB_ID", id}});
   post_report(rep);
+  if (job.spec.kind == model::JobKind::compare && job.spec.group_id != 0) bisection_job_finished(job, rep, result);
 
   ++jobs_reported_;
   sd_bus_emit_properties_changed(bus_, bus::kReporterPath, bus::kReporterInterface, "JobsReported", nullptr);
@@ -166,10 +167,15 @@ void Manager::track_regression(const report::JobReport& rep, const model::JobRes
     log_error("regression not saved: " + st.error().message, {{"JOB_ID", id}});
     return;
   }
+  // A new regression is confirmed before anyone is told (bisector.cpp).
+  if (step.opened && config_.reporter.confirm_regressions) {
+    if (auto st = start_confirmation(r, job); !st)
+      log_error("regression not sent for confirmation: " + st.error().message, {{"JOB_ID", id}});
+  }
   const char* what = step.opened ? "opened" : step.closed ? "closed" : step.grew ? "grew" : "still open";
   log_info(std::string("regression on ") + job.spec.ref + " " + what + ": " + r.latest_status,
            {{"JOB_ID", id}, {"REPOSITORY", job.spec.repository}, {"REGRESSION", std::to_string(r.id)}});
-  if (!poster_ || (!was_open && !step.opened)) return;
+  if (!poster_ || (!was_open && !step.opened) || !r.fileable()) return;
   report::IssueLinks links{config_.reporter.site_url, job.spec.clone_url, result.head.config_text};
   if (auto st = poster_->want(report::issue_want(r, links)); !st)
     log_error("regression issue not recorded for GitHub: " + st.error().message, {{"JOB_ID", id}});

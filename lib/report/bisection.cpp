@@ -159,6 +159,13 @@ Advance advance(Bisection& b, const model::Job& job, const compare::Comparison* 
   a.used = true;
   b.waiting_job = 0;
   const bool measured = job.state == model::JobState::done && comparison;
+  if (job.state == model::JobState::cancelled) {
+    // An operator stopped the group (or the job): the bisection ends there.
+    b.state = BisectionState::failed;
+    b.outcome = "stopped: job " + std::to_string(job.id) + " was cancelled" + (job.error.empty() ? "" : " (" + job.error + ")");
+    a.finished = true;
+    return a;
+  }
 
   if (b.state == BisectionState::confirming) {
     if (!measured) {

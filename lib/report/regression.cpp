@@ -151,6 +151,7 @@ std::string regression_issue_body(const Regression& r, const IssueLinks& links) 
                                     ? links.site_url + site::run_result_download(r.repository, first->first_bad_job)
                                     : "";
   head.job_id = first ? first->first_bad_job : r.latest_job;
+  if (!r.investigation.empty()) out += "\n### Confirmation and bisection\n\n" + r.investigation;
   out += "\n" + reproduce_markdown(reproduce_commands(head, links.clone_url, r.last_good(), suites, base_file, head_file));
   out += "\nbenchbox updates this issue as new commits are measured and closes it when a run shows the "
          "regression gone.\n";

@@ -1,0 +1,206 @@
+// Confirm before alerting, then bisect (report/bisection.h): the reporter's
+// side. A regression a push opened is not filed yet; a compare job of its
+// last good and first bad commits goes into a new bisection group in the
+// queue. Each finished job of the group moves the bisection on, updates
+// the regression's investigation (and the issue, once confirmed), and
+// queues the next step. Everything is in history.db before the next job is
+// asked for, so a restart resumes from the recorded steps.
+#include "bus/errors.h"
+#include "bus/dict.h"
+#include "bus/names.h"
+#include "daemon/log.h"
+#include "manager.h"
+#include "model/job_group.h"
+#include "report/github_wants.h"
+#include "util/text.h"
+
+namespace bb::reporterd {
+
+using daemon::log_error;
+using daemon::log_info;
+using daemon::log_warning;
+
+namespace {
+
+std::string bid(const report::Bisection& b) { return std::to_string(b.id); }
+
+}  // namespace
+
+Status Manager::start_confirmation(report::Regression& r, const model::Job& job) {
+  report::Bisection b;
+  b.repository = r.repository;
+  b.ref = r.ref;
+  b.clone_url = job.spec.clone_url;
+  b.regression_id = r.id;
+  b.good = r.last_good();
+  b.bad = r.first_bad();
+  for (const auto& rb : r.benchmarks)
+    if (rb.resolved_by.empty()) b.keys.push_back(rb.key);
+  if (auto st = history_.save_bisection(b, clock_.now_unix()); !st) return st;
+  r.confirmation = "pending";
+  r.investigation = "Confirming: measuring `" + short_sha(b.good) + "` and `" + short_sha(b.bad) +
+                    "` interleaved on the same cores before filing this.\n";
+  if (auto st = history_.save_regression(r); !st) return st;
+  log_info("regression " + std::to_string(r.id) + " is confirmed before it is filed",
+           {{"BISECTION", bid(b)}, {"REPOSITORY", r.repository}, {"COMMIT", b.bad}});
+  queue_next(b);
+  return {};
+}
+
+// Asks the queue for the bisection's next job (in its group, made with the
+// first one) and records it. A queue that does not answer leaves the
+// bisection waiting for resume_bisections().
+void Manager::queue_next(report::Bisection& b) {
+  auto spec = report::next_job(b);
+  if (!spec) return;
+  bus::BusError error;
+  sd_bus_message* raw = nullptr;
+  int r = 0;
+  if (b.group_id == 0) {
+    r = sd_bus_message_new_method_call(bus_, &raw, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface,
+                                       "EnqueueGroup");
+    bus::MessagePtr call(raw);
+    model::GroupSpec group;
+    group.kind = model::GroupKind::bisect;
+    group.repository = b.repository;
+    group.description = utf8_cut("bisect " + b.repository + " " + short_sha(b.good) + ".." + short_sha(b.bad), 200, "");
+    group.requested_by = spec->requested_by;
+    group.skip_measured = false;  // a rerun of an inconclusive step is the point
+    if (r >= 0) r = bus::append_dict(raw, model::to_json(group));
+    if (r >= 0) r = sd_bus_message_open_container(raw, 'a', "a{sv}");
+    nlohmann::json j = model::to_json(*spec);
+    j.erase("replay_key");
+    if (r >= 0) r = bus::append_dict(raw, j);
+    if (r >= 0) r = sd_bus_message_close_container(raw);
+    sd_bus_message* reply_raw = nullptr;
+    if (r >= 0) r = sd_bus_call(bus_, raw, 0, error.get(), &reply_raw);
+    bus::MessagePtr reply(reply_raw);
+    int64_t group_id = 0, job_id = 0;
+    int created = 0;
+    if (r >= 0) r = sd_bus_message_read(reply_raw, "x", &group_id);
+    if (r >= 0) r = sd_bus_message_enter_container(reply_raw, 'a', "(xb)");
+    if (r >= 0) r = sd_bus_message_read(reply_raw, "(xb)", &job_id, &created);
+    if (r > 0) {
+      b.group_id = group_id;
+      b.waiting_job = job_id;
+    }
+  } else {
+    r = sd_bus_message_new_method_call(bus_, &raw, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Enqueue");
+    bus::MessagePtr call(raw);
+    spec->group_id = b.group_id;
+    nlohmann::json j = model::to_json(*spec);
+    j.erase("replay_key");
+    if (r >= 0) r = bus::append_dict(raw, j);
+    sd_bus_message* reply_raw = nullptr;
+    if (r >= 0) r = sd_bus_call(bus_, raw, 0, error.get(), &reply_raw);
+    bus::MessagePtr reply(reply_raw);
+    int64_t job_id = 0;
+    int created = 0;
+    if (r >= 0) r = sd_bus_message_read(reply_raw, "xb", &job_id, &created);
+    if (r > 0) b.waiting_job = job_id;
+  }
+  if (r <= 0 || b.waiting_job == 0) {
+    Error e = bus::from_bus_error(error.get(), r < 0 ? r : -EIO, "Queue1");
+    log_warning("bisection waits for the queue: " + e.message, {{"BISECTION", bid(b)}, {"REPOSITORY", b.repository}});
+    return;
+  }
+  if (auto st = history_.save_bisection(b, clock_.now_unix()); !st) {
+    log_error("bisection not saved: " + st.error().message, {{"BISECTION", bid(b)}});
+    return;
+  }
+  const std::string step = report::step_text(b);
+  log_info("bisection queued job " + std::to_string(b.waiting_job) + ": " + step,
+           {{"BISECTION", bid(b)}, {"JOB_ID", std::to_string(b.waiting_job)}, {"GROUP_ID", std::to_string(b.group_id)}});
+  set_group_step(b.group_id, step);
+}
+
+void Manager::set_group_step(int64_t group_id, const std::string& step) {
+  if (group_id == 0) return;
+  bus::BusError error;
+  sd_bus_message* reply = nullptr;
+  int r = sd_bus_call_method(bus_, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "SetGroupStep",
+                             error.get(), &reply, "xs", group_id, utf8_cut(step, 500, "…").c_str());
+  bus::MessagePtr owned(reply);
+  if (r < 0)
+    log_warning("group step not set: " + bus::from_bus_error(error.get(), r, "Queue1.SetGroupStep").message,
+                {{"GROUP_ID", std::to_string(group_id)}});
+}
+
+// Bisections whose next job was never queued (the queue was away), at
+// start, when the queue appears and on the retention timer.
+void Manager::resume_bisections() {
+  auto active = history_.active_bisections();
+  if (!active) {
+    log_warning("bisections not resumed: " + active.error().message);
+    return;
+  }
+  for (auto& b : *active)
+    if (b.waiting_job == 0) queue_next(b);
+}
+
+void Manager::bisection_job_finished(const model::Job& job, const report::JobReport& rep,
+                                     const std::optional<model::JobResult>& result) {
+  const std::string id = std::to_string(job.id);
+  auto found = history_.bisection_by_group(job.spec.group_id);
+  if (!found) {
+    log_warning("bisection not found: " + found.error().message, {{"JOB_ID", id}});
+    return;
+  }
+  if (!*found || (*found)->waiting_job != job.id) {
+    // The queue answered an enqueue with another group's job of the same work.
+    auto active = history_.active_bisections();
+    if (!active) return;
+    found = std::optional<report::Bisection>();
+    for (auto& b : *active)
+      if (b.waiting_job == job.id) found = std::optional<report::Bisection>(std::move(b));
+    if (!*found) return;
+  }
+  report::Bisection& b = **found;
+  const compare::Comparison* comparison = rep.comparison ? &*rep.comparison : nullptr;
+  const report::Advance a =
+      report::advance(b, job, comparison, result ? result->range : std::vector<model::RangeCommit>{});
+  if (!a.used) return;
+  if (auto st = history_.save_bisection(b, clock_.now_unix()); !st) {
+    log_error("bisection not saved: " + st.error().message, {{"BISECTION", bid(b)}, {"JOB_ID", id}});
+    return;
+  }
+  log_info("bisection: " + report::step_text(b), {{"BISECTION", bid(b)}, {"JOB_ID", id}, {"REPOSITORY", b.repository}});
+  update_regression(b, a);
+  if (b.finished()) set_group_step(b.group_id, report::step_text(b));
+  else queue_next(b);
+}
+
+// The regression learns what the bisection found; GitHub hears of it once
+// it is confirmed.
+void Manager::update_regression(const report::Bisection& b, const report::Advance& a) {
+  if (b.regression_id == 0) return;
+  auto found = history_.regression(b.regression_id);
+  if (!found || !*found) return;
+  report::Regression& r = **found;
+  const bool was_fileable = r.fileable();
+  r.investigation = report::markdown(b);
+  if (a.confirmed) r.confirmation = "confirmed";
+  if (a.refuted) {
+    r.confirmation = "refuted";
+    r.open = false;
+    r.closed = clock_.now_unix();
+    r.latest_status = b.outcome;
+  }
+  if (b.state == report::BisectionState::failed && r.confirmation == "pending") r.confirmation = "unconfirmed";
+  if (auto st = history_.save_regression(r); !st) {
+    log_error("regression not saved: " + st.error().message, {{"REGRESSION", std::to_string(r.id)}});
+    return;
+  }
+  if (a.refuted)
+    log_info("regression " + std::to_string(r.id) + " " + b.outcome, {{"REGRESSION", std::to_string(r.id)}});
+  if (!poster_ || !r.fileable() || (!r.open && !was_fileable)) return;
+  // The first bad run's .benchbox.yml gives the reproduce commands.
+  std::string config_text;
+  if (!r.benchmarks.empty())
+    if (auto run = history_.run(r.benchmarks.front().first_bad_job, ""); run && *run) config_text = (*run)->config_text;
+  report::IssueLinks links{config_.reporter.site_url, b.clone_url, config_text};
+  if (auto st = poster_->want(report::issue_want(r, links)); !st)
+    log_error("regression issue not recorded for GitHub: " + st.error().message, {{"REGRESSION", std::to_string(r.id)}});
+}
+
+}  // namespace bb::reporterd

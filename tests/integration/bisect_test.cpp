@@ -1,0 +1,209 @@
+// Confirm before alerting, then bisect: a real benchbox-queued and
+// benchbox-reporterd with the fake GitHub; the test plays the runner,
+// answering each compare job as a box would where commit `culprit` made
+// the benchmark slower.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "reporterd_fixture.h"
+
+using namespace bb;
+using namespace bb::test;
+using nlohmann::json;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+model::JobResult push_result(const std::string& commit, double seconds, int64_t position) {
+  model::JobResult jr;
+  jr.kind = "push";
+  jr.head = result_set(commit, seconds, "", position);
+  return jr;
+}
+
+// The next queued job, claimed: 0 when none is queued within the wait.
+json claim_next(ReporterFixture& s, int seconds = 10) {
+  json job;
+  int64_t id = 0;
+  wait_until(
+      [&] {
+        id = 0;
+        return !s.queue->claim("test-runner", 60, &id, &job) && id != 0;
+      },
+      std::chrono::seconds(seconds));
+  return id ? job : json();
+}
+
+// Commits 10 (last good) .. 10+n (first bad): commit 10+k for k >= culprit_k is slow.
+struct History {
+  int n, culprit_k;
+  double fast = 0.100, slow = 0.110;
+  double seconds_at(const std::string& sha) const {
+    for (int k = 0; k <= n; ++k)
+      if (fake_sha(10 + k) == sha) return k >= culprit_k ? slow : fast;
+    FAIL("not a commit of the range: " << sha);
+    return 0;
+  }
+  std::vector<model::RangeCommit> range() const {
+    std::vector<model::RangeCommit> out;
+    for (int k = 1; k <= n; ++k)
+      out.push_back({fake_sha(10 + k),
+                     {1700000000 + k, "Dev " + std::to_string(k) + " <dev@example.org>",
+                      k == culprit_k ? "Unroll the loop (#42)" : "change " + std::to_string(k), 10 + k}});
+    return out;
+  }
+};
+
+// Answers a compare job as the runner would (its threshold travels in the
+// result sets); `same` makes both sides equally fast (a false alarm).
+void answer(ReporterFixture& s, const json& job, const History& h, bool same = false) {
+  model::JobResult jr;
+  jr.kind = "compare";
+  const std::string base = job["base_sha"], head = job["head_sha"];
+  const double b = h.seconds_at(base), hd = same ? b : h.seconds_at(head);
+  jr.base = result_set(base, b, "base", -1);
+  jr.head = result_set(head, hd, "head", -1);
+  if (const double t = job.value("threshold", 0.0); t > 0) {
+    jr.base->thresholds["micro"][""] = t;
+    jr.head.thresholds["micro"][""] = t;
+  }
+  if (base == fake_sha(10) && head == fake_sha(10 + h.n)) jr.range = h.range();
+  s.complete(job["id"].get<int64_t>(), jr);
+}
+
+}  // namespace
+
+TEST_CASE("a regression is confirmed before it is filed, then bisected to its first bad commit") {
+  ReporterFixture s;
+  const History h{16, 9};
+  const int64_t good = s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
+  REQUIRE(wait_until([&] { return s.reported(good); }));
+  // One push carries 16 commits; its tip is slower.
+  const int64_t bad = s.run_job(push_spec(fake_sha(26)), push_result(fake_sha(26), 0.110, 26));
+  INFO(s.logs());
+  REQUIRE(wait_until([&] { return s.reported(bad); }));
+
+  // Not filed yet: a confirmation job is queued instead, in a bisection group.
+  json confirm = claim_next(s);
+  REQUIRE(confirm.is_object());
+  CHECK(confirm["kind"] == "compare");
+  CHECK(confirm["base_sha"] == fake_sha(10));
+  CHECK(confirm["head_sha"] == fake_sha(26));
+  CHECK(confirm["group_id"].get<int64_t>() > 0);
+  CHECK(s.github->issues().empty());
+  answer(s, confirm, h);
+
+  // Confirmed: filed. Then each step, until the culprit is named.
+  REQUIRE(wait_until([&] { return s.github->issues().size() == 1; }));
+  CHECK(s.github->issues()[0]["body"].get<std::string>().find("**Confirmed**") != std::string::npos);
+  int steps = 0;
+  for (json job = claim_next(s); job.is_object(); job = claim_next(s, 5)) {
+    CHECK(job["kind"] == "compare");
+    CHECK(job["group_id"] == confirm["group_id"]);
+    CHECK(job["threshold"].get<double>() > 0.02);  // half the confirmed 10 %
+    answer(s, job, h);
+    ++steps;
+  }
+  CHECK(steps >= 4);
+  CHECK(steps <= 6);  // log2(16) and the range's end against the culprit
+  REQUIRE(wait_until([&] {
+    return s.github->issues()[0]["body"].get<std::string>().find("**First bad commit:**") != std::string::npos;
+  }));
+  const std::string body = s.github->issues()[0]["body"];
+  INFO(body);
+  CHECK(body.find("**First bad commit:** `" + fake_sha(19) + "` Unroll the loop (#42) (Dev 9 <dev@example.org>), "
+                  "pull request #42") != std::string::npos);
+  CHECK(body.find("| step | commit |") != std::string::npos);
+  CHECK(s.github->issues().size() == 1);  // updated in place
+  // The group on the bus says where it ended; none of its jobs has a check run.
+  json group;
+  REQUIRE(wait_until([&] {
+    std::string out;
+    run_shell("busctl --address=" + s.bus.address() +
+                  " --json=short call org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 GetGroup x " +
+                  std::to_string(confirm["group_id"].get<int64_t>()),
+              &out);
+    group = json::parse(out, nullptr, false);
+    return group.is_object() && group.dump().find("first bad commit") != std::string::npos;
+  }));
+  CHECK(group.dump().find("\"bisect\"") != std::string::npos);
+  CHECK(s.check_run(confirm["id"].get<int64_t>()).empty());
+}
+
+TEST_CASE("a false alarm the confirmation refutes is never filed, and says why") {
+  ReporterFixture s;
+  const History h{3, 2};
+  s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
+  const int64_t bad = s.run_job(push_spec(fake_sha(13)), push_result(fake_sha(13), 0.110, 13));
+  INFO(s.logs());
+  REQUIRE(wait_until([&] { return s.reported(bad); }));
+  json confirm = claim_next(s);
+  REQUIRE(confirm.is_object());
+  answer(s, confirm, h, /*same=*/true);
+  REQUIRE(wait_until([&] { return s.reported(confirm["id"].get<int64_t>()); }));
+  REQUIRE(wait_until([&] { return s.logs().find("not confirmed") != std::string::npos; }));
+  const std::string logs = s.logs();
+  const std::string said = logs.substr(logs.find("not confirmed"), 200);
+  INFO(said);
+  CHECK(said.find("1.00× ± 0.00 more wall time [1.000, 1.000]") != std::string::npos);  // the interval that refuted it
+  CHECK_FALSE(claim_next(s, 2).is_object());        // no bisection
+  CHECK(s.github->issues().empty());
+  // The compare job's own report is there, as any job's.
+  CHECK(slurp(s.report_path(confirm["id"].get<int64_t>())).find("o/r ") != std::string::npos);
+}
+
+TEST_CASE("a step whose commit does not build is skipped; reporterd restarted mid-bisection resumes") {
+  ReporterFixture s;
+  const History h{8, 7};
+  s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
+  s.run_job(push_spec(fake_sha(18)), push_result(fake_sha(18), 0.110, 18));
+  json confirm = claim_next(s);
+  REQUIRE(confirm.is_object());
+  answer(s, confirm, h);
+  json first = claim_next(s);
+  REQUIRE(first.is_object());
+  // The first step's commit does not build.
+  REQUIRE_FALSE(s.queue->fail(first["id"].get<int64_t>(), "test-runner", "build: make: *** [all] Error 2"));
+  json second = claim_next(s);
+  REQUIRE(second.is_object());
+  CHECK(second["head_sha"] != first["head_sha"]);
+  // reporterd goes away while the step runs, and comes back after it finished.
+  s.reporterd.reset();
+  answer(s, second, h);
+  s.start_reporter();
+  INFO(s.logs());
+  for (json job = claim_next(s); job.is_object(); job = claim_next(s, 5)) answer(s, job, h);
+  REQUIRE(wait_until([&] {
+    auto issues = s.github->issues();
+    return issues.size() == 1 &&
+           issues[0]["body"].get<std::string>().find("**First bad commit:** `" + fake_sha(17) + "`") != std::string::npos;
+  }));
+  const std::string body = s.github->issues()[0]["body"];
+  CHECK(body.find("skipped: build: make") != std::string::npos);
+}
+
+TEST_CASE("when every commit next to the culprit fails to build, the range is narrowed, not guessed") {
+  ReporterFixture s;
+  const History h{8, 5};  // commit 15 is slower; 14, the first step, does not build
+  s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
+  s.run_job(push_spec(fake_sha(18)), push_result(fake_sha(18), 0.110, 18));
+  INFO(s.logs());
+  for (json job = claim_next(s); job.is_object(); job = claim_next(s, 5)) {
+    if (job["head_sha"] == fake_sha(14)) REQUIRE_FALSE(s.queue->fail(job["id"].get<int64_t>(), "test-runner", "build failed"));
+    else answer(s, job, h);
+  }
+  REQUIRE(wait_until([&] {
+    auto issues = s.github->issues();
+    return issues.size() == 1 && issues[0]["body"].get<std::string>().find("**Bisection narrowed to") != std::string::npos;
+  }));
+  const std::string body = s.github->issues()[0]["body"];
+  INFO(body);
+  CHECK(body.find("(2 commits)") != std::string::npos);
+  CHECK(body.find("does not build") != std::string::npos);
+  CHECK(body.find("**First bad commit:**") == std::string::npos);
+}
