@@ -138,7 +138,7 @@ void Manager::resume_bisections() {
     if (b.waiting_job == 0) queue_next(b);
 }
 
-void Manager::bisection_job_finished(const model::Job& job, const report::JobReport& rep,
+void Manager::bisection_job_finished(const model::Job& job, report::JobReport& rep,
                                      const std::optional<model::JobResult>& result) {
   const std::string id = std::to_string(job.id);
   auto found = history_.bisection_by_group(job.spec.group_id);
@@ -165,6 +165,7 @@ void Manager::bisection_job_finished(const model::Job& job, const report::JobRep
     return;
   }
   log_info("bisection: " + report::step_text(b), {{"BISECTION", bid(b)}, {"JOB_ID", id}, {"REPOSITORY", b.repository}});
+  report::add_to_report(b, rep.markdown, rep.json);
   update_regression(b, a);
   if (b.finished()) set_group_step(b.group_id, report::step_text(b));
   else queue_next(b);

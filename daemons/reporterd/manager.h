@@ -70,7 +70,9 @@ class Manager {
   void queue_next(report::Bisection& b);
   void set_group_step(int64_t group_id, const std::string& step);
   void resume_bisections();
-  void bisection_job_finished(const model::Job& job, const report::JobReport& rep,
+  // Moves the bisection on and says so in the job's report (before it is
+  // written).
+  void bisection_job_finished(const model::Job& job, report::JobReport& rep,
                               const std::optional<model::JobResult>& result);
   void update_regression(const report::Bisection& b, const report::Advance& a);
   report::SiteOptions site_options();

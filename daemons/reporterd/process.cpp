@@ -103,6 +103,9 @@ Status Manager::process(const model::Job& job) {
     }
     report::add_change_points(rep, series, changes_);
   }
+  // A confirmation or a bisection step: the bisection moves on, and the
+  // report says where it stands.
+  if (job.spec.kind == model::JobKind::compare && job.spec.group_id != 0) bisection_job_finished(job, rep, result);
   // The report is written even when history could not take the run.
   if (auto st = write_report(rep); !st) return st;
   if (!ingested) return ingested;
@@ -120,7 +123,6 @@ Status Manager::process(const model::Job& job) {
   if (auto st = site_->job_finished(rep, result); !st)
     log_warning("dashboard not updated: " + st.error().message, {{"JOB_ID", id}});
   post_report(rep);
-  if (job.spec.kind == model::JobKind::compare && job.spec.group_id != 0) bisection_job_finished(job, rep, result);
 
   ++jobs_reported_;
   sd_bus_emit_properties_changed(bus_, bus::kReporterPath, bus::kReporterInterface, "JobsReported", nullptr);

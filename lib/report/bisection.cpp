@@ -252,6 +252,21 @@ std::string step_text(const Bisection& b) {
   }
 }
 
+void add_to_report(const Bisection& b, std::string& md, nlohmann::json& json) {
+  md += "\n## Confirmation and bisection\n\n";
+  md += b.state == BisectionState::refuted ? "**Not confirmed.** " + b.outcome + "\n" : markdown(b);
+  json["bisection"] = {{"id", b.id},
+                       {"state", to_string(b.state)},
+                       {"confirmed", b.state != BisectionState::refuted && b.state != BisectionState::failed &&
+                                         !b.confirm_detail.empty()},
+                       {"outcome", b.outcome},
+                       {"step", step_text(b)},
+                       {"culprit", b.culprit},
+                       {"good", b.good},
+                       {"bad", b.bad},
+                       {"regression_id", b.regression_id}};
+}
+
 int64_t pull_request_of(const std::string& subject) {
   static const std::regex merge(R"(^Merge pull request #([0-9]+))");
   static const std::regex squash(R"(\(#([0-9]+)\)\s*$)");

@@ -77,6 +77,12 @@ struct Advance {
 Advance advance(Bisection& b, const model::Job& job, const compare::Comparison* comparison,
                 const std::vector<model::RangeCommit>& range);
 
+// What a compare job's report says of the bisection it served: a
+// "## Confirmation and bisection" section for the Markdown, and
+// json["bisection"] ({state, outcome, step, culprit, regression_id}) for
+// the dashboard's run page.
+void add_to_report(const Bisection& b, std::string& markdown, nlohmann::json& json);
+
 // "confirming", "step 3 of ~6: 12 commits left", "done: a1b2c3d4e5f6": the
 // group's step on the bus.
 std::string step_text(const Bisection& b);

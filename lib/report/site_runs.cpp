@@ -107,6 +107,7 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
       {"comparison", report.json.value("comparison", nlohmann::json(nullptr))},
       {"recorded", recorded},
       {"change_points", report.json.value("change_points", nlohmann::json::array())},
+      {"bisection", report.json.value("bisection", nlohmann::json())},
       {"trend_pages", trend_pages},
       {"pull_page", job.spec.pr_number > 0 ? nlohmann::json(site::pull_page(repository, job.spec.pr_number))
                                            : nlohmann::json(nullptr)},

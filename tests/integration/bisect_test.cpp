@@ -153,8 +153,12 @@ TEST_CASE("a false alarm the confirmation refutes is never filed, and says why")
   CHECK(said.find("1.00× ± 0.00 more wall time [1.000, 1.000]") != std::string::npos);  // the interval that refuted it
   CHECK_FALSE(claim_next(s, 2).is_object());        // no bisection
   CHECK(s.github->issues().empty());
-  // The compare job's own report is there, as any job's.
-  CHECK(slurp(s.report_path(confirm["id"].get<int64_t>())).find("o/r ") != std::string::npos);
+  // The compare job's report says so, and so does its page on the dashboard.
+  const std::string id = std::to_string(confirm["id"].get<int64_t>());
+  CHECK(slurp(s.report_path(confirm["id"].get<int64_t>())).find("**Not confirmed.** not confirmed:") != std::string::npos);
+  const std::string page_data = slurp(s.dir / ("state/site/data/r/o/r/runs/" + id + ".js"));
+  INFO(page_data.substr(0, 400));
+  CHECK(page_data.find("\"state\":\"refuted\"") != std::string::npos);
 }
 
 TEST_CASE("a step whose commit does not build is skipped; reporterd restarted mid-bisection resumes") {

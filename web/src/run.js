@@ -49,6 +49,18 @@
       h("div", { class: "overall" }, badge(d.overall), h("span", { class: "summary" }, d.summary || "")),
       h("dl", { class: "facts" }, facts.filter((f) => f[1] != null).map((f) => [h("dt", null, f[0]), h("dd", null, f[1])]))));
 
+    // A compare job that confirmed or bisected a regression (docs/bisect.md).
+    const bi = d.bisection;
+    if (bi && bi.state) {
+      const word = { done: "worse", refuted: "not confirmed", failed: "failed", narrowed: "inconclusive" }[bi.state] || "recorded";
+      const label = bi.state === "refuted" ? "not confirmed" : bi.state === "done" ? "culprit found" : bi.state;
+      app.appendChild(section("Confirmation and bisection",
+        h("p", null, badge(word === "not confirmed" ? "recorded" : word, label), " ", bi.step || ""),
+        bi.culprit ? h("p", null, "First bad commit: ", code(bi.culprit)) : null,
+        bi.good && bi.bad ? h("p", { class: "muted" }, "last good ", sha(bi.good), " → first bad ", sha(bi.bad),
+          bi.regression_id ? " · regression #" + bi.regression_id : "") : null));
+    }
+
     const c = d.comparison;
     if (c && Array.isArray(c.rows)) {
       app.appendChild(comparisonSection(c, keyCell, hx));
