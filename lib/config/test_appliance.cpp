@@ -140,14 +140,17 @@ TEST_CASE("the access section: the packaged identities by default, overridable, 
   CHECK(d->access.admin_group == "benchbox-admin");
   CHECK(d->access.webhook_user == "benchbox-webhook");
   CHECK(d->access.runner_user == "benchbox-runner");
-  auto c = parse_appliance_config("access:\n  admin_group: ops\n  runner_user: nobody\n", "t.yml");
+  CHECK(d->access.reporter_user == "benchbox-report");
+  CHECK(d->reporter.confirm_regressions);
+  auto c = parse_appliance_config("access:\n  admin_group: ops\n  runner_user: nobody\n  reporter_user: r\n", "t.yml");
   REQUIRE(c.ok());
   CHECK(c->access.admin_group == "ops");
   CHECK(c->access.runner_user == "nobody");
   CHECK(c->access.webhook_user == "benchbox-webhook");
-  auto bad = parse_appliance_config("access:\n  reporter_user: x\n", "t.yml");
+  CHECK(c->access.reporter_user == "r");
+  auto bad = parse_appliance_config("access:\n  reportr_user: x\n", "t.yml");
   REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().message.find("reporter_user") != std::string::npos);
+  CHECK(bad.error().message.find("reportr_user") != std::string::npos);
 }
 
 TEST_CASE("a repository's network: loopback by default, none or full, nothing else") {
