@@ -7,16 +7,14 @@
 // behind a running benchmark. Each job then runs like a push (a tag for
 // --tags), placed on the trend by its first-parent position, whatever
 // order it runs in.
-#include <stdlib.h>
-
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 
 #include "bus/dict.h"
 #include "bus/names.h"
 #include "bus_client.h"
 #include "commands.h"
+#include "git_source.h"
 #include "git/repository.h"
 #include "git/select.h"
 #include "model/job.h"
@@ -39,15 +37,6 @@ struct Options {
   int64_t priority = -10;
 };
 
-// A scratch directory for the fetch, removed on every way out.
-struct ScratchDir {
-  std::string path;
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
-  }
-};
-
 bool parse_count(const std::string& s, size_t& out) {
   try {
     size_t used = 0;
@@ -58,25 +47,6 @@ bool parse_count(const std::string& s, size_t& out) {
   } catch (...) {
     return false;
   }
-}
-
-// The clone URL of the newest job of `repository` the queue knows.
-Result<std::string> known_clone_url(BusClient& c, const std::string& repository) {
-  auto m = c.new_call(bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "List");
-  if (!m) return m.error();
-  sd_bus_message_append(m->get(), "su", "", 1000u);
-  auto reply = c.call(m->get());
-  if (!reply) return reply.error();
-  if (sd_bus_message_enter_container(reply->get(), 'a', "a{sv}") < 0)
-    return make_error(Errc::parse, "bad List reply");
-  while (sd_bus_message_at_end(reply->get(), 0) == 0) {
-    auto d = bus::read_dict(reply->get());
-    if (!d) return d.error();
-    auto job = model::job_from_json(*d);
-    if (job && job->spec.repository == repository && !job->spec.clone_url.empty()) return job->spec.clone_url;
-  }
-  return make_error(Errc::not_found, "the queue's newest 1000 jobs do not name " + repository +
-                                         "'s clone URL; pass --clone-url");
 }
 
 // The jobs to enqueue, oldest first.
@@ -167,23 +137,9 @@ int cmd_backfill(const Args& args) {
     o.clone_url = *url;
   }
 
-  ScratchDir scratch;
-  Result<git::Repository> repo = make_error(Errc::internal, "no repository");
-  if (!o.git_dir.empty()) {
-    repo = git::Repository::open_any(o.git_dir);
-  } else {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/benchboxctl-backfill-XXXXXX";
-    if (!::mkdtemp(tmpl.data())) return fail("cannot make a scratch directory under " + tmpl);
-    scratch.path = tmpl;
-    std::fprintf(stderr, "fetching %s ...\n", o.clone_url.c_str());
-    repo = git::Repository::open_or_init_bare(scratch.path + "/repo.git");
-    if (repo) {
-      if (auto st = repo->fetch(o.clone_url, git::fetch_refspecs(0)); !st)
-        return fail(st.error().message + " (pass --git-dir to read a local clone instead)");
-    }
-  }
-  if (!repo) return fail(repo.error().message);
+  auto source = GitSource::open(o.clone_url, o.git_dir);
+  if (!source) return fail(source.error().message);
+  const git::Repository* repo = &(*source)->repo();
 
   auto specs = plan(o, *repo);
   if (!specs) return fail(specs.error().message);

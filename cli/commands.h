@@ -24,6 +24,7 @@ int cmd_status(const Args& args);
 int cmd_jobs(const Args& args);
 int cmd_enqueue(const Args& args);
 int cmd_backfill(const Args& args);
+int cmd_bisect(const Args& args);
 int cmd_cancel(const Args& args);
 int cmd_report(const Args& args);
 int cmd_tune(const Args& args);

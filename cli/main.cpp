@@ -40,6 +40,7 @@ struct Command {
 // One line per subcommand; keep sorted by name.
 const Command kCommands[] = {
     {"backfill", "backfill OWNER/NAME (--tags GLOB | --range A..B | --first-parent) [--every N]  measure history", cmd_backfill},
+    {"bisect", "bisect OWNER/NAME GOOD BAD [--benchmark KEY]... [--no-wait]  find the commit that made it slower", cmd_bisect},
     {"cancel", "cancel ID | --group ID [REASON]  cancel a queued or running job, or a group's", cmd_cancel},
     {"compare", "compare BASE [HEAD] [--json] [--threshold [METRIC=]F]  compare result files (exit 1: regressed)", cmd_compare},
     {"convert", "convert --format NAME|auto [--suite S] PATH...  harness output as canonical JSON", cmd_convert},

@@ -114,6 +114,40 @@ void Manager::queue_next(report::Bisection& b) {
   set_group_step(b.group_id, step);
 }
 
+Result<int64_t> Manager::bisect(const std::string& repository, const std::string& clone_url, const std::string& ref,
+                                const std::string& good, const std::string& bad,
+                                const std::vector<std::string>& benchmarks) {
+  auto bad_arg = [](std::string m) { return make_error(Errc::invalid_argument, std::move(m)); };
+  if (repository.find('/') == std::string::npos) return bad_arg("the repository is OWNER/NAME, got '" + repository + "'");
+  if (clone_url.empty()) return bad_arg("a bisection needs the repository's clone URL");
+  if (ref.rfind("refs/heads/", 0) != 0) return bad_arg("a bisection runs on a branch (refs/heads/...), got '" + ref + "'");
+  if (!model::is_commit_id(good) || !model::is_commit_id(bad))
+    return bad_arg("good and bad must be full commit ids (benchboxctl bisect resolves names)");
+  if (good == bad) return bad_arg("good and bad are the same commit");
+  report::Bisection b;
+  b.repository = repository;
+  b.clone_url = clone_url;
+  b.ref = ref;
+  b.good = good;
+  b.bad = bad;
+  b.keys = benchmarks;
+  b.requested_by = "operator";
+  if (auto st = history_.save_bisection(b, clock_.now_unix()); !st) return st.error();
+  log_info("bisection asked for: " + short_sha(good) + ".." + short_sha(bad), {{"BISECTION", bid(b)}, {"REPOSITORY", repository}});
+  queue_next(b);
+  return b.id;
+}
+
+Result<std::string> Manager::bisection_json(int64_t id) {
+  auto b = history_.bisection(id);
+  if (!b) return b.error();
+  if (!*b) return make_error(Errc::not_found, "no bisection " + std::to_string(id));
+  nlohmann::json j = report::to_json(**b);
+  j["step"] = report::step_text(**b);
+  j["markdown"] = report::markdown(**b);
+  return j.dump();
+}
+
 void Manager::set_group_step(int64_t group_id, const std::string& step) {
   if (group_id == 0) return;
   bus::BusError error;

@@ -1,5 +1,6 @@
-// org.benchbox.Reporter1: the one vtable of benchbox-reporterd. Report reads
-// and is for anyone; Ingest rewrites history and is for operators, checked
+// org.benchbox.Reporter1: the one vtable of benchbox-reporterd. Report and
+// GetBisection read and are for anyone; Ingest rewrites history and Bisect
+// queues jobs, and are for operators, checked
 // here as well as by the D-Bus policy (policy/org.benchbox.Reporter1.conf).
 #include <cstddef>
 #include <exception>
@@ -37,6 +38,39 @@ int method_ingest(sd_bus_message* m, void* userdata, sd_bus_error* error) {
     if (id <= 0) return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "job id must be positive");
     if (auto st = mgr->reingest(id); !st) return bus::set_error(error, st.error());
     return sd_bus_reply_method_return(m, "");
+  });
+}
+
+int method_bisect(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  auto* mgr = static_cast<Manager*>(userdata);
+  return bus::guarded(error, [&] {
+    if (int r = daemon::refuse_unless(m, error, daemon::operators_and(mgr->access())); r < 0) return r;
+    const char *repository = nullptr, *clone_url = nullptr, *ref = nullptr, *good = nullptr, *bad = nullptr;
+    int r = sd_bus_message_read(m, "sssss", &repository, &clone_url, &ref, &good, &bad);
+    if (r < 0) return r;
+    char** keys = nullptr;
+    if ((r = sd_bus_message_read_strv(m, &keys)) < 0) return r;
+    std::vector<std::string> benchmarks;
+    for (char** k = keys; k && *k; ++k) {
+      benchmarks.emplace_back(*k);
+      free(*k);
+    }
+    free(keys);
+    auto id = mgr->bisect(repository, clone_url, ref, good, bad, benchmarks);
+    if (!id) return bus::set_error(error, id.error());
+    return sd_bus_reply_method_return(m, "x", *id);
+  });
+}
+
+int method_get_bisection(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  auto* mgr = static_cast<Manager*>(userdata);
+  return bus::guarded(error, [&] {
+    int64_t id = 0;
+    int r = sd_bus_message_read(m, "x", &id);
+    if (r < 0) return r;
+    auto text = mgr->bisection_json(id);
+    if (!text) return bus::set_error(error, text.error());
+    return sd_bus_reply_method_return(m, "s", text->c_str());
   });
 }
 
@@ -79,6 +113,12 @@ const sd_bus_vtable kReporterVtable[] = {
                             method_report, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("Ingest", SD_BUS_ARGS("x", job_id), SD_BUS_NO_RESULT, method_ingest,
                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("Bisect",
+                            SD_BUS_ARGS("s", repository, "s", clone_url, "s", ref, "s", good, "s", bad, "as",
+                                        benchmarks),
+                            SD_BUS_RESULT("x", bisection_id), method_bisect, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("GetBisection", SD_BUS_ARGS("x", bisection_id), SD_BUS_RESULT("s", json),
+                            method_get_bisection, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL_WITH_ARGS("ReportReady", SD_BUS_ARGS("x", job_id, "s", verdict, "s", markdown_path), 0),
     SD_BUS_VTABLE_END,
 };

@@ -42,6 +42,14 @@ class Manager {
   // and what GitHub shows is a desired state, never posted twice).
   Status process(const model::Job& job);
 
+  // An operator's bisection (benchboxctl bisect): good and bad are full
+  // commit ids on `ref`; benchmarks are keys ("suite/name:metric") or
+  // "suite/name" for all its metrics, empty for whatever regressed.
+  Result<int64_t> bisect(const std::string& repository, const std::string& clone_url, const std::string& ref,
+                         const std::string& good, const std::string& bad, const std::vector<std::string>& benchmarks);
+  // A bisection as JSON, with its step in words and its Markdown.
+  Result<std::string> bisection_json(int64_t id);
+
   // The stored report of a job: (markdown, path of the JSON report).
   Result<std::pair<std::string, std::string>> stored_report(int64_t job_id) const;
   Status reingest(int64_t job_id);

@@ -175,9 +175,27 @@ Advance advance(Bisection& b, const model::Job& job, const compare::Comparison* 
       a.finished = true;
       return a;
     }
-    if (b.keys.empty())
+    if (b.keys.empty()) {
       for (const auto& r : comparison->rows)
         if (r.verdict == compare::Verdict::regressed) b.keys.push_back(r.key.to_string());
+    } else {
+      // "suite/name" (an operator's --benchmark) stands for all its metrics.
+      std::vector<std::string> keys;
+      for (const auto& want : b.keys)
+        for (const auto& r : comparison->rows) {
+          const std::string k = r.key.to_string();
+          if (k == want || (want.find(':') == std::string::npos && k.rfind(want + ":", 0) == 0)) keys.push_back(k);
+        }
+      if (keys.empty()) {
+        std::string asked;
+        for (const auto& k : b.keys) asked += (asked.empty() ? "" : ", ") + k;
+        b.state = BisectionState::failed;
+        b.outcome = "the confirmation (job " + std::to_string(job.id) + ") measured none of the benchmarks asked for: " + asked;
+        a.finished = true;
+        return a;
+      }
+      b.keys = keys;
+    }
     std::string detail;
     const StepOutcome o = b.keys.empty() ? StepOutcome::good : step_outcome(comparison->rows, b.keys, &detail);
     // The row to quote: the first regressed benchmark, else the first found.

@@ -211,3 +211,34 @@ TEST_CASE("when every commit next to the culprit fails to build, the range is na
   CHECK(body.find("does not build") != std::string::npos);
   CHECK(body.find("**First bad commit:**") == std::string::npos);
 }
+
+TEST_CASE("benchboxctl bisect names the culprit on demand, printing each step") {
+  ReporterFixture s;
+  const History h{6, 4};
+  // The history reporterd knows nothing about: an operator asks.
+  Process ctl({build_path("cli/benchboxctl"), "bisect", "o/r", fake_sha(10), fake_sha(16), "--clone-url",
+               "https://github.com/o/r.git", "--benchmark", "micro/loop"},
+              daemon_env(s.bus.address()), s.dir / "bisect.log");
+  INFO(s.logs());
+  for (json job = claim_next(s); job.is_object(); job = claim_next(s, 5)) answer(s, job, h);
+  REQUIRE(wait_until([&] { return !ctl.running(); }));
+  const std::string out = ctl.log();
+  INFO(out);
+  CHECK(out.find("bisection 1: ") != std::string::npos);
+  CHECK(out.find("confirmed: `micro/loop:wall_time` 1.10×") != std::string::npos);
+  CHECK(out.find("step 1: ") != std::string::npos);
+  CHECK(out.find("first bad commit: " + fake_sha(14)) != std::string::npos);
+  CHECK(out.find("Unroll the loop (#42)") != std::string::npos);
+  CHECK(s.github->issues().empty());  // an operator's bisection files nothing
+
+  // Bad input is refused before anything is queued.
+  std::string err;
+  CHECK(run_shell("DBUS_SYSTEM_BUS_ADDRESS=" + s.bus.address() + " " + build_path("cli/benchboxctl") +
+                      " bisect o/r " + fake_sha(10) + " " + fake_sha(10) + " --clone-url x 2>&1",
+                  &err) == 2);
+  CHECK(err.find("the same commit") != std::string::npos);
+  CHECK(run_shell("DBUS_SYSTEM_BUS_ADDRESS=" + s.bus.address() + " " + build_path("cli/benchboxctl") +
+                      " bisect o/r v1.0 " + fake_sha(10) + " --clone-url " + (s.dir / "no-such.git") + " 2>&1",
+                  &err) == 2);
+  CHECK(err.find("--git-dir") != std::string::npos);
+}
