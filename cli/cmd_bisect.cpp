@@ -20,7 +20,8 @@ namespace {
 
 const char* kUsage =
     "usage: benchboxctl bisect OWNER/NAME GOOD BAD [--benchmark KEY]... [--branch NAME] [--clone-url URL]\n"
-    "         [--git-dir PATH] [--no-wait]";
+    "         [--git-dir PATH] [--no-wait]\n"
+    "       benchboxctl bisect --follow BISECTION_ID";
 
 Result<std::string> full_commit(const GitSource* source, const std::string& name) {
   if (model::is_commit_id(name)) return name;
@@ -30,9 +31,69 @@ Result<std::string> full_commit(const GitSource* source, const std::string& name
   return sha;
 }
 
+// Prints a bisection as it goes: the confirmation, each step once it is
+// decided, and the end; returns the exit status.
+int follow(BusClient& c, int64_t id) {
+  std::string last_step;
+  size_t steps_printed = 0;
+  bool confirmation_printed = false;
+  for (;;) {
+    auto g = c.new_call(bus::kReporterName, bus::kReporterPath, bus::kReporterInterface, "GetBisection");
+    if (!g) return fail(g.error().message);
+    sd_bus_message_append(g->get(), "x", id);
+    auto r = c.call(g->get());
+    if (!r) return fail(r.error().message);
+    const char* text = nullptr;
+    if (sd_bus_message_read(r->get(), "s", &text) < 0) return fail("bad GetBisection reply");
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_object()) return fail("bad GetBisection reply");
+    if (!confirmation_printed && !j.value("confirm_detail", "").empty()) {
+      std::printf("confirmed: %s\n", j.value("confirm_detail", "").c_str());
+      confirmation_printed = true;
+    }
+    const auto& steps = j["steps"];
+    for (; steps.is_array() && steps_printed < steps.size(); ++steps_printed) {
+      const auto& s = steps[steps_printed];
+      std::printf("step %zu: %s against %s: %s%s%s (job %lld)\n", steps_printed + 1,
+                  s.value("commit", "").substr(0, 12).c_str(), s.value("base", "").substr(0, 12).c_str(),
+                  s.value("outcome", "").c_str(), s.value("residual", false) ? " (range end vs culprit)" : "",
+                  s.value("detail", "").empty() ? "" : (": " + s.value("detail", "")).c_str(),
+                  static_cast<long long>(s.value("job_id", int64_t{0})));
+    }
+    const std::string state = j.value("state", ""), step = j.value("step", "");
+    if (step != last_step && (state == "confirming" || state == "bisecting")) {
+      std::printf("... %s\n", step.c_str());
+      last_step = step;
+    }
+    std::fflush(stdout);
+    if (state == "done") {
+      std::printf("first bad commit: %s\n", j.value("culprit", "").c_str());
+      std::printf("%s", j.value("markdown", "").c_str());
+      return 0;
+    }
+    if (state == "narrowed" || state == "refuted" || state == "failed") {
+      std::printf("%s: %s\n", state.c_str(), j.value("outcome", "").c_str());
+      // The answer is "no culprit named" (1) unless the bisection itself failed (2).
+      return state == "failed" ? 2 : 1;
+    }
+    ::sleep(1);
+  }
+}
+
 }  // namespace
 
 int cmd_bisect(const Args& args) {
+  if (args.size() == 2 && args[0] == "--follow") {
+    int64_t id = 0;
+    try {
+      id = std::stoll(args[1]);
+    } catch (...) {
+      return fail(kUsage);
+    }
+    auto client = BusClient::connect();
+    if (!client) return fail(client.error().message);
+    return follow(*client, id);
+  }
   if (args.size() < 3 || args[0].rfind("--", 0) == 0) return fail(kUsage);
   const std::string repository = args[0];
   std::string good = args[1], bad = args[2], branch = "main", clone_url, git_dir;
@@ -85,51 +146,7 @@ int cmd_bisect(const Args& args) {
   std::fflush(stdout);
   if (!wait) return 0;
 
-  // Follow it: print what is new each time, until it ends.
-  std::string last_step;
-  size_t steps_printed = 0;
-  bool confirmation_printed = false;
-  for (;;) {
-    auto g = client->new_call(bus::kReporterName, bus::kReporterPath, bus::kReporterInterface, "GetBisection");
-    if (!g) return fail(g.error().message);
-    sd_bus_message_append(g->get(), "x", id);
-    auto r = client->call(g->get());
-    if (!r) return fail(r.error().message);
-    const char* text = nullptr;
-    if (sd_bus_message_read(r->get(), "s", &text) < 0) return fail("bad GetBisection reply");
-    auto j = nlohmann::json::parse(text, nullptr, false);
-    if (!j.is_object()) return fail("bad GetBisection reply");
-    if (!confirmation_printed && !j.value("confirm_detail", "").empty()) {
-      std::printf("confirmed: %s\n", j.value("confirm_detail", "").c_str());
-      confirmation_printed = true;
-    }
-    const auto& steps = j["steps"];
-    for (; steps.is_array() && steps_printed < steps.size(); ++steps_printed) {
-      const auto& s = steps[steps_printed];
-      std::printf("step %zu: %s against %s: %s%s%s (job %lld)\n", steps_printed + 1,
-                  s.value("commit", "").substr(0, 12).c_str(), s.value("base", "").substr(0, 12).c_str(),
-                  s.value("outcome", "").c_str(), s.value("residual", false) ? " (range end vs culprit)" : "",
-                  s.value("detail", "").empty() ? "" : (": " + s.value("detail", "")).c_str(),
-                  static_cast<long long>(s.value("job_id", int64_t{0})));
-    }
-    const std::string state = j.value("state", ""), step = j.value("step", "");
-    if (step != last_step && (state == "confirming" || state == "bisecting")) {
-      std::printf("... %s\n", step.c_str());
-      last_step = step;
-    }
-    std::fflush(stdout);
-    if (state == "done") {
-      std::printf("first bad commit: %s\n", j.value("culprit", "").c_str());
-      std::printf("%s", j.value("markdown", "").c_str());
-      return 0;
-    }
-    if (state == "narrowed" || state == "refuted" || state == "failed") {
-      std::printf("%s: %s\n", state.c_str(), j.value("outcome", "").c_str());
-      // The answer is "no culprit named" (1) unless the bisection itself failed (2).
-      return state == "failed" ? 2 : 1;
-    }
-    ::sleep(1);
-  }
+  return follow(*client, id);
 }
 
 }  // namespace bb::cli

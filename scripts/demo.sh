@@ -3,7 +3,9 @@
 # private D-Bus bus, state in SQLite files under one directory, a demo git
 # repository made on the spot, and real signed webhook deliveries over HTTP:
 # a push to main, then a pull request whose head is ~20 % slower, blessed by
-# an allowed user's "/benchbox run" comment. Prints the PR report.
+# an allowed user's "/benchbox run" comment. Prints the PR report. Then one
+# push of six commits to main, one of them slower: reporterd confirms the
+# step and bisects it to that commit (docs/bisect.md).
 # Exits non-zero if anything in the chain fails.
 #   BENCHBOX_DEMO_DIR  where state goes (default: ./_demo, wiped first)
 set -euo pipefail
@@ -205,6 +207,41 @@ echo "== report of pull request #1 (job $pr_job)"
 grep -q "Overall: regressed" "$demo/pr-report.md" || die "the PR report does not show the regression"
 
 echo
+echo "== main: one push of six commits, one of them slower (a bisection finds it)"
+git -C "$work" checkout -q main
+commit_main() {  # FILE CONTENT AUTHOR MESSAGE
+  printf '%s\n' "$2" >"$work/$1"
+  git -C "$work" add -A
+  git -C "$work" -c user.name="$3" -c user.email="$3@example.org" commit -qm "$4"
+}
+commit_main NEWS "0.2: faster builds" alice "Start the 0.2 notes"
+commit_main README "A loop benchmark." bob "Add a README"
+commit_main work.h "#define WORK 72000000ul" carol "Unroll the state update (#7)"   # 20 % more work
+commit_main CONTRIBUTING "Be kind." alice "Add CONTRIBUTING"
+commit_main NEWS "0.2: faster builds, a README" bob "Update the notes"
+commit_main AUTHORS "alice bob carol" alice "Add AUTHORS"
+tip=$(git -C "$work" rev-parse HEAD)
+culprit=$(git -C "$work" rev-parse HEAD~3)
+git -C "$work" push -q "$repo" main
+code=$(deliver push "{\"ref\":\"refs/heads/main\",\"before\":\"$main_sha\",\"after\":\"$tip\",\"created\":false,\"deleted\":false,\"forced\":false,\"repository\":$repo_json,\"sender\":{\"login\":\"alice\"},\"pusher\":{\"name\":\"alice\"},\"head_commit\":{\"id\":\"$tip\",\"message\":\"Add AUTHORS\"}}")
+[[ $code == 202 ]] || die "push delivery answered $code: $(cat "$demo/last-response")"
+main_job=$(job_id_of_response)
+echo "push delivery accepted: job $main_job"
+wait_for 300 "$ctl" report "$main_job" || die "no report for job $main_job"
+"$ctl" report "$main_job" | tee "$demo/main-report.md" | sed -n '1,12p'
+grep -q "Overall: regressed" "$demo/main-report.md" || die "the push's report does not show the step"
+echo
+echo "== the regression is confirmed (last good against first bad, interleaved), then bisected"
+bisection_of_group() {
+  "$ctl" jobs groups --json | python3 -c 'import json,sys; g=[x for x in json.load(sys.stdin) if x["kind"]=="bisect"]; print(g[0]["description"].split(":")[0].split()[1]) if g else sys.exit(1)'
+}
+wait_for 60 bisection_of_group || die "reporterd started no bisection"
+bisection=$(bisection_of_group)
+"$ctl" bisect --follow "$bisection" | tee "$demo/bisect.txt" || die "the bisection named no culprit"
+grep -q "first bad commit: $culprit" "$demo/bisect.txt" || die "the bisection named the wrong commit (expected $culprit)"
+"$ctl" jobs groups
+
+echo
 "$ctl" status | grep -E '^benchbox-(reporterd|queued) ' || true
 site=$demo/state/site
 [[ -s $site/data/index.js && -s $site/r/demo/loop/runs/$pr_job.html ]] || die "the dashboard was not written"
@@ -214,4 +251,5 @@ echo "Reports:       $demo/state/reports/<job>/report.{md,json}"
 echo "Dashboard:     file://$site/index.html (or any static web server: docs/dashboard.md)"
 echo "  the PR run:  file://$site/r/demo/loop/runs/$pr_job.html"
 echo "Daemon logs:   $demo/logs/"
-echo "demo OK: the push was recorded and the pull request's regression was caught."
+echo "demo OK: the push was recorded, the pull request's regression was caught, and the slower commit"
+echo "among six pushed at once was named: $culprit (Unroll the state update (#7))."

@@ -63,7 +63,10 @@ void Manager::queue_next(report::Bisection& b) {
     model::GroupSpec group;
     group.kind = model::GroupKind::bisect;
     group.repository = b.repository;
-    group.description = utf8_cut("bisect " + b.repository + " " + short_sha(b.good) + ".." + short_sha(b.bad), 200, "");
+    // The bisection's id first: `benchboxctl bisect --follow ID` shows it.
+    group.description = utf8_cut("bisection " + bid(b) + ": " + b.repository + " " + short_sha(b.good) + ".." +
+                                     short_sha(b.bad),
+                                 200, "");
     group.requested_by = spec->requested_by;
     group.skip_measured = false;  // a rerun of an inconclusive step is the point
     if (r >= 0) r = bus::append_dict(raw, model::to_json(group));
