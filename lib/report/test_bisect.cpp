@@ -157,6 +157,7 @@ TEST_CASE("a step decides at half the confirmed change") {
   CHECK(step_threshold(1.05) == Approx(0.025));
   CHECK(step_threshold(0.90) == Approx(0.05));  // a throughput that fell 10 %
   CHECK(step_threshold(1.0) == 0);
+  CHECK(step_threshold(5.0) == Approx(0.9));  // a threshold stays below 1
 }
 
 TEST_CASE("a step's outcome over the regressed benchmarks") {
