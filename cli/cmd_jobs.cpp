@@ -30,24 +30,30 @@ void print_job_line(const model::Job& j) {
               j.error.c_str());
 }
 
-// Prints a reply's aa{sv} of jobs, as a table or as JSON.
-int print_jobs(sd_bus_message* reply, bool json) {
-  if (sd_bus_message_enter_container(reply, 'a', "a{sv}") < 0) return fail("bad reply: no job list");
+// Prints a reply's aa{sv}, one line per entry (`parse` then `print`), or as
+// JSON.
+template <class Parse, class Print>
+int print_dicts(sd_bus_message* reply, bool json, Parse parse, Print print) {
+  if (sd_bus_message_enter_container(reply, 'a', "a{sv}") < 0) return fail("bad reply: no list");
   nlohmann::json all = nlohmann::json::array();
-  if (!json)
-    std::printf("%6s  %-9s  %-12s  %5s  %-24s  %-12s  %s\n", "ID", "STATE", "KIND", "GROUP", "REPOSITORY", "COMMIT",
-                "ERROR");
-  for (;;) {
-    if (sd_bus_message_at_end(reply, 0) > 0) break;
+  while (sd_bus_message_at_end(reply, 0) == 0) {
     auto d = bus::read_dict(reply);
     if (!d) return fail(d.error().message);
-    auto job = model::job_from_json(*d);
-    if (!job) return fail(job.error().message);
+    auto item = parse(*d);
+    if (!item) return fail(item.error().message);
     if (json) all.push_back(*d);
-    else print_job_line(*job);
+    else print(*item);
   }
   if (json) std::cout << all.dump(2) << "\n";
   return 0;
+}
+
+// Prints a reply's aa{sv} of jobs, as a table or as JSON.
+int print_jobs(sd_bus_message* reply, bool json) {
+  if (!json)
+    std::printf("%6s  %-9s  %-12s  %5s  %-24s  %-12s  %s\n", "ID", "STATE", "KIND", "GROUP", "REPOSITORY", "COMMIT",
+                "ERROR");
+  return print_dicts(reply, json, model::job_from_json, print_job_line);
 }
 
 int jobs_list(BusClient& c, const std::string& state, unsigned limit, bool json) {
@@ -86,21 +92,10 @@ int jobs_groups(BusClient& c, bool json) {
   sd_bus_message_append(m->get(), "u", 50u);
   auto reply = c.call(m->get());
   if (!reply) return fail(reply.error().message);
-  if (sd_bus_message_enter_container(reply->get(), 'a', "a{sv}") < 0) return fail("bad ListGroups reply");
-  nlohmann::json all = nlohmann::json::array();
   if (!json)
     std::printf(kGroupHeader, "GROUP", "KIND", "REPOSITORY", "FINISHED", "QUEUED", "RUNNING", "FAILED", "CANCELLED",
                 "WHAT");
-  while (sd_bus_message_at_end(reply->get(), 0) == 0) {
-    auto d = bus::read_dict(reply->get());
-    if (!d) return fail(d.error().message);
-    auto g = model::job_group_from_json(*d);
-    if (!g) return fail(g.error().message);
-    if (json) all.push_back(*d);
-    else print_group_line(*g);
-  }
-  if (json) std::cout << all.dump(2) << "\n";
-  return 0;
+  return print_dicts(reply->get(), json, model::job_group_from_json, print_group_line);
 }
 
 int jobs_group(BusClient& c, int64_t id, bool json) {

@@ -193,6 +193,26 @@ TEST_CASE("a confirmation that cannot run fails the bisection; a step that fails
   }
 }
 
+TEST_CASE("a second regression after the culprit is noted in the issue, not chased") {
+  Bisection b = fresh(8);
+  Box box;
+  auto drive = [&](const model::JobSpec& s) {
+    auto idx = [](const std::string& sha) { return std::stoi(sha.substr(sha.find_first_not_of('c'))); };
+    const int base = idx(s.base_sha), head = idx(s.head_sha);
+    // Regressions at commits 3 and 6: bad when one lies in (base, head].
+    const bool bad = (base < 3 && 3 <= head) || (base < 6 && 6 <= head);
+    model::Job j = box.job_for(s);
+    b.waiting_job = j.id;
+    const auto c = bad ? rows(compare::Verdict::regressed, 1.2) : rows(compare::Verdict::unchanged, 1.0);
+    advance(b, j, &c, range(8));
+  };
+  for (int guard = 0; guard < 20 && !b.finished(); ++guard) drive(*next_job(b));
+  REQUIRE(b.state == BisectionState::done);
+  CHECK(b.culprit == sha(3));
+  CHECK(b.second_regression);
+  CHECK(markdown(b).find("A second regression lies after it") != std::string::npos);
+}
+
 TEST_CASE("pull request numbers from merge and squash subjects") {
   CHECK(pull_request_of("Merge pull request #123 from a/b") == 123);
   CHECK(pull_request_of("Make the parser faster (#45)") == 45);

@@ -14,11 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 model::JobResult push_result(const std::string& commit, double seconds, int64_t position) {
   model::JobResult jr;
   jr.kind = "push";

@@ -16,11 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // A data file's JSON (docs/dashboard.md: one benchbox.receive call).
 json data_file(const std::string& path) {
   const std::string text = slurp(path);

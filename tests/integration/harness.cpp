@@ -186,6 +186,11 @@ std::string build_path(const std::string& relative) {
   return std::string(root ? root : ".") + "/" + relative;
 }
 
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 std::string source_root() {
   const char* root = std::getenv("BENCHBOX_SOURCE_ROOT");
   if (!root) throw std::runtime_error("BENCHBOX_SOURCE_ROOT is not set (meson sets it for tests)");

@@ -85,6 +85,8 @@ class Process {
 std::string build_path(const std::string& relative);
 // The source tree (meson passes BENCHBOX_SOURCE_ROOT); throws when unset.
 std::string source_root();
+// A file's whole text, "" when it cannot be read.
+std::string slurp(const std::string& path);
 
 // Polls pred every 20 ms until it is true or the timeout passes.
 bool wait_until(const std::function<bool()>& pred,

@@ -6,15 +6,6 @@
 
 namespace bb::test {
 
-namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-}  // namespace
-
 model::ResultSet result_set(const std::string& commit, double seconds, const std::string& role, int64_t position) {
   model::ResultSet rs;
   rs.repository = "o/r";

@@ -16,11 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 model::JobResult pr_result(const std::string& base, double base_s, const std::string& head, double head_s) {
   model::JobResult jr;
   jr.kind = "pull_request";
