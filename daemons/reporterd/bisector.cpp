@@ -178,34 +178,36 @@ void Manager::resume_bisections() {
 void Manager::bisection_job_finished(const model::Job& job, report::JobReport& rep,
                                      const std::optional<model::JobResult>& result) {
   const std::string id = std::to_string(job.id);
-  auto found = history_.bisection_by_group(job.spec.group_id);
-  if (!found) {
-    log_warning("bisection not found: " + found.error().message, {{"JOB_ID", id}});
+  // The bisection of the job's group, and any other that waits for this job
+  // (the queue answered its enqueue with this job, the same work).
+  std::vector<report::Bisection> concerned;
+  auto by_group = history_.bisection_by_group(job.spec.group_id);
+  if (!by_group) {
+    log_warning("bisection not found: " + by_group.error().message, {{"JOB_ID", id}});
     return;
   }
-  if (!*found || (*found)->waiting_job != job.id) {
-    // The queue answered an enqueue with another group's job of the same work.
-    auto active = history_.active_bisections();
-    if (!active) return;
-    found = std::optional<report::Bisection>();
+  if (*by_group) concerned.push_back(std::move(**by_group));
+  if (auto active = history_.active_bisections())
     for (auto& b : *active)
-      if (b.waiting_job == job.id) found = std::optional<report::Bisection>(std::move(b));
-    if (!*found) return;
-  }
-  report::Bisection& b = **found;
+      if (b.waiting_job == job.id && (concerned.empty() || b.id != concerned.front().id)) concerned.push_back(std::move(b));
   const compare::Comparison* comparison = rep.comparison ? &*rep.comparison : nullptr;
-  const report::Advance a =
-      report::advance(b, job, comparison, result ? result->range : std::vector<model::RangeCommit>{});
-  if (!a.used) return;
-  if (auto st = history_.save_bisection(b, clock_.now_unix()); !st) {
-    log_error("bisection not saved: " + st.error().message, {{"BISECTION", bid(b)}, {"JOB_ID", id}});
-    return;
+  for (size_t i = 0; i < concerned.size(); ++i) {
+    report::Bisection& b = concerned[i];
+    const report::Advance a =
+        report::advance(b, job, comparison, result ? result->range : std::vector<model::RangeCommit>{});
+    // The report says it every time: a job reported again (a restart, a
+    // repeated signal) keeps its section, though it moves nothing now.
+    if (i == 0) report::add_to_report(b, rep.markdown, rep.json);
+    if (!a.used) continue;
+    if (auto st = history_.save_bisection(b, clock_.now_unix()); !st) {
+      log_error("bisection not saved: " + st.error().message, {{"BISECTION", bid(b)}, {"JOB_ID", id}});
+      continue;
+    }
+    log_info("bisection: " + report::step_text(b), {{"BISECTION", bid(b)}, {"JOB_ID", id}, {"REPOSITORY", b.repository}});
+    update_regression(b, a);
+    if (b.finished()) set_group_step(b.group_id, report::step_text(b));
+    else queue_next(b);
   }
-  log_info("bisection: " + report::step_text(b), {{"BISECTION", bid(b)}, {"JOB_ID", id}, {"REPOSITORY", b.repository}});
-  report::add_to_report(b, rep.markdown, rep.json);
-  update_regression(b, a);
-  if (b.finished()) set_group_step(b.group_id, report::step_text(b));
-  else queue_next(b);
 }
 
 // The regression learns what the bisection found; GitHub hears of it once
