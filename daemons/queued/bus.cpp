@@ -72,12 +72,12 @@ bool only_reporter(sd_bus_message* m, void* userdata) {
 
 Status reporter_may_enqueue(Manager& manager, const model::JobSpec& spec) {
   if (spec.kind != model::JobKind::compare)
-    return make_error(Errc::permission_denied, "benchbox-reporterd may only queue compare jobs");
+    return make_error(Errc::permission_denied, "Access denied: benchbox-reporterd may only queue compare jobs");
   if (spec.group_id != 0) {
     auto group = manager.get_group(spec.group_id);
     if (!group) return group.error();
     if (group->spec.kind != model::GroupKind::bisect)
-      return make_error(Errc::permission_denied, "benchbox-reporterd may only add to a bisection's group");
+      return make_error(Errc::permission_denied, "Access denied: benchbox-reporterd may only add to a bisection's group");
   }
   return {};
 }
@@ -95,7 +95,7 @@ int method_enqueue(sd_bus_message* m, void* userdata, sd_bus_error* error) {
     if (only_reporter(m, userdata)) {
       if (spec->group_id == 0)
         return reply_error(error, make_error(Errc::permission_denied,
-                                             "benchbox-reporterd may only queue into a bisection's group"));
+                                             "Access denied: benchbox-reporterd may only queue into a bisection's group"));
       if (auto st = reporter_may_enqueue(*manager_of(userdata), *spec); !st) return reply_error(error, st.error());
     }
     auto result = manager_of(userdata)->enqueue(*spec);
@@ -324,7 +324,7 @@ int method_enqueue_group(sd_bus_message* m, void* userdata, sd_bus_error* error)
     if (r < 0) return r;
     if ((r = sd_bus_message_exit_container(m)) < 0) return r;
     if (reporter && group->kind != model::GroupKind::bisect)
-      return reply_error(error, make_error(Errc::permission_denied, "benchbox-reporterd may only make bisection groups"));
+      return reply_error(error, make_error(Errc::permission_denied, "Access denied: benchbox-reporterd may only make bisection groups"));
     auto result = manager_of(userdata)->enqueue_group(*group, std::move(specs));
     if (!result) return reply_error(error, result.error());
     sd_bus_message* raw = nullptr;

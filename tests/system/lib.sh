@@ -509,6 +509,7 @@ check_policy() {
     "benchbox-report|$q Cancel xs 1 policy-test"
     "benchbox-report|$q Complete xss 1 policy-test /tmp/forged.json"
     "benchbox-report|$q Enqueue a{sv} 0"
+    "benchbox-report|$q CancelGroup xs 1 policy-test"
     "benchbox-report|$p Ingest x 1"
     "benchbox-queue|$q Cancel xs 1 policy-test"
     "benchbox-queue|$t Apply")
