@@ -251,10 +251,16 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
   auto suites = select_suites(*suite_config, spec.suite);
   if (!suites) return failed(suites.error().message);
   if (suites->empty()) return failed("no suites to run");
-  // A bisection step decides every metric at the job's threshold: its
+  // A confirmation or a bisection step is decided by the sequential engine
+  // (a suite without `sequential:` gets four times its repetitions as the
+  // budget), and a step at the job's threshold for every metric: its
   // sampling stops, and its report judges, at that one question.
-  if (spec.kind == JobKind::compare && spec.threshold > 0)
-    for (auto& s : *suites) s.thresholds = {{"", spec.threshold}};
+  if (spec.kind == JobKind::compare)
+    for (auto& s : *suites) {
+      if (!s.sequential)
+        s.sequential = config::SequentialSampling{std::min(4 * s.repetitions, config::kMaxSequentialRepetitions), 0};
+      if (spec.threshold > 0) s.thresholds = {{"", spec.threshold}};
+    }
   if (auto st = check_formats(*suites); !st) return failed(st.error().message);
 
   // 3. Work trees, result set headers, builds (once per commit and command).

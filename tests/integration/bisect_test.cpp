@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
 
 #include "reporterd_fixture.h"
 
@@ -55,15 +56,22 @@ struct History {
 };
 
 // Answers a compare job as the runner would (its threshold travels in the
-// result sets); `same` makes both sides equally fast (a false alarm).
-void answer(ReporterFixture& s, const json& job, const History& h, bool same = false) {
+// result sets); `same` makes both sides equally fast (a false alarm);
+// `too_small` makes each step's change sit right on its threshold, where
+// no number of runs decides it.
+void answer(ReporterFixture& s, const json& job, const History& h, bool same = false, bool too_small = false) {
   model::JobResult jr;
   jr.kind = "compare";
   const std::string base = job["base_sha"], head = job["head_sha"];
-  const double b = h.seconds_at(base), hd = same ? b : h.seconds_at(head);
+  const double t = job.value("threshold", 0.0);
+  double b = h.seconds_at(base), hd = same ? b : h.seconds_at(head);
+  if (too_small && t > 0 && hd > b) hd = b * (1 + t) * 0.999;
   jr.base = result_set(base, b, "base", -1);
   jr.head = result_set(head, hd, "head", -1);
-  if (const double t = job.value("threshold", 0.0); t > 0) {
+  if (too_small && t > 0 && hd > b)  // ±1 % round to round: the interval straddles the threshold
+    for (size_t i = 0; i < jr.head.benchmarks[0].samples.size(); ++i)
+      jr.head.benchmarks[0].samples[i] *= i % 2 ? 1.01 : 0.99;
+  if (t > 0) {
     jr.base->thresholds["micro"][""] = t;
     jr.head.thresholds["micro"][""] = t;
   }
@@ -205,6 +213,31 @@ TEST_CASE("when every commit next to the culprit fails to build, the range is na
   CHECK(body.find("(2 commits)") != std::string::npos);
   CHECK(body.find("does not build") != std::string::npos);
   CHECK(body.find("**First bad commit:**") == std::string::npos);
+}
+
+TEST_CASE("a change too small to decide at a step is run once more, then reported with the narrowed range") {
+  ReporterFixture s;
+  const History h{8, 5};
+  s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
+  s.run_job(push_spec(fake_sha(18)), push_result(fake_sha(18), 0.110, 18));
+  INFO(s.logs());
+  std::map<std::string, int> measured;
+  for (json job = claim_next(s); job.is_object(); job = claim_next(s, 5)) {
+    ++measured[job["head_sha"].get<std::string>() + (job.value("threshold", 0.0) > 0 ? "" : " (confirmation)")];
+    answer(s, job, h, false, /*too_small=*/true);
+  }
+  REQUIRE(wait_until([&] {
+    auto issues = s.github->issues();
+    return issues.size() == 1 && issues[0]["body"].get<std::string>().find("too small to decide") != std::string::npos;
+  }));
+  const std::string body = s.github->issues()[0]["body"];
+  INFO(body);
+  CHECK(body.find("**Bisection narrowed to") != std::string::npos);
+  CHECK(body.find("inconclusive") != std::string::npos);
+  // The undecided commit was measured twice, then no more.
+  int twice = 0;
+  for (const auto& [commit, n] : measured) twice += n == 2;
+  CHECK(twice == 1);
 }
 
 TEST_CASE("benchboxctl bisect names the culprit on demand, printing each step") {
