@@ -11,6 +11,7 @@ packages=(
   iproute2 procps
   debhelper dpkg-dev lintian apt-utils gnupg polkitd
   chromium chromium-driver nginx-light
+  postgresql libpq-dev
 )
 
 missing=()

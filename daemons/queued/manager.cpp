@@ -1,6 +1,10 @@
 #include "manager.h"
 
+#include <sys/epoll.h>
 #include <systemd/sd-daemon.h>
+
+#include <algorithm>
+#include <cstdlib>
 
 #include "bus/names.h"
 #include "daemon/log.h"
@@ -48,10 +52,12 @@ store::QueueOptions queue_options(const config::ApplianceConfig& cfg) {
 }
 
 void Manager::set_config(config::ApplianceConfig cfg) {
-  if (cfg.queue_database() != cfg_.queue_database())
-    daemon::log_warning("queue.database changed; the new path is used after a restart",
+  if (cfg.queue_database() != cfg_.queue_database() || cfg.queue.backend != cfg_.queue.backend)
+    daemon::log_warning("queue.backend or queue.database changed; the new queue is used after a restart",
                         {{"DATABASE", cfg.queue_database()}});
-  store_.set_options(queue_options(cfg));
+  store::QueueOptions options = queue_options(cfg);
+  options.origin = store_.options().origin;
+  store_.set_options(options);
   cfg_ = std::move(cfg);
 }
 
@@ -64,6 +70,87 @@ int Manager::on_lease_timer(sd_event_source* source, uint64_t, void* userdata) {
   }
   sd_event_source_set_time_relative(source, kLeaseCheckUsec);
   sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
+  return 0;
+}
+
+Status Manager::listen(const std::string& conninfo) {
+  conninfo_ = conninfo;
+  return start_listening();
+}
+
+Status Manager::start_listening() {
+  auto listener = store::Listener::listen(conninfo_, store::kJobsChannel);
+  if (!listener) return listener.error();
+  sd_event_source* raw = nullptr;
+  int r = sd_event_add_io(event_, &raw, listener->fd(), EPOLLIN, on_notify, this);
+  if (r < 0) return errno_error("watch the queue's notifications", -r);
+  listener_ = std::move(*listener);
+  notify_source_.reset(raw);
+  return {};
+}
+
+int Manager::on_notify(sd_event_source*, int, uint32_t, void* userdata) {
+  auto* self = static_cast<Manager*>(userdata);
+  try {
+    self->handle_notifications();
+  } catch (const std::exception& e) {
+    daemon::log_error(std::string("reading the queue's notifications failed: ") + e.what());
+  }
+  return 0;
+}
+
+void Manager::handle_notifications() {
+  auto payloads = listener_->drain();
+  if (!payloads) {
+    daemon::log_warning(payloads.error().message + "; listening again shortly (meanwhile runners find "
+                        "other boxes' jobs by polling)");
+    notify_source_.reset();
+    listener_.reset();
+    schedule_relisten();
+    return;
+  }
+  // "ORIGIN JOB_ID": this box announced its own changes when it made them.
+  const std::string own = store_.options().origin + " ";
+  std::vector<int64_t> ids;
+  for (const std::string& p : *payloads) {
+    if (p.rfind(own, 0) == 0) continue;
+    auto space = p.rfind(' ');
+    int64_t id = space == std::string::npos ? 0 : std::strtoll(p.c_str() + space + 1, nullptr, 10);
+    if (id > 0 && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
+  std::vector<Job> changed;
+  for (int64_t id : ids) {
+    auto job = store_.get(id);
+    if (job) changed.push_back(std::move(*job));
+    else daemon::log_warning("a notified job cannot be read: " + job.error().message, {{"JOB_ID", id_text(id)}});
+  }
+  announce(changed);
+}
+
+void Manager::schedule_relisten() {
+  sd_event_source* raw = nullptr;
+  int r = sd_event_add_time_relative(event_, &raw, CLOCK_MONOTONIC, 3 * kLeaseCheckUsec, 100000, on_relisten, this);
+  if (r < 0) {
+    daemon::log_error("cannot schedule listening again: " + errno_error("timer", -r).message);
+    return;
+  }
+  relisten_timer_.reset(raw);
+}
+
+int Manager::on_relisten(sd_event_source*, uint64_t, void* userdata) {
+  auto* self = static_cast<Manager*>(userdata);
+  self->relisten_timer_.reset();
+  try {
+    if (auto st = self->start_listening(); !st) {
+      daemon::log_warning("listening to the shared queue failed: " + st.error().message);
+      self->schedule_relisten();
+    } else {
+      daemon::log_info("listening to the shared queue again");
+      self->refresh_counts();
+    }
+  } catch (const std::exception& e) {
+    daemon::log_error(std::string("listening again failed: ") + e.what());
+  }
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "bus/handles.h"
 #include "config/appliance.h"
 #include "model/job.h"
+#include "store/listener.h"
 #include "store/queue_store.h"
 #include "util/clock.h"
 
@@ -25,6 +26,11 @@ class Manager {
 
   // Reads the counts and arms the periodic lease check.
   Status start();
+  // PostgreSQL: LISTENs for the other boxes' changes to the shared queue
+  // and tells this box's bus about them as if they were its own, so
+  // runnerd and reporterd hear JobQueued/JobFinished as on one box. A lost
+  // connection is listened again every few seconds.
+  Status listen(const std::string& conninfo);
   void set_config(config::ApplianceConfig cfg);
   const config::ApplianceConfig& config() const { return cfg_; }
 
@@ -61,6 +67,11 @@ class Manager {
 
  private:
   static int on_lease_timer(sd_event_source* source, uint64_t usec, void* userdata);
+  static int on_notify(sd_event_source* source, int fd, uint32_t revents, void* userdata);
+  static int on_relisten(sd_event_source* source, uint64_t usec, void* userdata);
+  void handle_notifications();
+  Status start_listening();
+  void schedule_relisten();
 
   // Tells the bus about jobs whose state changed: signals, the job object's
   // properties, the counts.
@@ -74,6 +85,10 @@ class Manager {
   sd_bus* bus_;
   sd_event* event_;
   bus::SourcePtr lease_timer_;
+  std::string conninfo_;
+  std::optional<store::Listener> listener_;
+  bus::SourcePtr notify_source_;
+  bus::SourcePtr relisten_timer_;
   store::QueueCounts counts_;
 };
 

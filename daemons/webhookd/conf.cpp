@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "daemon/credential.h"
 #include "util/file.h"
 
 namespace bb::webhookd {
@@ -61,27 +62,12 @@ Result<Conf> load_conf(const daemon::Args& args) {
 }
 
 Result<std::string> read_secret() {
-  const std::string how =
+  return daemon::read_credential(
+      kSecretCredential,
       "; provide it as a systemd credential, e.g. `benchbox-credentials generate webhook-secret` "
       "or `systemd-creds encrypt --name=webhook-secret secret.txt "
       "/etc/credstore.encrypted/webhook-secret` and LoadCredentialEncrypted=webhook-secret "
-      "in benchbox-webhookd.service";
-  const char* dir = std::getenv("CREDENTIALS_DIRECTORY");
-  if (!dir || !*dir)
-    return make_error(Errc::not_found, std::string("no credential '") + kSecretCredential +
-                                           "': $CREDENTIALS_DIRECTORY is not set" + how);
-  std::string path = path_join(dir, kSecretCredential);
-  auto text = read_file(path, 64 * 1024);
-  if (!text)
-    return make_error(Errc::not_found, std::string("cannot read credential '") + kSecretCredential +
-                                           "' (" + text.error().message + ")" + how);
-  std::string secret = std::move(*text);
-  if (!secret.empty() && secret.back() == '\n') secret.pop_back();
-  if (!secret.empty() && secret.back() == '\r') secret.pop_back();
-  if (secret.empty())
-    return make_error(Errc::invalid_argument, std::string("credential '") + kSecretCredential +
-                                                  "' at " + path + " is empty" + how);
-  return secret;
+      "in benchbox-webhookd.service");
 }
 
 Result<int> listening_socket(const Conf& conf) {

@@ -67,7 +67,12 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
   }
 
   if (YAML::Node q = root["queue"]; q && !q.IsNull()) {
-    BB_TRY(check_keys(src, q, "queue", {"database", "lease_seconds", "max_attempts", "replay_window_seconds"}));
+    BB_TRY(check_keys(src, q, "queue",
+                      {"backend", "database", "lease_seconds", "max_attempts", "replay_window_seconds"}));
+    BB_TRY(read_string(src, q, "queue", "backend", c.queue.backend));
+    if (c.queue.backend != "sqlite" && c.queue.backend != "postgresql")
+      return yaml_error(src, q["backend"], "queue.backend",
+                        "expected sqlite or postgresql, got '" + c.queue.backend + "'");
     BB_TRY(read_uint_in(src, q, "queue", "replay_window_seconds", c.queue.replay_window_seconds, 0,
                         10ull * 365 * 24 * 3600));
     uint64_t lease = c.queue.lease_seconds, attempts = c.queue.max_attempts;

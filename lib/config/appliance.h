@@ -43,7 +43,10 @@ struct WebhookConfig {
 };
 
 struct QueueConfig {
-  std::string database;           // "" = <state_dir>/queue.db
+  // "sqlite": the file `database`, this box alone. "postgresql": the fleet's
+  // shared queue; the connection string is the credential "postgresql".
+  std::string backend = "sqlite";
+  std::string database;           // sqlite: "" = <state_dir>/queue.db
   unsigned lease_seconds = 120;   // a runner that stops heartbeating loses the job
   unsigned max_attempts = 3;      // requeues before a job fails for good
   // A signed body accepted this recently is answered with its first job,

@@ -192,3 +192,14 @@ TEST_CASE("the reporter section: how to post, where the dashboard is, what to ke
   CHECK(bad("reporter:\n  pr_comment: sometimes\n").find("changes, always or never") != std::string::npos);
   CHECK(bad("reporter:\n  github_retry_seconds: 0\n").find("github_retry_seconds") != std::string::npos);
 }
+
+TEST_CASE("the queue's back end: sqlite by default, postgresql for a fleet, nothing else") {
+  auto defaults = parse_appliance_config("", "t.yml");
+  CHECK(defaults->queue.backend == "sqlite");
+  auto pg = parse_appliance_config("queue:\n  backend: postgresql\n", "t.yml");
+  REQUIRE(pg.ok());
+  CHECK(pg->queue.backend == "postgresql");
+  auto typo = parse_appliance_config("queue:\n  backend: postgres\n", "t.yml");
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.error().message == "t.yml:2:12: queue.backend: expected sqlite or postgresql, got 'postgres'");
+}

@@ -60,7 +60,7 @@ constexpr const char* kNow = "CAST(strftime('%s', 'now') AS INTEGER)";
 Result<Outbox> Outbox::open(const std::string& path) {
   auto db = store::Database::open(path);
   if (!db) return db.error();
-  BB_TRY(db->migrate(migrations()));
+  BB_TRY(db->migrate("outbox", migrations()));
   return Outbox(std::move(*db));
 }
 

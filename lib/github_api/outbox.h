@@ -15,7 +15,7 @@
 #include <string>
 
 #include "github_api/want.h"
-#include "store/sqlite.h"
+#include "store/database.h"
 #include "util/result.h"
 
 namespace bb::github_api {

@@ -170,7 +170,7 @@ Spread spread_of(std::vector<double> v) {
 Result<HistoryStore> HistoryStore::open(const std::string& path) {
   auto db = store::Database::open(path);
   if (!db) return db.error();
-  if (auto st = db->migrate(kMigrations); !st) return st.error();
+  if (auto st = db->migrate("history", kMigrations); !st) return st.error();
   return HistoryStore(std::move(*db));
 }
 

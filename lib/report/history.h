@@ -23,7 +23,7 @@
 
 #include "model/result_set.h"
 #include "report/bisection.h"
-#include "store/sqlite.h"
+#include "store/database.h"
 #include "util/result.h"
 
 namespace bb::report {

@@ -23,11 +23,13 @@ Status HistoryStore::save_bisection(Bisection& b, int64_t now) {
   if (b.created == 0) b.created = now;
   b.updated = now;
   if (b.id == 0) {
-    auto ins = db_.prepare("INSERT INTO bisections (group_id, state, body, updated) VALUES (?, ?, '{}', ?)");
+    auto ins = db_.prepare("INSERT INTO bisections (group_id, state, body, updated) VALUES (?, ?, '{}', ?) RETURNING id");
     if (!ins) return ins.error();
     ins->bind(1, b.group_id).bind(2, std::string(to_string(b.state))).bind(3, now);
+    auto row = ins->step();
+    if (!row) return row.error();
+    b.id = ins->column_int64(0);
     BB_TRY(ins->run());
-    b.id = db_.last_insert_rowid();
   }
   auto up = db_.prepare("UPDATE bisections SET group_id = ?, state = ?, body = ?, updated = ? WHERE id = ?");
   if (!up) return up.error();

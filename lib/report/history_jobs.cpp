@@ -187,7 +187,7 @@ Status HistoryStore::save_regression(Regression& r) {
   for (const auto& b : r.benchmarks) list.push_back(to_json(b));
   auto q = r.id == 0 ? db_.prepare("INSERT INTO regressions (repository, ref, open, opened, closed, benchmarks,"
                                    " latest_job, latest_commit, latest_status, fixed_by, fixed_by_job, confirmation,"
-                                   " investigation) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")
+                                   " investigation) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id")
                      : db_.prepare("UPDATE regressions SET repository = ?, ref = ?, open = ?, opened = ?, closed = ?,"
                                    " benchmarks = ?, latest_job = ?, latest_commit = ?, latest_status = ?,"
                                    " fixed_by = ?, fixed_by_job = ?, confirmation = ?, investigation = ? WHERE id = ?");
@@ -196,9 +196,12 @@ Status HistoryStore::save_regression(Regression& r) {
   q->bind(6, list.dump()).bind(7, r.latest_job).bind(8, r.latest_commit).bind(9, r.latest_status);
   q->bind(10, r.fixed_by).bind(11, r.fixed_by_job).bind(12, r.confirmation).bind(13, r.investigation);
   if (r.id != 0) q->bind(14, r.id);
-  if (auto st = q->run(); !st) return st;
-  if (r.id == 0) r.id = db_.last_insert_rowid();
-  return {};
+  if (r.id == 0) {
+    auto row = q->step();
+    if (!row) return row.error();
+    r.id = q->column_int64(0);
+  }
+  return q->run();
 }
 
 Result<std::vector<int64_t>> HistoryStore::prune_pull_request_samples(int64_t before, size_t max_runs) {
@@ -262,7 +265,8 @@ Result<std::vector<int64_t>> HistoryStore::prune_pull_request_samples(int64_t be
 
 Result<HistorySizes> HistoryStore::sizes() {
   HistorySizes s;
-  s.database_bytes = file_size(db_.path()) + file_size(db_.path() + "-wal");
+  if (db_.backend() == store::Backend::sqlite)
+    s.database_bytes = file_size(db_.name()) + file_size(db_.name() + "-wal");
   auto q = db_.prepare(
       "SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM runs WHERE samples_pruned = 0),"
       " (SELECT COUNT(*) FROM points), (SELECT COUNT(*) FROM jobs)");

@@ -80,15 +80,18 @@ Result<GroupEnqueueResult> QueueStore::enqueue_group(const model::GroupSpec& gro
 
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
+  BB_TRY(db_.lock_writers(kEnqueueLock));
   const int64_t now = clock_->now_unix();
   auto ins = db_.prepare(
       "INSERT INTO job_groups (kind, repository, description, requested_by, skip_measured, created)"
-      " VALUES (?, ?, ?, ?, ?, ?)");
+      " VALUES (?, ?, ?, ?, ?, ?) RETURNING id");
   if (!ins) return ins.error();
   ins->bind(1, std::string(model::to_string(group.kind))).bind(2, group.repository).bind(3, group.description);
   ins->bind(4, group.requested_by).bind(5, int64_t{group.skip_measured}).bind(6, now);
+  auto inserted = ins->step();
+  if (!inserted) return inserted.error();
+  const int64_t group_id = ins->column_int64(0);
   BB_TRY(ins->run());
-  const int64_t group_id = db_.last_insert_rowid();
 
   GroupEnqueueResult result;
   bool any_created = false;
@@ -148,7 +151,9 @@ Result<std::vector<Job>> QueueStore::cancel_group(int64_t id, const std::string&
   auto g = find_group(id);
   if (!g) return g.error();
   if (!*g) return no_group(id);
-  auto pick = db_.prepare("SELECT id FROM jobs WHERE group_id = ? AND state IN ('queued', 'running') ORDER BY id");
+  auto pick = db_.prepare(
+      std::string("SELECT id FROM jobs WHERE group_id = ? AND state IN ('queued', 'running') ORDER BY id") +
+      db_.for_update());
   if (!pick) return pick.error();
   pick->bind(1, id);
   std::vector<int64_t> ids;
@@ -167,6 +172,7 @@ Result<std::vector<Job>> QueueStore::cancel_group(int64_t id, const std::string&
   up->bind(1, reason.empty() ? "cancelled with job group " + std::to_string(id) : reason);
   up->bind(2, clock_->now_unix()).bind(3, id);
   BB_TRY(up->run());
+  for (int64_t job_id : ids) BB_TRY(notify_changed(job_id));
   BB_TRY(tx->commit());
   std::vector<Job> out;
   for (int64_t job_id : ids) {

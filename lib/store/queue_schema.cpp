@@ -35,6 +35,34 @@ const std::vector<Migration>& queue_migrations() {
        "CREATE UNIQUE INDEX jobs_by_delivery ON jobs(delivery_id) WHERE delivery_id != '';"
        // Claim order: highest priority, then oldest.
        "CREATE INDEX jobs_claim_order ON jobs(state, priority DESC, id);"
+       "CREATE INDEX jobs_by_work ON jobs(repository, head_sha, state);",
+       // PostgreSQL: a sequence never hands an id out twice either.
+       "CREATE TABLE jobs ("
+       "  id BIGSERIAL PRIMARY KEY,"
+       "  delivery_id TEXT NOT NULL DEFAULT '',"
+       "  kind TEXT NOT NULL,"
+       "  repository TEXT NOT NULL,"
+       "  clone_url TEXT NOT NULL DEFAULT '',"
+       "  ref TEXT NOT NULL DEFAULT '',"
+       "  head_sha TEXT NOT NULL DEFAULT '',"
+       "  base_ref TEXT NOT NULL DEFAULT '',"
+       "  base_sha TEXT NOT NULL DEFAULT '',"
+       "  pr_number BIGINT NOT NULL DEFAULT 0,"
+       "  suite TEXT NOT NULL DEFAULT '',"
+       "  priority BIGINT NOT NULL DEFAULT 0,"
+       "  requested_by TEXT NOT NULL DEFAULT '',"
+       "  state TEXT NOT NULL,"
+       "  attempts BIGINT NOT NULL DEFAULT 0,"
+       "  runner TEXT NOT NULL DEFAULT '',"
+       "  lease_seconds BIGINT NOT NULL DEFAULT 0,"
+       "  lease_expires BIGINT NOT NULL DEFAULT 0,"
+       "  created BIGINT NOT NULL,"
+       "  started BIGINT NOT NULL DEFAULT 0,"
+       "  finished BIGINT NOT NULL DEFAULT 0,"
+       "  result_path TEXT NOT NULL DEFAULT '',"
+       "  error TEXT NOT NULL DEFAULT '');"
+       "CREATE UNIQUE INDEX jobs_by_delivery ON jobs(delivery_id) WHERE delivery_id <> '';"
+       "CREATE INDEX jobs_claim_order ON jobs(state, priority DESC, id);"
        "CREATE INDEX jobs_by_work ON jobs(repository, head_sha, state);"},
       {"pull_requests",
        "CREATE TABLE pull_requests ("
@@ -47,6 +75,17 @@ const std::vector<Migration>& queue_migrations() {
        "  state TEXT NOT NULL,"
        "  clone_url TEXT NOT NULL DEFAULT '',"
        "  updated INTEGER NOT NULL,"
+       "  PRIMARY KEY (repository, number));",
+       "CREATE TABLE pull_requests ("
+       "  repository TEXT NOT NULL,"
+       "  number BIGINT NOT NULL,"
+       "  head_sha TEXT NOT NULL,"
+       "  head_ref TEXT NOT NULL DEFAULT '',"
+       "  base_ref TEXT NOT NULL DEFAULT '',"
+       "  base_sha TEXT NOT NULL DEFAULT '',"
+       "  state TEXT NOT NULL,"
+       "  clone_url TEXT NOT NULL DEFAULT '',"
+       "  updated BIGINT NOT NULL,"
        "  PRIMARY KEY (repository, number));"},
       {"accepted_bodies",
        // Replay protection: GitHub signs only the body, so a captured
@@ -57,6 +96,11 @@ const std::vector<Migration>& queue_migrations() {
        "  replay_key TEXT PRIMARY KEY,"
        "  job_id INTEGER NOT NULL DEFAULT 0,"
        "  accepted INTEGER NOT NULL);"
+       "CREATE INDEX accepted_bodies_by_age ON accepted_bodies(accepted);",
+       "CREATE TABLE accepted_bodies ("
+       "  replay_key TEXT PRIMARY KEY,"
+       "  job_id BIGINT NOT NULL DEFAULT 0,"
+       "  accepted BIGINT NOT NULL);"
        "CREATE INDEX accepted_bodies_by_age ON accepted_bodies(accepted);"},
       {"job_groups",
        // Jobs the box made for one purpose (a backfill, a bisection),
@@ -72,10 +116,22 @@ const std::vector<Migration>& queue_migrations() {
        "  created INTEGER NOT NULL,"
        "  step TEXT NOT NULL DEFAULT '');"
        "ALTER TABLE jobs ADD COLUMN group_id INTEGER NOT NULL DEFAULT 0;"
-       "CREATE INDEX jobs_by_group ON jobs(group_id, state) WHERE group_id != 0;"},
+       "CREATE INDEX jobs_by_group ON jobs(group_id, state) WHERE group_id != 0;",
+       "CREATE TABLE job_groups ("
+       "  id BIGSERIAL PRIMARY KEY,"
+       "  kind TEXT NOT NULL,"
+       "  repository TEXT NOT NULL,"
+       "  description TEXT NOT NULL DEFAULT '',"
+       "  requested_by TEXT NOT NULL DEFAULT '',"
+       "  skip_measured BIGINT NOT NULL DEFAULT 1,"
+       "  created BIGINT NOT NULL,"
+       "  step TEXT NOT NULL DEFAULT '');"
+       "ALTER TABLE jobs ADD COLUMN group_id BIGINT NOT NULL DEFAULT 0;"
+       "CREATE INDEX jobs_by_group ON jobs(group_id, state) WHERE group_id <> 0;"},
       {"compare_threshold",
        // A compare job's decision threshold (model::JobSpec::threshold).
-       "ALTER TABLE jobs ADD COLUMN threshold REAL NOT NULL DEFAULT 0;"},
+       "ALTER TABLE jobs ADD COLUMN threshold REAL NOT NULL DEFAULT 0;",
+       "ALTER TABLE jobs ADD COLUMN threshold DOUBLE PRECISION NOT NULL DEFAULT 0;"},
   };
   return migrations;
 }

@@ -6,7 +6,7 @@
 
 #include "model/job.h"
 #include "model/pull_request.h"
-#include "store/sqlite.h"
+#include "store/database.h"
 
 namespace bb::store::schema {
 

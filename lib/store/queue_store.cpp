@@ -26,15 +26,24 @@ Error not_found(int64_t id) { return make_error(Errc::not_found, "no " + job_nam
 
 }  // namespace
 
-Result<QueueStore> QueueStore::open(const std::string& path, const Clock& clock, QueueOptions options) {
-  auto db = Database::open(path);
+Result<QueueStore> QueueStore::open(const Location& where, const Clock& clock, QueueOptions options) {
+  auto db = Database::open(where);
   if (!db) return db.error();
-  BB_TRY(db->migrate(schema::queue_migrations()));
+  BB_TRY(db->migrate("queue", schema::queue_migrations()));
   return QueueStore(std::move(*db), clock, options);
 }
 
-Result<std::optional<Job>> QueueStore::find(int64_t id) {
-  auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns + " FROM jobs WHERE id = ?");
+Result<QueueStore> QueueStore::open(const std::string& path, const Clock& clock, QueueOptions options) {
+  return open(Location::sqlite(path), clock, options);
+}
+
+Status QueueStore::notify_changed(int64_t id) {
+  return db_.notify(kJobsChannel, options_.origin + " " + std::to_string(id));
+}
+
+Result<std::optional<Job>> QueueStore::find(int64_t id, bool lock) {
+  auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns + " FROM jobs WHERE id = ?" +
+                        (lock ? db_.for_update() : ""));
   if (!st) return st.error();
   st->bind(1, id);
   auto row = st->step();
@@ -109,6 +118,8 @@ Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
   BB_TRY(model::validate(spec));
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
+  // Two boxes enqueueing the same work must not both find it missing.
+  BB_TRY(db_.lock_writers(kEnqueueLock));
   if (spec.group_id != 0) {
     auto group = find_group(spec.group_id);
     if (!group) return group.error();
@@ -159,16 +170,19 @@ Result<EnqueueResult> QueueStore::enqueue_in_tx(const model::JobSpec& spec, bool
   auto st = db_.prepare(
       "INSERT INTO jobs (delivery_id, kind, repository, clone_url, ref, head_sha, base_ref,"
       " base_sha, pr_number, suite, priority, requested_by, state, created, group_id, threshold)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)");
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?) RETURNING id");
   if (!st) return st.error();
   st->bind(1, spec.delivery_id).bind(2, std::string(model::to_string(spec.kind)));
   st->bind(3, spec.repository).bind(4, spec.clone_url).bind(5, spec.ref).bind(6, spec.head_sha);
   st->bind(7, spec.base_ref).bind(8, spec.base_sha).bind(9, spec.pr_number).bind(10, spec.suite);
   st->bind(11, spec.priority).bind(12, spec.requested_by).bind(13, clock_->now_unix());
   st->bind(14, spec.group_id).bind_real(15, spec.threshold);
+  auto inserted = st->step();
+  if (!inserted) return inserted.error();
+  int64_t id = st->column_int64(0);
   BB_TRY(st->run());
-  int64_t id = db_.last_insert_rowid();
   BB_TRY(remember_replay(spec.replay_key, id));
+  BB_TRY(notify_changed(id));
   auto job = get(id);
   if (!job) return job.error();
   return EnqueueResult{std::move(*job), true};
@@ -190,7 +204,8 @@ Result<std::vector<Job>> QueueStore::expire_leases() {
   // A lease is valid through its lease_expires second. Re-read inside the
   // transaction: the answer above may be stale by now.
   auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns +
-                        " FROM jobs WHERE state = 'running' AND lease_expires < ? ORDER BY id");
+                        " FROM jobs WHERE state = 'running' AND lease_expires < ? ORDER BY id" +
+                        db_.skip_locked());
   if (!st) return st.error();
   st->bind(1, now);
   std::vector<Job> stale;
@@ -219,6 +234,7 @@ Result<std::vector<Job>> QueueStore::expire_leases() {
     up->bind(1, std::string(give_up ? "failed" : "queued")).bind(2, job.attempts).bind(3, error);
     up->bind(4, give_up ? now : int64_t{0}).bind(5, job.id);
     BB_TRY(up->run());
+    BB_TRY(notify_changed(job.id));
   }
   BB_TRY(tx->commit());
   for (const Job& job : stale) {
@@ -239,8 +255,11 @@ Result<ClaimResult> QueueStore::claim(const std::string& runner, unsigned lease_
   unsigned lease = lease_seconds ? lease_seconds : options_.default_lease_seconds;
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
+  // Every box claims from the same table: a row another box is taking is
+  // skipped, not waited for.
   auto pick = db_.prepare(
-      "SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, id ASC LIMIT 1");
+      std::string("SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, id ASC LIMIT 1") +
+      db_.skip_locked());
   if (!pick) return pick.error();
   auto row = pick->step();
   if (!row) return row.error();
@@ -253,6 +272,7 @@ Result<ClaimResult> QueueStore::claim(const std::string& runner, unsigned lease_
   if (!up) return up.error();
   up->bind(1, runner).bind(2, int64_t{lease}).bind(3, now + lease).bind(4, now).bind(5, id);
   BB_TRY(up->run());
+  BB_TRY(notify_changed(id));
   BB_TRY(tx->commit());
   auto job = get(id);
   if (!job) return job.error();
@@ -261,7 +281,7 @@ Result<ClaimResult> QueueStore::claim(const std::string& runner, unsigned lease_
 }
 
 Result<Job> QueueStore::load_held(int64_t id, const std::string& runner, const char* action) {
-  auto job = find(id);
+  auto job = find(id, true);
   if (!job) return job.error();
   if (!*job) return not_found(id);
   const Job& j = **job;
@@ -306,6 +326,7 @@ Result<Job> QueueStore::finish(int64_t id, const std::string& runner, JobState t
   up->bind(1, std::string(model::to_string(to))).bind(2, result_path).bind(3, error);
   up->bind(4, clock_->now_unix()).bind(5, id);
   BB_TRY(up->run());
+  BB_TRY(notify_changed(id));
   BB_TRY(tx->commit());
   return get(id);
 }
@@ -321,7 +342,7 @@ Result<Job> QueueStore::fail(int64_t id, const std::string& runner, const std::s
 Result<Job> QueueStore::cancel(int64_t id, const std::string& reason) {
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
-  auto job = find(id);
+  auto job = find(id, true);
   if (!job) return job.error();
   if (!*job) return not_found(id);
   if (model::is_terminal((*job)->state))
@@ -334,6 +355,7 @@ Result<Job> QueueStore::cancel(int64_t id, const std::string& reason) {
   if (!up) return up.error();
   up->bind(1, reason.empty() ? std::string("cancelled") : reason).bind(2, clock_->now_unix()).bind(3, id);
   BB_TRY(up->run());
+  BB_TRY(notify_changed(id));
   BB_TRY(tx->commit());
   return get(id);
 }
@@ -407,6 +429,7 @@ Result<RecordResult> QueueStore::record_pull_request(const model::PullRequest& p
   BB_TRY(model::validate(pr));
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
+  BB_TRY(db_.lock_writers(kEnqueueLock));
   auto replay = find_replay(pr.replay_key);
   if (!replay) return replay.error();
   if (*replay) {

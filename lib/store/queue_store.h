@@ -1,7 +1,14 @@
-// The durable job queue on SQLite: the pure logic behind org.benchbox.Queue1
+// The durable job queue on SQLite or PostgreSQL: the pure logic behind org.benchbox.Queue1
 // (benchbox-queued is only wiring around this). Every mutation is one
-// IMMEDIATE transaction committed with synchronous=FULL before the method
-// returns, so whatever a caller was told survives a crash.
+// transaction committed (SQLite: IMMEDIATE, synchronous=FULL) before the
+// method returns, so whatever a caller was told survives a crash.
+//
+// On PostgreSQL many boxes share the tables: Claim takes the first queued
+// row no other box has locked (FOR UPDATE SKIP LOCKED), a runner's
+// transition locks its row, enqueues are serialised by an advisory lock so
+// duplicate work is still found, and every change NOTIFYs kJobsChannel with
+// "ORIGIN JOB_ID" so each box's queued can tell its own bus. Leases are
+// compared with each box's clock: the boxes must agree on the time (NTP).
 //
 // States: queued -> running -> done | failed | cancelled, and
 // running -> queued again when a lease expires (attempts+1) until
@@ -18,7 +25,7 @@
 #include "model/job.h"
 #include "model/job_group.h"
 #include "model/pull_request.h"
-#include "store/sqlite.h"
+#include "store/database.h"
 #include "util/clock.h"
 
 namespace bb::store {
@@ -27,7 +34,12 @@ struct QueueOptions {
   unsigned default_lease_seconds = 120;  // Claim with lease 0 uses this
   unsigned max_attempts = 3;             // expired leases before a job fails (0 counts as 1)
   uint64_t replay_window_seconds = 7 * 24 * 3600;  // 0: replay keys are not remembered
+  std::string origin;  // names this box in change notifications (PostgreSQL)
 };
+
+// The notification channel of job changes, and the advisory lock enqueues take.
+inline constexpr const char* kJobsChannel = "benchbox_jobs";
+inline constexpr const char* kEnqueueLock = "queue enqueue";
 
 struct EnqueueResult {
   model::Job job;
@@ -59,6 +71,8 @@ class QueueStore {
  public:
   // Opens or creates the queue database and brings its schema up to date.
   // `clock` must outlive the store.
+  static Result<QueueStore> open(const Location& where, const Clock& clock, QueueOptions options);
+  // A SQLite file.
   static Result<QueueStore> open(const std::string& path, const Clock& clock, QueueOptions options);
 
   void set_options(QueueOptions options) { options_ = options; }
@@ -126,7 +140,9 @@ class QueueStore {
   QueueStore(Database db, const Clock& clock, QueueOptions options)
       : db_(std::move(db)), clock_(&clock), options_(options) {}
 
-  Result<std::optional<model::Job>> find(int64_t id);
+  // lock: hold the row until the transaction ends (PostgreSQL).
+  Result<std::optional<model::Job>> find(int64_t id, bool lock = false);
+  Status notify_changed(int64_t id);
   Result<std::optional<model::Job>> find_duplicate(const model::JobSpec& spec);
   // The newest done job of the same work, for skip_measured.
   Result<std::optional<model::Job>> find_measured(const model::JobSpec& spec);

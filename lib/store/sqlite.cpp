@@ -1,15 +1,21 @@
-#include "store/sqlite.h"
-
+// The SQLite back end of store::Database: one connection to one file.
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
-#include <cerrno>
-
+#include "store/database.h"
 #include "util/fd.h"
 
 namespace bb::store {
 
 namespace {
+
+struct SqliteClose {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+struct SqliteFinalize {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
 
 Errc errc_for(int rc) {
   switch (rc & 0xff) {
@@ -41,37 +47,126 @@ void sync_parent_dir(const std::string& path) {
   if (fd.valid()) (void)::fsync(fd.get());
 }
 
-}  // namespace
+class SqliteConnection;
 
-Error Database::error(int rc, const std::string& what) const {
-  std::string detail = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
-  std::string msg = path_ + ": " + what + ": " + detail;
-  switch (rc & 0xff) {
-    case SQLITE_FULL:
-      msg += " (the disk or the database is full; nothing from this request was stored)";
-      break;
-    case SQLITE_IOERR:
-      msg += " (I/O error; nothing from this request was stored)";
-      break;
-    case SQLITE_NOTADB:
-    case SQLITE_CORRUPT:
-      msg += " (the file is not a usable SQLite database; move it aside to start afresh)";
-      break;
-    default:
-      break;
+class SqliteStatement final : public StatementImpl {
+ public:
+  SqliteStatement(SqliteConnection& conn, sqlite3_stmt* stmt) : conn_(&conn), stmt_(stmt) {}
+
+  void bind_int(int index, int64_t value) override { note(sqlite3_bind_int64(stmt_.get(), index, value)); }
+  void bind_real(int index, double value) override { note(sqlite3_bind_double(stmt_.get(), index, value)); }
+  void bind_text(int index, const std::string& value) override {
+    note(sqlite3_bind_text(stmt_.get(), index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT));
   }
-  return make_error(errc_for(rc), msg);
+  void bind_null(int index) override { note(sqlite3_bind_null(stmt_.get(), index)); }
+  Result<bool> step() override;
+  void reset() override {
+    sqlite3_reset(stmt_.get());
+    sqlite3_clear_bindings(stmt_.get());
+    bind_error_ = SQLITE_OK;
+  }
+  int64_t column_int64(int column) const override { return sqlite3_column_int64(stmt_.get(), column); }
+  double column_real(int column) const override { return sqlite3_column_double(stmt_.get(), column); }
+  std::string column_text(int column) const override {
+    const unsigned char* text = sqlite3_column_text(stmt_.get(), column);
+    int n = sqlite3_column_bytes(stmt_.get(), column);
+    return text ? std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(n)) : std::string();
+  }
+  bool column_is_null(int column) const override {
+    return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
+  }
+
+ private:
+  // A bind error is reported by the next step(), so bind() can chain.
+  void note(int rc) {
+    if (rc != SQLITE_OK && bind_error_ == SQLITE_OK) bind_error_ = rc;
+  }
+  SqliteConnection* conn_;
+  std::unique_ptr<sqlite3_stmt, SqliteFinalize> stmt_;
+  int bind_error_ = SQLITE_OK;
+};
+
+class SqliteConnection final : public Connection {
+ public:
+  explicit SqliteConnection(std::string path) : path_(std::move(path)) {}
+
+  Status open();
+  Backend backend() const override { return Backend::sqlite; }
+  const std::string& name() const override { return path_; }
+
+  Result<std::unique_ptr<StatementImpl>> prepare(const std::string& sql) override {
+    sqlite3_stmt* raw = nullptr;
+    int rc = sqlite3_prepare_v2(db_.get(), sql.c_str(), static_cast<int>(sql.size()), &raw, nullptr);
+    if (rc != SQLITE_OK) {
+      sqlite3_finalize(raw);
+      return error(rc, "prepare '" + sql.substr(0, 60) + "'");
+    }
+    return std::unique_ptr<StatementImpl>(new SqliteStatement(*this, raw));
+  }
+
+  Status exec(const std::string& sql) override {
+    char* msg = nullptr;
+    int rc = sqlite3_exec(db_.get(), sql.c_str(), nullptr, nullptr, &msg);
+    sqlite3_free(msg);
+    if (rc != SQLITE_OK) return error(rc, "exec '" + sql.substr(0, 60) + "'");
+    return {};
+  }
+
+  // IMMEDIATE: a writer never has to upgrade a read lock.
+  Status begin() override { return exec("BEGIN IMMEDIATE"); }
+  bool in_transaction() const override { return !sqlite3_get_autocommit(db_.get()); }
+  int changes() const override { return sqlite3_changes(db_.get()); }
+
+  // One schema per file: PRAGMA user_version.
+  Result<int64_t> schema_version(const std::string&) override {
+    auto st = prepare("PRAGMA user_version");
+    if (!st) return st.error();
+    auto row = (*st)->step();
+    if (!row) return row.error();
+    return *row ? (*st)->column_int64(0) : 0;
+  }
+  Status set_schema_version(const std::string&, int64_t version) override {
+    // PRAGMA takes no bound parameters; version is our own integer.
+    return exec("PRAGMA user_version=" + std::to_string(version));
+  }
+  Status lock_writers(const std::string&) override { return {}; }
+  Status notify(const std::string&, const std::string&) override { return {}; }
+
+  // An error for SQLite result code `rc`, naming the file and `what`.
+  Error error(int rc, const std::string& what) const {
+    std::string detail = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
+    std::string msg = path_ + ": " + what + ": " + detail;
+    switch (rc & 0xff) {
+      case SQLITE_FULL: msg += " (the disk or the database is full; nothing from this request was stored)"; break;
+      case SQLITE_IOERR: msg += " (I/O error; nothing from this request was stored)"; break;
+      case SQLITE_NOTADB:
+      case SQLITE_CORRUPT: msg += " (the file is not a usable SQLite database; move it aside to start afresh)"; break;
+      default: break;
+    }
+    return make_error(errc_for(rc), msg);
+  }
+
+ private:
+  std::string path_;
+  std::unique_ptr<sqlite3, SqliteClose> db_;
+};
+
+Result<bool> SqliteStatement::step() {
+  if (bind_error_ != SQLITE_OK) return conn_->error(bind_error_, "bind");
+  int rc = sqlite3_step(stmt_.get());
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  const char* sql = sqlite3_sql(stmt_.get());
+  return conn_->error(rc, std::string("step '") + std::string(sql ? sql : "").substr(0, 60) + "'");
 }
 
-Result<Database> Database::open(const std::string& path) {
-  Database db;
-  db.path_ = path;
-  bool existed = ::access(path.c_str(), F_OK) == 0;
+Status SqliteConnection::open() {
+  bool existed = ::access(path_.c_str(), F_OK) == 0;
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-  db.db_.reset(raw);
-  if (rc != SQLITE_OK) return db.error(rc, "cannot open");
+  int rc = sqlite3_open_v2(path_.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                           nullptr);
+  db_.reset(raw);
+  if (rc != SQLITE_OK) return error(rc, "cannot open");
   sqlite3_extended_result_codes(raw, 1);
   // Another process (benchboxctl reading, a second queued refused later by
   // its bus name) may hold a lock for a moment; wait instead of failing.
@@ -79,142 +174,23 @@ Result<Database> Database::open(const std::string& path) {
 
   // The first statement that reads the file is where SQLite notices a file
   // that is not a database.
-  auto mode = db.prepare("PRAGMA journal_mode=WAL");
+  auto mode = prepare("PRAGMA journal_mode=WAL");
   if (!mode) return mode.error();
-  auto row = mode->step();
+  auto row = (*mode)->step();
   if (!row) return row.error();
-  if (!*row || mode->column_text(0) != "wal")
-    return make_error(Errc::io, path + ": cannot switch to WAL journal mode");
-  if (auto st = db.exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON"); !st) return st.error();
-  if (!existed) sync_parent_dir(path);
-  return db;
-}
-
-Result<Statement> Database::prepare(const std::string& sql) {
-  sqlite3_stmt* raw = nullptr;
-  int rc = sqlite3_prepare_v2(db_.get(), sql.c_str(), static_cast<int>(sql.size()), &raw, nullptr);
-  if (rc != SQLITE_OK) {
-    sqlite3_finalize(raw);
-    return error(rc, "prepare '" + sql.substr(0, 60) + "'");
-  }
-  return Statement(*this, raw);
-}
-
-Status Database::exec(const std::string& sql) {
-  char* msg = nullptr;
-  int rc = sqlite3_exec(db_.get(), sql.c_str(), nullptr, nullptr, &msg);
-  sqlite3_free(msg);
-  if (rc != SQLITE_OK) return error(rc, "exec '" + sql.substr(0, 60) + "'");
+  if (!*row || (*mode)->column_text(0) != "wal")
+    return make_error(Errc::io, path_ + ": cannot switch to WAL journal mode");
+  BB_TRY(exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON"));
+  if (!existed) sync_parent_dir(path_);
   return {};
 }
 
-Result<int64_t> Database::user_version() {
-  auto st = prepare("PRAGMA user_version");
-  if (!st) return st.error();
-  auto row = st->step();
-  if (!row) return row.error();
-  return *row ? st->column_int64(0) : 0;
-}
+}  // namespace
 
-Status Database::migrate(const std::vector<Migration>& migrations) {
-  auto version = user_version();
-  if (!version) return version.error();
-  auto known = static_cast<int64_t>(migrations.size());
-  if (*version > known)
-    return make_error(Errc::conflict, path_ + ": schema version " + std::to_string(*version) +
-                                          " is newer than this benchbox understands (" +
-                                          std::to_string(known) + ")");
-  for (int64_t v = *version; v < known; ++v) {
-    auto tx = Transaction::begin(*this);
-    if (!tx) return tx.error();
-    if (auto st = exec(migrations[v].sql); !st)
-      return st.error().with_context(std::string("migration ") + std::to_string(v + 1) + " (" +
-                                     migrations[v].description + ")");
-    // PRAGMA takes no bound parameters; v is our own integer.
-    if (auto st = exec("PRAGMA user_version=" + std::to_string(v + 1)); !st) return st.error();
-    if (auto st = tx->commit(); !st) return st.error();
-  }
-  return {};
-}
-
-Statement& Statement::bind(int index, int64_t value) {
-  int rc = sqlite3_bind_int64(stmt_.get(), index, value);
-  if (rc != SQLITE_OK && bind_error_ == SQLITE_OK) bind_error_ = rc;
-  return *this;
-}
-
-Statement& Statement::bind_real(int index, double value) {
-  int rc = sqlite3_bind_double(stmt_.get(), index, value);
-  if (rc != SQLITE_OK && bind_error_ == SQLITE_OK) bind_error_ = rc;
-  return *this;
-}
-
-double Statement::column_real(int column) const { return sqlite3_column_double(stmt_.get(), column); }
-
-Statement& Statement::bind(int index, const std::string& value) {
-  int rc = sqlite3_bind_text(stmt_.get(), index, value.data(), static_cast<int>(value.size()),
-                             SQLITE_TRANSIENT);
-  if (rc != SQLITE_OK && bind_error_ == SQLITE_OK) bind_error_ = rc;
-  return *this;
-}
-
-Statement& Statement::bind_null(int index) {
-  int rc = sqlite3_bind_null(stmt_.get(), index);
-  if (rc != SQLITE_OK && bind_error_ == SQLITE_OK) bind_error_ = rc;
-  return *this;
-}
-
-Result<bool> Statement::step() {
-  if (bind_error_ != SQLITE_OK) return db_->error(bind_error_, "bind");
-  int rc = sqlite3_step(stmt_.get());
-  if (rc == SQLITE_ROW) return true;
-  if (rc == SQLITE_DONE) return false;
-  const char* sql = sqlite3_sql(stmt_.get());
-  return db_->error(rc, std::string("step '") + std::string(sql ? sql : "").substr(0, 60) + "'");
-}
-
-Status Statement::run() {
-  for (;;) {
-    auto row = step();
-    if (!row) return row.error();
-    if (!*row) return {};
-  }
-}
-
-void Statement::reset() {
-  sqlite3_reset(stmt_.get());
-  sqlite3_clear_bindings(stmt_.get());
-  bind_error_ = SQLITE_OK;
-}
-
-int64_t Statement::column_int64(int column) const { return sqlite3_column_int64(stmt_.get(), column); }
-
-std::string Statement::column_text(int column) const {
-  const unsigned char* text = sqlite3_column_text(stmt_.get(), column);
-  int n = sqlite3_column_bytes(stmt_.get(), column);
-  return text ? std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(n)) : std::string();
-}
-
-bool Statement::column_is_null(int column) const {
-  return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
-}
-
-Result<Transaction> Transaction::begin(Database& db) {
-  if (auto st = db.exec("BEGIN IMMEDIATE"); !st) return st.error();
-  return Transaction(db);
-}
-
-Status Transaction::commit() {
-  Database* db = db_;
-  auto st = db->exec("COMMIT");
-  // A failed COMMIT (disk full while syncing) leaves the transaction open;
-  // the destructor rolls it back so nothing half-written is ever seen.
-  if (st) db_ = nullptr;
-  return st;
-}
-
-Transaction::~Transaction() {
-  if (db_ && !sqlite3_get_autocommit(db_->handle())) (void)db_->exec("ROLLBACK");
+Result<std::unique_ptr<Connection>> open_sqlite(const std::string& path) {
+  auto conn = std::make_unique<SqliteConnection>(path);
+  BB_TRY(conn->open());
+  return std::unique_ptr<Connection>(std::move(conn));
 }
 
 }  // namespace bb::store

@@ -1,7 +1,8 @@
-// Job groups in the QueueStore, on real SQLite files.
+// Job groups in the QueueStore, on real SQLite files or PostgreSQL (test_location.h).
 #include <catch2/catch.hpp>
 
 #include "store/queue_store.h"
+#include "store/test_location.h"
 #include "util/test_tempdir.h"
 
 using namespace bb;
@@ -40,7 +41,7 @@ GroupSpec group_spec() {
 }
 
 QueueStore open_store(const std::string& path, const Clock& clock) {
-  auto store = QueueStore::open(path, clock, QueueOptions{});
+  auto store = store::QueueStore::open(store::testdb::location(path), clock, QueueOptions{});
   if (!store) FAIL(store.error().message);
   return std::move(*store);
 }

@@ -1,4 +1,6 @@
-// QueueStore on real SQLite files in a temp dir, with a FakeClock for leases.
+// QueueStore on real SQLite files in a temp dir, or on a real PostgreSQL
+// server (test_location.h), with a FakeClock for leases. Cases tagged
+// [sqlite] test that back end's own failures (a corrupt file, a full disk).
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -11,7 +13,8 @@
 
 #include "store/queue_schema.h"
 #include "store/queue_store.h"
-#include "store/sqlite.h"
+#include "store/database.h"
+#include "store/test_location.h"
 
 using namespace bb;
 using namespace bb::store;
@@ -52,7 +55,7 @@ QueueStore open_store(const std::string& path, const Clock& clock, unsigned max_
   QueueOptions o;
   o.max_attempts = max_attempts;
   o.default_lease_seconds = 60;
-  auto store = QueueStore::open(path, clock, o);
+  auto store = QueueStore::open(testdb::location(path), clock, o);
   if (!store) FAIL(store.error().message);
   return std::move(*store);
 }
@@ -360,7 +363,7 @@ TEST_CASE("reopening the file keeps everything, ids are never reused", "[queue][
   CHECK_FALSE(q.enqueue(spec(kSha2, "d-2"))->created);
   // Lease state survives too: the runner's heartbeat still works.
   CHECK(q.heartbeat(a, "r1"));
-  auto v = q.database().user_version();
+  auto v = q.database().schema_version("queue");
   REQUIRE(v);
   CHECK(*v == static_cast<int>(schema::queue_migrations().size()));
   // Even after the newest job is gone, its id is not handed out again.
@@ -403,7 +406,7 @@ TEST_CASE("pull request records upsert and NotFound when unknown", "[queue][pr]"
   CHECK(q.record_pull_request(pr).error().code == Errc::invalid_argument);
 }
 
-TEST_CASE("a corrupt database file gives a clear error", "[queue][errors]") {
+TEST_CASE("a corrupt database file gives a clear error", "[queue][errors][sqlite]") {
   TempDir dir;
   FakeClock clock;
   std::string path = dir.file("queue.db");
@@ -418,7 +421,7 @@ TEST_CASE("a corrupt database file gives a clear error", "[queue][errors]") {
   CHECK(q.error().message.find("not a database") != std::string::npos);
 }
 
-TEST_CASE("a database from a newer benchbox is refused", "[queue][errors]") {
+TEST_CASE("a database from a newer benchbox is refused", "[queue][errors][sqlite]") {
   TempDir dir;
   FakeClock clock;
   std::string path = dir.file("queue.db");
@@ -432,7 +435,7 @@ TEST_CASE("a database from a newer benchbox is refused", "[queue][errors]") {
   CHECK(q.error().message.find("schema version 99 is newer") != std::string::npos);
 }
 
-TEST_CASE("an unwritable directory gives an IO error naming the file", "[queue][errors]") {
+TEST_CASE("an unwritable directory gives an IO error naming the file", "[queue][errors][sqlite]") {
   if (::geteuid() == 0) {
     // root ignores permissions; use a path under a regular file instead.
     TempDir dir;
@@ -453,7 +456,7 @@ TEST_CASE("an unwritable directory gives an IO error naming the file", "[queue][
   CHECK(q.error().code == Errc::io);
 }
 
-TEST_CASE("a full database refuses with IO and loses nothing acknowledged", "[queue][errors]") {
+TEST_CASE("a full database refuses with IO and loses nothing acknowledged", "[queue][errors][sqlite]") {
   TempDir dir;
   FakeClock clock;
   std::string path = dir.file("queue.db");

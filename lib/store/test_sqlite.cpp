@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "store/sqlite.h"
+#include "store/database.h"
 
 using namespace bb;
 using namespace bb::store;
@@ -94,15 +94,15 @@ TEST_CASE("migrations run once each and stop at a failing one", "[sqlite]") {
                                {"broken", "CREATE TABLE a (x INTEGER)"}};
   {
     auto db = Database::open(path);
-    REQUIRE(db->migrate(v1));
-    CHECK(*db->user_version() == 1);
-    REQUIRE(db->migrate(v1));  // nothing to do
+    REQUIRE(db->migrate("t", v1));
+    CHECK(*db->schema_version("t") == 1);
+    REQUIRE(db->migrate("t", v1));  // nothing to do
   }
   auto db = Database::open(path);
-  auto st = db->migrate(v3);
+  auto st = db->migrate("t", v3);
   REQUIRE_FALSE(st);
   CHECK(st.error().message.find("migration 3 (broken)") != std::string::npos);
   // Migration 2 committed, 3 rolled back entirely.
-  CHECK(*db->user_version() == 2);
+  CHECK(*db->schema_version("t") == 2);
   CHECK(scalar(*db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'b'") == 1);
 }

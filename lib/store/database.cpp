@@ -1,0 +1,85 @@
+#include "store/database.h"
+
+namespace bb::store {
+
+const char* to_string(Backend b) { return b == Backend::postgresql ? "postgresql" : "sqlite"; }
+
+Status Statement::run() {
+  for (;;) {
+    auto row = step();
+    if (!row) return row.error();
+    if (!*row) return {};
+  }
+}
+
+Result<Database> Database::open(const std::string& path) {
+  auto conn = open_sqlite(path);
+  if (!conn) return conn.error();
+  return Database(std::move(*conn));
+}
+
+Result<Database> Database::connect(const std::string& conninfo) {
+  auto conn = connect_postgresql(conninfo);
+  if (!conn) return conn.error();
+  return Database(std::move(*conn));
+}
+
+Result<Database> Database::open(const Location& where) {
+  return where.backend == Backend::postgresql ? connect(where.target) : open(where.target);
+}
+
+Result<Statement> Database::prepare(const std::string& sql) {
+  auto impl = conn_->prepare(sql);
+  if (!impl) return impl.error();
+  return Statement(std::move(*impl));
+}
+
+const char* Database::for_update() const { return backend() == Backend::postgresql ? " FOR UPDATE" : ""; }
+
+const char* Database::skip_locked() const {
+  return backend() == Backend::postgresql ? " FOR UPDATE SKIP LOCKED" : "";
+}
+
+Status Database::migrate(const std::string& schema, const std::vector<Migration>& migrations) {
+  auto known = static_cast<int64_t>(migrations.size());
+  for (;;) {
+    auto tx = Transaction::begin(*this);
+    if (!tx) return tx.error();
+    // Two boxes starting at once must not both apply a step: the version is
+    // read under the writers' lock, one step per transaction.
+    BB_TRY(conn_->lock_writers("migrate " + schema));
+    auto version = conn_->schema_version(schema);
+    if (!version) return version.error();
+    if (*version > known)
+      return make_error(Errc::conflict, name() + ": " + schema + " schema version " + std::to_string(*version) +
+                                            " is newer than this benchbox understands (" + std::to_string(known) +
+                                            ")");
+    if (*version == known) return {};
+    const Migration& m = migrations[static_cast<size_t>(*version)];
+    const char* sql = backend() == Backend::postgresql && m.postgresql_sql ? m.postgresql_sql : m.sql;
+    if (auto st = conn_->exec(sql); !st)
+      return st.error().with_context(std::string("migration ") + std::to_string(*version + 1) + " (" +
+                                     m.description + ")");
+    BB_TRY(conn_->set_schema_version(schema, *version + 1));
+    BB_TRY(tx->commit());
+  }
+}
+
+Result<Transaction> Transaction::begin(Database& db) {
+  BB_TRY(db.connection().begin());
+  return Transaction(db);
+}
+
+Status Transaction::commit() {
+  auto st = db_->exec("COMMIT");
+  // A failed COMMIT (disk full while syncing) leaves the transaction open;
+  // the destructor rolls it back so nothing half-written is ever seen.
+  if (st) db_ = nullptr;
+  return st;
+}
+
+Transaction::~Transaction() {
+  if (db_ && db_->connection().in_transaction()) (void)db_->exec("ROLLBACK");
+}
+
+}  // namespace bb::store

@@ -1,0 +1,297 @@
+// The PostgreSQL back end of store::Database (libpq), and the LISTEN side of
+// its notifications. Statements are sent with PQexecParams, parameters as
+// text and typed by the server from their context, so the stores' SQL with
+// `?` placeholders runs unchanged once they are numbered ($1, $2, ...).
+#include <libpq-fe.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <optional>
+
+#include "store/database.h"
+#include "store/listener.h"
+
+namespace bb::store {
+
+namespace {
+
+struct PgFinish {
+  void operator()(PGconn* c) const { PQfinish(c); }
+};
+struct PgClear {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using PgResult = std::unique_ptr<PGresult, PgClear>;
+
+std::string trim_newline(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// `?` -> `$n`, outside quoted strings and identifiers.
+std::string number_placeholders(const std::string& sql) {
+  std::string out;
+  out.reserve(sql.size() + 16);
+  char quote = 0;
+  int n = 0;
+  for (char c : sql) {
+    if (quote) {
+      if (c == quote) quote = 0;
+      out += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      out += c;
+    } else if (c == '?') {
+      out += '$' + std::to_string(++n);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+Errc errc_for(const std::string& state) {
+  if (state.empty()) return Errc::unavailable;  // no reply: the connection is gone
+  std::string cls = state.substr(0, 2);
+  if (cls == "23") return Errc::conflict;
+  if (state == "53100" || cls == "58") return Errc::io;
+  if (cls == "08" || cls == "40" || cls == "53" || cls == "57" || state == "55P03") return Errc::unavailable;
+  if (cls == "28") return Errc::permission_denied;
+  return Errc::internal;
+}
+
+// FNV-1a: a stable 64-bit key for pg_advisory_xact_lock from a name.
+int64_t lock_key(const std::string& what) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : what) h = (h ^ c) * 1099511628211ull;
+  return static_cast<int64_t>(h);
+}
+
+// Defaults first: what the connection string says overrides them.
+Result<std::unique_ptr<PGconn, PgFinish>> open_connection(const std::string& conninfo) {
+  const char* keys[] = {"connect_timeout", "client_encoding", "fallback_application_name", "dbname", nullptr};
+  const char* values[] = {"10", "UTF8", "benchbox", conninfo.c_str(), nullptr};
+  std::unique_ptr<PGconn, PgFinish> conn(PQconnectdbParams(keys, values, 1));
+  if (!conn) return make_error(Errc::internal, "libpq could not allocate a connection");
+  if (PQstatus(conn.get()) != CONNECTION_OK)
+    return make_error(Errc::unavailable,
+                      "cannot connect to PostgreSQL: " + trim_newline(PQerrorMessage(conn.get())) +
+                          " (the connection string comes from the credential 'postgresql'; docs/fleet.md)");
+  return conn;
+}
+
+class PgConnection;
+
+class PgStatement final : public StatementImpl {
+ public:
+  PgStatement(PgConnection& conn, std::string sql) : conn_(&conn), sql_(std::move(sql)) {}
+
+  void bind_int(int index, int64_t value) override { set(index, std::to_string(value)); }
+  void bind_text(int index, const std::string& value) override { set(index, value); }
+  void bind_real(int index, double value) override {
+    char buf[32];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+    set(index, ec == std::errc() ? std::string(buf, end) : std::string("0"));
+  }
+  void bind_null(int index) override { slot(index).reset(); }
+  Result<bool> step() override;
+  void reset() override {
+    result_.reset();
+    row_ = -1;
+    params_.clear();
+  }
+  int64_t column_int64(int column) const override {
+    const char* v = value(column);
+    return v ? std::strtoll(v, nullptr, 10) : 0;
+  }
+  double column_real(int column) const override {
+    const char* v = value(column);
+    return v ? std::strtod(v, nullptr) : 0.0;
+  }
+  std::string column_text(int column) const override {
+    const char* v = value(column);
+    return v ? std::string(v, static_cast<size_t>(PQgetlength(result_.get(), row_, column))) : std::string();
+  }
+  bool column_is_null(int column) const override {
+    return !result_ || PQgetisnull(result_.get(), row_, column);
+  }
+
+ private:
+  std::optional<std::string>& slot(int index) {
+    if (params_.size() < static_cast<size_t>(index)) params_.resize(static_cast<size_t>(index));
+    return params_[static_cast<size_t>(index - 1)];
+  }
+  void set(int index, std::string v) { slot(index) = std::move(v); }
+  const char* value(int column) const {
+    if (!result_ || row_ < 0 || PQgetisnull(result_.get(), row_, column)) return nullptr;
+    return PQgetvalue(result_.get(), row_, column);
+  }
+
+  PgConnection* conn_;
+  std::string sql_;
+  std::vector<std::optional<std::string>> params_;
+  PgResult result_;
+  int row_ = -1;
+};
+
+class PgConnection final : public Connection {
+ public:
+  explicit PgConnection(std::unique_ptr<PGconn, PgFinish> conn) : conn_(std::move(conn)) {
+    name_ = std::string("postgresql database '") + PQdb(conn_.get()) + "' on " + PQhost(conn_.get()) + ":" +
+            PQport(conn_.get());
+  }
+
+  Backend backend() const override { return Backend::postgresql; }
+  const std::string& name() const override { return name_; }
+
+  Result<std::unique_ptr<StatementImpl>> prepare(const std::string& sql) override {
+    return std::unique_ptr<StatementImpl>(new PgStatement(*this, number_placeholders(sql)));
+  }
+
+  Status exec(const std::string& sql) override {
+    BB_TRY(ensure_connected());
+    PgResult r(PQexec(conn_.get(), sql.c_str()));
+    return check(r.get(), "exec '" + sql.substr(0, 60) + "'");
+  }
+
+  Status begin() override { return exec("BEGIN"); }
+  bool in_transaction() const override { return PQtransactionStatus(conn_.get()) != PQTRANS_IDLE; }
+  int changes() const override { return changes_; }
+
+  // One table holds every schema's version, so the queue and the history
+  // can share a database.
+  Result<int64_t> schema_version(const std::string& schema) override {
+    BB_TRY(exec("CREATE TABLE IF NOT EXISTS benchbox_schema (name TEXT PRIMARY KEY, version BIGINT NOT NULL)"));
+    auto st = prepare("SELECT version FROM benchbox_schema WHERE name = ?");
+    (*st)->bind_text(1, schema);
+    auto row = (*st)->step();
+    if (!row) return row.error();
+    return *row ? (*st)->column_int64(0) : 0;
+  }
+  Status set_schema_version(const std::string& schema, int64_t version) override {
+    auto st = prepare(
+        "INSERT INTO benchbox_schema (name, version) VALUES (?, ?)"
+        " ON CONFLICT (name) DO UPDATE SET version = excluded.version");
+    (*st)->bind_text(1, schema);
+    (*st)->bind_int(2, version);
+    return Statement(std::move(*st)).run();
+  }
+  Status lock_writers(const std::string& what) override {
+    auto st = prepare("SELECT pg_advisory_xact_lock(?::bigint)");
+    (*st)->bind_int(1, lock_key(what));
+    return Statement(std::move(*st)).run();
+  }
+  Status notify(const std::string& channel, const std::string& payload) override {
+    auto st = prepare("SELECT pg_notify(?, ?)");
+    (*st)->bind_text(1, channel);
+    (*st)->bind_text(2, payload);
+    return Statement(std::move(*st)).run();
+  }
+
+  Result<PgResult> run(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
+    BB_TRY(ensure_connected());
+    std::vector<const char*> values;
+    values.reserve(params.size());
+    for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+    PgResult r(PQexecParams(conn_.get(), sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
+                            nullptr, nullptr, 0));
+    BB_TRY(check(r.get(), "'" + sql.substr(0, 60) + "'"));
+    const char* n = PQcmdTuples(r.get());
+    changes_ = n && *n ? std::atoi(n) : 0;
+    return r;
+  }
+
+ private:
+  // A server restart or a dropped connection is mended between
+  // transactions; inside one, the transaction is lost and says so.
+  Status ensure_connected() {
+    if (PQstatus(conn_.get()) == CONNECTION_OK) return {};
+    PQreset(conn_.get());
+    if (PQstatus(conn_.get()) != CONNECTION_OK)
+      return make_error(Errc::unavailable, name_ + ": connection lost and not re-established: " +
+                                               trim_newline(PQerrorMessage(conn_.get())));
+    return {};
+  }
+
+  Status check(PGresult* r, const std::string& what) {
+    ExecStatusType s = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK) return {};
+    const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+    std::string code = state ? state : "";
+    std::string msg = name_ + ": " + what + ": " +
+                      trim_newline(r ? PQresultErrorMessage(r) : PQerrorMessage(conn_.get()));
+    if (code == "53100") msg += " (the server's disk is full; nothing from this request was stored)";
+    return make_error(errc_for(code), msg);
+  }
+
+  std::unique_ptr<PGconn, PgFinish> conn_;
+  std::string name_;
+  int changes_ = 0;
+};
+
+Result<bool> PgStatement::step() {
+  if (!result_) {
+    auto r = conn_->run(sql_, params_);
+    if (!r) return r.error();
+    result_ = std::move(*r);
+    row_ = -1;
+  }
+  if (row_ + 1 >= PQntuples(result_.get())) return false;
+  ++row_;
+  return true;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Connection>> connect_postgresql(const std::string& conninfo) {
+  auto conn = open_connection(conninfo);
+  if (!conn) return conn.error();
+  return std::unique_ptr<Connection>(new PgConnection(std::move(*conn)));
+}
+
+// Listener ------------------------------------------------------------------
+
+struct Listener::Impl {
+  std::unique_ptr<PGconn, PgFinish> conn;
+};
+
+Listener::Listener() = default;
+Listener::~Listener() = default;
+Listener::Listener(Listener&&) noexcept = default;
+Listener& Listener::operator=(Listener&&) noexcept = default;
+
+Result<Listener> Listener::listen(const std::string& conninfo, const std::string& channel) {
+  auto conn = open_connection(conninfo);
+  if (!conn) return conn.error();
+  // The channel is our own constant, quoted as an identifier all the same.
+  char* quoted = PQescapeIdentifier(conn->get(), channel.c_str(), channel.size());
+  if (!quoted) return make_error(Errc::internal, "cannot quote channel " + channel);
+  std::string sql = std::string("LISTEN ") + quoted;
+  PQfreemem(quoted);
+  PgResult r(PQexec(conn->get(), sql.c_str()));
+  if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK)
+    return make_error(Errc::unavailable, "LISTEN " + channel + ": " + trim_newline(PQerrorMessage(conn->get())));
+  if (PQsetnonblocking(conn->get(), 1) != 0)
+    return make_error(Errc::internal, "cannot make the listening connection non-blocking");
+  Listener l;
+  l.impl_ = std::make_unique<Impl>();
+  l.impl_->conn = std::move(*conn);
+  return l;
+}
+
+int Listener::fd() const { return impl_ ? PQsocket(impl_->conn.get()) : -1; }
+
+Result<std::vector<std::string>> Listener::drain() {
+  std::vector<std::string> out;
+  PGconn* c = impl_->conn.get();
+  if (!PQconsumeInput(c) || PQstatus(c) != CONNECTION_OK)
+    return make_error(Errc::unavailable, "the listening connection to PostgreSQL was lost: " +
+                                             trim_newline(PQerrorMessage(c)));
+  while (PGnotify* n = PQnotifies(c)) {
+    out.emplace_back(n->extra ? n->extra : "");
+    PQfreemem(n);
+  }
+  return out;
+}
+
+}  // namespace bb::store

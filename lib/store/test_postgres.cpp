@@ -1,0 +1,175 @@
+// The PostgreSQL back end's own behaviour, on the server that
+// tests/postgres/with-postgres.sh started (the unit-store-postgres test).
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include "store/database.h"
+#include "store/listener.h"
+#include "store/queue_store.h"
+#include "store/test_location.h"
+
+using namespace bb;
+using namespace bb::store;
+
+namespace {
+
+Database fresh(const std::string& name) {
+  auto db = Database::connect(testdb::postgres_database("/postgres-case/" + name));
+  if (!db) FAIL(db.error().message);
+  return std::move(*db);
+}
+
+int64_t scalar(Database& db, const std::string& sql) {
+  auto st = db.prepare(sql);
+  REQUIRE(st);
+  auto row = st->step();
+  REQUIRE(row);
+  REQUIRE(*row);
+  return st->column_int64(0);
+}
+
+}  // namespace
+
+TEST_CASE("placeholders are numbered outside quotes; values round-trip as text", "[postgres]") {
+  auto db = fresh("placeholders");
+  REQUIRE(db.exec("CREATE TABLE t (a TEXT, b BIGINT, c DOUBLE PRECISION, d TEXT)"));
+  auto ins = db.prepare("INSERT INTO t (a, b, c, d) VALUES (?, ?, ?, '?''s not a placeholder') RETURNING b");
+  REQUIRE(ins);
+  ins->bind(1, std::string("µ 🔥 \"quoted\"")).bind(2, int64_t{-9007199254740993}).bind_real(3, 0.1);
+  auto row = ins->step();
+  REQUIRE(row);
+  REQUIRE(*row);
+  CHECK(ins->column_int64(0) == -9007199254740993);
+  REQUIRE(ins->run());
+  auto st = db.prepare("SELECT a, b, c, d FROM t WHERE a = ?");
+  st->bind(1, std::string("µ 🔥 \"quoted\""));
+  REQUIRE(*st->step());
+  CHECK(st->column_text(0) == "µ 🔥 \"quoted\"");
+  CHECK(st->column_real(2) == 0.1);
+  CHECK(st->column_text(3) == "?'s not a placeholder");
+  CHECK_FALSE(*st->step());
+  auto null = db.prepare("SELECT NULL::text");
+  REQUIRE(*null->step());
+  CHECK(null->column_is_null(0));
+}
+
+TEST_CASE("migrations are versioned per schema, once each, and stop at a failing one", "[postgres]") {
+  auto db = fresh("migrations");
+  std::vector<Migration> v1 = {{"first", "CREATE TABLE a (x INTEGER)"}};
+  std::vector<Migration> v3 = {v1[0], {"second", "CREATE TABLE b (y INTEGER)"},
+                               {"broken", "CREATE TABLE a (x INTEGER)"}};
+  REQUIRE(db.migrate("one", v1));
+  CHECK(*db.schema_version("one") == 1);
+  CHECK(*db.schema_version("other") == 0);
+  REQUIRE(db.migrate("one", v1));
+  auto st = db.migrate("one", v3);
+  REQUIRE_FALSE(st);
+  CHECK(st.error().message.find("migration 3 (broken)") != std::string::npos);
+  CHECK(*db.schema_version("one") == 2);
+  CHECK(scalar(db, "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'b'") == 1);
+  // A database a newer benchbox migrated is refused, naming the schema.
+  REQUIRE(db.exec("UPDATE benchbox_schema SET version = 99 WHERE name = 'one'"));
+  auto newer = db.migrate("one", v3);
+  REQUIRE_FALSE(newer);
+  CHECK(newer.error().code == Errc::conflict);
+  CHECK(newer.error().message.find("one schema version 99 is newer") != std::string::npos);
+}
+
+TEST_CASE("constraint violations are conflicts; a transaction rolls back unless committed", "[postgres]") {
+  auto db = fresh("errors");
+  REQUIRE(db.exec("CREATE TABLE u (k TEXT PRIMARY KEY)"));
+  REQUIRE(db.exec("INSERT INTO u VALUES ('x')"));
+  auto dup = db.exec("INSERT INTO u VALUES ('x')");
+  REQUIRE_FALSE(dup);
+  CHECK(dup.error().code == Errc::conflict);
+  CHECK(dup.error().message.find("postgresql database 'bbt_") != std::string::npos);
+  {
+    auto tx = Transaction::begin(db);
+    REQUIRE(tx);
+    REQUIRE(db.exec("INSERT INTO u VALUES ('y')"));
+  }
+  CHECK(scalar(db, "SELECT COUNT(*) FROM u") == 1);
+  {
+    auto tx = Transaction::begin(db);
+    REQUIRE(db.exec("INSERT INTO u VALUES ('y')"));
+    REQUIRE(tx->commit());
+  }
+  CHECK(scalar(db, "SELECT COUNT(*) FROM u") == 2);
+}
+
+TEST_CASE("an unreachable server is a clear Unavailable error", "[postgres]") {
+  auto db = Database::connect("host=/nonexistent-benchbox-socket-dir port=5432 dbname=x connect_timeout=2");
+  REQUIRE_FALSE(db);
+  CHECK(db.error().code == Errc::unavailable);
+  CHECK(db.error().message.find("cannot connect to PostgreSQL") != std::string::npos);
+  SystemClock clock;
+  auto q = QueueStore::open(Location::postgresql("host=/nonexistent-benchbox-socket-dir dbname=x"), clock, {});
+  REQUIRE_FALSE(q);
+  CHECK(q.error().code == Errc::unavailable);
+}
+
+TEST_CASE("a second box claims a different job, and each change is notified with its origin", "[postgres]") {
+  std::string where = testdb::postgres_database("/postgres-case/two-boxes");
+  FakeClock clock;
+  QueueOptions a_opts, b_opts;
+  a_opts.origin = "box-a";
+  b_opts.origin = "box-b";
+  auto a = QueueStore::open(Location::postgresql(where), clock, a_opts);
+  REQUIRE(a);
+  auto b = QueueStore::open(Location::postgresql(where), clock, b_opts);
+  REQUIRE(b);
+  auto listener = Listener::listen(where, kJobsChannel);
+  REQUIRE(listener);
+  model::JobSpec s;
+  s.kind = model::JobKind::push;
+  s.repository = "octo/widgets";
+  s.clone_url = "https://example.invalid/octo/widgets.git";
+  s.ref = "refs/heads/main";
+  s.head_sha = std::string(40, 'a');
+  auto j1 = a->enqueue(s);
+  REQUIRE(j1);
+  s.head_sha = std::string(40, 'b');
+  auto j2 = b->enqueue(s);
+  REQUIRE(j2);
+  // The same work enqueued on the other box is found, not doubled.
+  CHECK_FALSE(b->enqueue(s)->created);
+
+  // Box A holds its claim's row lock open: B skips that row, not waits.
+  REQUIRE(a->database().exec("BEGIN"));
+  auto locked = a->database().prepare("SELECT id FROM jobs WHERE id = ? FOR UPDATE");
+  locked->bind(1, j1->job.id);
+  REQUIRE(*locked->step());
+  auto cb = b->claim("runner-b", 60);
+  REQUIRE(cb);
+  REQUIRE(cb->job);
+  CHECK(cb->job->id == j2->job.id);
+  REQUIRE(a->database().exec("ROLLBACK"));
+  auto ca = a->claim("runner-a", 60);
+  REQUIRE(ca->job);
+  CHECK(ca->job->id == j1->job.id);
+  CHECK_FALSE(b->claim("runner-b", 60)->job);
+
+  // B's lease runs out on A's clock too: A requeues the job.
+  clock.advance_seconds(61);
+  REQUIRE(a->heartbeat(j1->job.id, "runner-a"));
+  auto expired = a->expire_leases();
+  REQUIRE(expired);
+  REQUIRE(expired->size() == 1);
+  CHECK((*expired)[0].id == j2->job.id);
+  CHECK((*expired)[0].state == model::JobState::queued);
+
+  auto got = listener->drain();
+  REQUIRE(got);
+  std::vector<std::string> want = {"box-a " + std::to_string(j1->job.id), "box-b " + std::to_string(j2->job.id),
+                                   "box-b " + std::to_string(j2->job.id), "box-a " + std::to_string(j1->job.id),
+                                   "box-a " + std::to_string(j2->job.id)};
+  // Notifications arrive once their transaction commits; give the socket a moment.
+  for (int i = 0; i < 50 && got->size() < want.size(); ++i) {
+    ::usleep(20000);
+    auto more = listener->drain();
+    REQUIRE(more);
+    got->insert(got->end(), more->begin(), more->end());
+  }
+  CHECK(*got == want);
+}
