@@ -1,5 +1,10 @@
 // A private bus plus a benchbox-queued under test, restartable, with its
 // state in a temp dir. Shared by the queued_* integration tests.
+//
+// Under tests/postgres/with-postgres.sh (BENCHBOX_TEST_POSTGRES set) the
+// queue lives in a PostgreSQL database of the fixture's own, given to
+// queued as the credential "postgresql" like the package does; several
+// fixtures ("boxes") can share one with use_postgresql().
 #pragma once
 
 #include <memory>
@@ -21,6 +26,10 @@ class QueuedFixture {
                          const std::string& policy_file = "");
   // Rewrites the config (for a SIGHUP reload).
   void write_config(const std::string& queue_yaml, const std::string& more_yaml = "");
+  // Moves the queue to this PostgreSQL database (before start).
+  void use_postgresql(const std::string& conninfo);
+  bool on_postgresql() const { return !conninfo_.empty(); }
+  const std::string& conninfo() const { return conninfo_; }
 
   // Starts the daemon (again); does not wait. `wrapper` goes before the
   // daemon's argv (e.g. prlimit to cap file sizes).
@@ -41,10 +50,15 @@ class QueuedFixture {
  private:
   TempDir dir_;
   OpenBus bus_;
+  std::string queue_yaml_, more_yaml_, conninfo_;
   std::unique_ptr<Process> daemon_;
 };
 
 // A 40-hex commit id made from a number (unique per n).
 std::string fake_sha(uint64_t n);
+
+// Under with-postgres.sh: a new database named `name` on the test server
+// (created with psql), as a connection string; "" otherwise.
+std::string test_postgres_database(const std::string& name);
 
 }  // namespace bb::test

@@ -2,7 +2,8 @@
 // thread kills benchbox-queued with SIGKILL at random moments (seeded; set
 // BENCHBOX_SEED to replay) and restarts it. Every job whose Enqueue returned
 // before a kill must be there after the final restart, with the same id and
-// delivery id, and the database must pass SQLite's integrity check.
+// delivery id, and the database must pass SQLite's integrity check. The
+// same test runs with the queue in PostgreSQL (under with-postgres.sh).
 //
 // A call that was in flight at a kill has an unknown outcome, so the client
 // retries the same delivery id until it gets an answer: if the first try
@@ -155,8 +156,11 @@ TEST_CASE("every acknowledged Enqueue survives kill -9 of queued", "[queued][kil
   // Nothing was stored twice, and nothing beyond what the client sent.
   CHECK(stored.size() == ledger.acked.size());
 
-  // The file itself is sound.
   REQUIRE(q.terminate() == 0);
+  // On PostgreSQL the server keeps the data sound; the check above is the
+  // queue's part (run under with-postgres.sh: integration-queued-kill-postgres).
+  if (q.on_postgresql()) return;
+  // The file itself is sound.
   bb::FakeClock clock;
   auto store = bb::store::QueueStore::open(q.database(), clock, {});
   REQUIRE(store);
