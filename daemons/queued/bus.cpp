@@ -152,6 +152,32 @@ int method_complete(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   });
 }
 
+// Complete with the result set itself, kept in the queue: how a result
+// reaches a reporterd on another box.
+int method_complete_with_result(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    if (int r = daemon::refuse_unless(m, error, runner_or_operators(userdata)); r < 0) return r;
+    int64_t id = 0;
+    const char *runner = nullptr, *result_path = nullptr, *result = nullptr;
+    int r = sd_bus_message_read(m, "xsss", &id, &runner, &result_path, &result);
+    if (r < 0) return r;
+    auto job = manager_of(userdata)->complete(id, runner, result_path, result);
+    if (!job) return reply_error(error, job.error());
+    return sd_bus_reply_method_return(m, "");
+  });
+}
+
+int method_get_result(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    int64_t id = 0;
+    int r = sd_bus_message_read(m, "x", &id);
+    if (r < 0) return r;
+    auto result = manager_of(userdata)->result(id);
+    if (!result) return reply_error(error, result.error());
+    return sd_bus_reply_method_return(m, "s", result->c_str());
+  });
+}
+
 int method_fail(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
     if (int r = daemon::refuse_unless(m, error, runner_or_operators(userdata)); r < 0) return r;
@@ -438,6 +464,11 @@ const sd_bus_vtable queue_vtable[] = {
                              SD_BUS_PARAM(lease_expires), method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Complete", "xss", SD_BUS_PARAM(id) SD_BUS_PARAM(runner) SD_BUS_PARAM(result_path),
                              "", , method_complete, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("CompleteWithResult", "xsss",
+                             SD_BUS_PARAM(id) SD_BUS_PARAM(runner) SD_BUS_PARAM(result_path) SD_BUS_PARAM(result), "", ,
+                             method_complete_with_result, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("GetResult", "x", SD_BUS_PARAM(id), "s", SD_BUS_PARAM(result), method_get_result,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Fail", "xss", SD_BUS_PARAM(id) SD_BUS_PARAM(runner) SD_BUS_PARAM(reason), "", ,
                              method_fail, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Cancel", "xs", SD_BUS_PARAM(id) SD_BUS_PARAM(reason), "", , method_cancel,

@@ -212,11 +212,12 @@ Result<int64_t> Manager::heartbeat(int64_t id, const std::string& runner) {
   return r;
 }
 
-Result<Job> Manager::complete(int64_t id, const std::string& runner, const std::string& result_path) {
-  auto job = store_.complete(id, runner, result_path);
+Result<Job> Manager::complete(int64_t id, const std::string& runner, const std::string& result_path,
+                              const std::string& result) {
+  auto job = store_.complete(id, runner, result_path, result);
   if (!job) return log_failure("complete", id, job.error());
   daemon::log_info("job done", {{"JOB_ID", id_text(id)}, {"REPOSITORY", job->spec.repository},
-                                {"RESULT_PATH", result_path}});
+                                {"RESULT_PATH", result_path}, {"RESULT_BYTES", std::to_string(result.size())}});
   announce({*job});
   return job;
 }

@@ -37,7 +37,9 @@ class Manager {
   Result<store::EnqueueResult> enqueue(const model::JobSpec& spec);
   Result<std::optional<model::Job>> claim(const std::string& runner, unsigned lease_seconds);
   Result<int64_t> heartbeat(int64_t id, const std::string& runner);
-  Result<model::Job> complete(int64_t id, const std::string& runner, const std::string& result_path);
+  Result<model::Job> complete(int64_t id, const std::string& runner, const std::string& result_path,
+                              const std::string& result = "");
+  Result<std::string> result(int64_t id) { return store_.result(id); }
   Result<model::Job> fail(int64_t id, const std::string& runner, const std::string& reason);
   Result<model::Job> cancel(int64_t id, const std::string& reason);
   Result<model::Job> get(int64_t id) { return store_.get(id); }

@@ -41,6 +41,7 @@ class Manager {
   // Handles one finished job end to end (idempotent: re-reporting rewrites,
   // and what GitHub shows is a desired state, never posted twice).
   Status process(const model::Job& job);
+  Result<model::JobResult> load_job_result(const model::Job& job);
 
   // An operator's bisection (benchboxctl bisect): good and bad are full
   // commit ids on `ref`; benchmarks are keys ("suite/name:metric") or

@@ -3,6 +3,7 @@
 #include <exception>
 #include <map>
 
+#include "bus/errors.h"
 #include "bus/names.h"
 #include "compare/compare.h"
 #include "daemon/log.h"
@@ -20,13 +21,11 @@ using daemon::log_warning;
 
 namespace {
 
-Result<model::JobResult> load_job_result(const std::string& path) {
-  auto text = read_file(path, size_t(1) << 30);
-  if (!text) return text.error();
-  auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded()) return make_error(Errc::parse, path + ": not valid JSON");
+Result<model::JobResult> parse_job_result(const std::string& text, const std::string& where) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) return make_error(Errc::parse, where + ": not valid JSON");
   auto jr = model::job_result_from_json(j);
-  if (!jr) return jr.error().with_context(path);
+  if (!jr) return jr.error().with_context(where);
   return jr;
 }
 
@@ -45,12 +44,33 @@ model::ResultSet only(const model::ResultSet& rs, const std::set<std::string>& k
 
 }  // namespace
 
+// The result set the job was completed with: from the queue, where a runner
+// on any box of the fleet left it (Queue1.GetResult), or, from a runner
+// that did not, the file its result path names on this box.
+Result<model::JobResult> Manager::load_job_result(const model::Job& job) {
+  bus::BusError error;
+  sd_bus_message* reply = nullptr;
+  int r = sd_bus_call_method(bus_, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "GetResult", error.get(),
+                             &reply, "x", job.id);
+  bus::MessagePtr owned(reply);
+  if (r >= 0) {
+    const char* text = nullptr;
+    if ((r = sd_bus_message_read(reply, "s", &text)) < 0) return errno_error("read Queue1.GetResult", -r);
+    return parse_job_result(text, "the result of job " + std::to_string(job.id) + " in the queue");
+  }
+  // NotFound (an older runner), or an older queued without the method.
+  auto e = bus::from_bus_error(error.get(), r, "Queue1.GetResult");
+  auto text = read_file(job.result_path, size_t(1) << 30);
+  if (!text) return e.code == Errc::not_found ? text.error() : text.error().with_context(e.message + "; and the file");
+  return parse_job_result(*text, job.result_path);
+}
+
 Status Manager::process(const model::Job& job) {
   std::string id = std::to_string(job.id);
   std::optional<model::JobResult> result;
   model::Job effective = job;
   if (job.state == model::JobState::done) {
-    auto jr = load_job_result(job.result_path);
+    auto jr = load_job_result(job);
     if (!jr) {
       // A done job whose results cannot be read is reported as failed,
       // never as success.

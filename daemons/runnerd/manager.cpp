@@ -300,7 +300,7 @@ void Manager::finish_job() {
     daemon::log_notice("job taken away by the queue; not reporting it", {{"JOB_ID", id}});
   } else if (outcome_.state == ExecOutcome::State::done) {
     daemon::log_info("job done: " + outcome_.result_path, {{"JOB_ID", id}});
-    report("Complete", outcome_.result_path);
+    complete(outcome_.result_path);
     ++jobs_run_;
   } else if (outcome_.state == ExecOutcome::State::failed) {
     report("Fail", outcome_.reason);
@@ -371,6 +371,27 @@ void Manager::report(const char* method, const std::string& text) {
                              nullptr, "xss", current_->id, conf_.runner_id.c_str(), text.c_str());
   if (r < 0)
     daemon::log_error(bus::from_bus_error(error.get(), r, (std::string("Queue1.") + method).c_str()).message,
+                      {{"JOB_ID", id_text(current_->id)}});
+}
+
+// The result set goes into the queue with the job, for a reporterd on any
+// box; the file stays here for the post-mortem and the profiles.
+void Manager::complete(const std::string& result_path) {
+  auto text = read_file(result_path, model::kMaxResultBytes + 1);
+  if (!text || text->size() > model::kMaxResultBytes) {
+    daemon::log_warning("the result set stays on this box only: " +
+                            (text ? "larger than " + std::to_string(model::kMaxResultBytes >> 20) + " MiB"
+                                  : text.error().message),
+                        {{"JOB_ID", id_text(current_->id)}});
+    report("Complete", result_path);
+    return;
+  }
+  bus::BusError error;
+  int r = sd_bus_call_method(bus_, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "CompleteWithResult",
+                             error.get(), nullptr, "xsss", current_->id, conf_.runner_id.c_str(),
+                             result_path.c_str(), text->c_str());
+  if (r < 0)
+    daemon::log_error(bus::from_bus_error(error.get(), r, "Queue1.CompleteWithResult").message,
                       {{"JOB_ID", id_text(current_->id)}});
 }
 

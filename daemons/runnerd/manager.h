@@ -73,6 +73,9 @@ class Manager {
   void finish_job();
   void heartbeat();
   void report(const char* method, const std::string& text);
+  // Queue1.CompleteWithResult with the result file's contents (Complete alone
+  // when it is too large to travel).
+  void complete(const std::string& result_path);
   void properties_changed();
   // Tuner1.Check(): the fingerprint, whether the host drifted, and the
   // names of failing items; "unavailable" when tunerd is not on the bus.

@@ -11,6 +11,10 @@
 
 namespace bb::model {
 
+// The largest result set that travels with the queue (Queue1.CompleteWithResult):
+// it must fit one D-Bus message (dbus-daemon's default limit is 32 MiB).
+inline constexpr size_t kMaxResultBytes = size_t(24) << 20;
+
 enum class JobState { queued, running, done, failed, cancelled };
 // push: a commit on an allowed branch; tag: a tag push; pull_request: a
 // blessed PR (head against merge-base); manual: benchboxctl enqueue;

@@ -132,6 +132,12 @@ const std::vector<Migration>& queue_migrations() {
        // A compare job's decision threshold (model::JobSpec::threshold).
        "ALTER TABLE jobs ADD COLUMN threshold REAL NOT NULL DEFAULT 0;",
        "ALTER TABLE jobs ADD COLUMN threshold DOUBLE PRECISION NOT NULL DEFAULT 0;"},
+      {"job_results",
+       // A done job's result set (model::JobResult as JSON), so it travels
+       // with the queue from the box that measured it to the box that
+       // reports it, rather than as a path on one box.
+       "CREATE TABLE job_results (job_id INTEGER PRIMARY KEY, body TEXT NOT NULL);",
+       "CREATE TABLE job_results (job_id BIGINT PRIMARY KEY, body TEXT NOT NULL);"},
   };
   return migrations;
 }

@@ -314,7 +314,11 @@ Result<int64_t> QueueStore::heartbeat(int64_t id, const std::string& runner) {
 }
 
 Result<Job> QueueStore::finish(int64_t id, const std::string& runner, JobState to,
-                               const std::string& result_path, const std::string& error) {
+                               const std::string& result_path, const std::string& error, const std::string& result) {
+  if (result.size() > model::kMaxResultBytes)
+    return make_error(Errc::invalid_argument, "the result of " + job_name(id) + " is " +
+                                                  std::to_string(result.size() >> 20) + " MiB; at most " +
+                                                  std::to_string(model::kMaxResultBytes >> 20) + " MiB travel with the queue");
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
   auto job = load_held(id, runner, to == JobState::done ? "complete" : "fail");
@@ -326,17 +330,35 @@ Result<Job> QueueStore::finish(int64_t id, const std::string& runner, JobState t
   up->bind(1, std::string(model::to_string(to))).bind(2, result_path).bind(3, error);
   up->bind(4, clock_->now_unix()).bind(5, id);
   BB_TRY(up->run());
+  if (!result.empty()) {
+    auto keep = db_.prepare(
+        "INSERT INTO job_results (job_id, body) VALUES (?, ?) ON CONFLICT (job_id) DO UPDATE SET body = excluded.body");
+    if (!keep) return keep.error();
+    keep->bind(1, id).bind(2, result);
+    BB_TRY(keep->run());
+  }
   BB_TRY(notify_changed(id));
   BB_TRY(tx->commit());
   return get(id);
 }
 
-Result<Job> QueueStore::complete(int64_t id, const std::string& runner, const std::string& result_path) {
-  return finish(id, runner, JobState::done, result_path, "");
+Result<std::string> QueueStore::result(int64_t id) {
+  auto st = db_.prepare("SELECT body FROM job_results WHERE job_id = ?");
+  if (!st) return st.error();
+  st->bind(1, id);
+  auto row = st->step();
+  if (!row) return row.error();
+  if (!*row) return make_error(Errc::not_found, job_name(id) + " has no result in the queue");
+  return st->column_text(0);
+}
+
+Result<Job> QueueStore::complete(int64_t id, const std::string& runner, const std::string& result_path,
+                                 const std::string& result) {
+  return finish(id, runner, JobState::done, result_path, "", result);
 }
 
 Result<Job> QueueStore::fail(int64_t id, const std::string& runner, const std::string& reason) {
-  return finish(id, runner, JobState::failed, "", reason.empty() ? "failed (no reason given)" : reason);
+  return finish(id, runner, JobState::failed, "", reason.empty() ? "failed (no reason given)" : reason, "");
 }
 
 Result<Job> QueueStore::cancel(int64_t id, const std::string& reason) {

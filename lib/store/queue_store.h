@@ -92,7 +92,12 @@ class QueueStore {
 
   // Extends the lease by the job's lease length; returns the new expiry.
   Result<int64_t> heartbeat(int64_t id, const std::string& runner);
-  Result<model::Job> complete(int64_t id, const std::string& runner, const std::string& result_path);
+  // `result` (the JobResult's JSON, at most model::kMaxResultBytes) is kept with
+  // the job in the same transaction; "" keeps none (an older runner).
+  Result<model::Job> complete(int64_t id, const std::string& runner, const std::string& result_path,
+                              const std::string& result = "");
+  // The result a done job was completed with; NotFound when it has none.
+  Result<std::string> result(int64_t id);
   Result<model::Job> fail(int64_t id, const std::string& runner, const std::string& reason);
   // queued/running -> cancelled; the runner learns it at its next heartbeat.
   Result<model::Job> cancel(int64_t id, const std::string& reason);
@@ -156,7 +161,7 @@ class QueueStore {
   // Loads job `id` for a runner's transition: it must be running and held by `runner`.
   Result<model::Job> load_held(int64_t id, const std::string& runner, const char* action);
   Result<model::Job> finish(int64_t id, const std::string& runner, model::JobState to,
-                            const std::string& result_path, const std::string& error);
+                            const std::string& result_path, const std::string& error, const std::string& result);
 
   Database db_;
   const Clock* clock_;

@@ -583,3 +583,26 @@ TEST_CASE("a replayed pull_request body does not move the record back", "[queue]
     CHECK(again->job.id == made->job.id);
   }
 }
+
+TEST_CASE("a job's result set travels with the queue, in the transaction that completes it", "[queue][result]") {
+  TempDir dir;
+  FakeClock clock;
+  auto q = open_store(dir.file("queue.db"), clock);
+  int64_t id = q.enqueue(spec())->job.id;
+  REQUIRE(q.claim("r1", 30)->job);
+  CHECK(q.result(id).error().code == Errc::not_found);
+  // Too large for one D-Bus message: refused, and the job stays running.
+  auto big = q.complete(id, "r1", "/r/1.json", std::string(model::kMaxResultBytes + 1, 'x'));
+  REQUIRE_FALSE(big);
+  CHECK(big.error().code == Errc::invalid_argument);
+  CHECK(q.get(id)->state == JobState::running);
+  const std::string body = R"({"head": {"benchmarks": []}, "note": "µ"})";
+  REQUIRE(q.complete(id, "r1", "/r/1.json", body));
+  CHECK(*q.result(id) == body);
+  CHECK(q.get(id)->result_path == "/r/1.json");
+  // An older runner's Complete keeps no result.
+  int64_t old = q.enqueue(spec(kSha2))->job.id;
+  REQUIRE(q.claim("r1", 30)->job);
+  REQUIRE(q.complete(old, "r1", "/r/2.json"));
+  CHECK(q.result(old).error().code == Errc::not_found);
+}
