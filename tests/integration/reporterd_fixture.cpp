@@ -37,7 +37,7 @@ nlohmann::json push_spec(const std::string& head) {
           {"ref", "refs/heads/main"}, {"delivery_id", "p-" + head}};
 }
 
-ReporterFixture::ReporterFixture(const std::string& extra_config) {
+ReporterFixture::ReporterFixture(const std::string& extra_config, const std::string& postgres) {
   REQUIRE(run_shell("mkdir -p " + (dir / "creds") + " && openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out " +
                     private_key + " 2>/dev/null && openssl pkey -in " + private_key + " -pubout -out " +
                     (dir / "pub.pem")) == 0);
@@ -50,9 +50,15 @@ ReporterFixture::ReporterFixture(const std::string& extra_config) {
                                       << "  site_url: https://bench.example.org/\n"
                                       << "  github_retry_seconds: 1\n  github_retry_max_seconds: 2\n"
                                       << extra_config;
+  auto queued_env = daemon_env(bus.address());
+  if (!postgres.empty()) {
+    std::ofstream(dir / "benchbox.yml", std::ios::app) << "queue:\n  backend: postgresql\n";
+    std::ofstream(dir / "creds/postgresql") << postgres << "\n";
+    queued_env["CREDENTIALS_DIRECTORY"] = dir / "creds";
+  }
   queued = std::make_unique<Process>(
       std::vector<std::string>{build_path("daemons/queued/benchbox-queued"), "--config", dir / "benchbox.yml"},
-      daemon_env(bus.address()), dir / "queued.log");
+      queued_env, dir / "queued.log");
   queue = std::make_unique<QueueClient>(bus.address());
   std::string v;
   REQUIRE(wait_until([&] { return !queue->version(&v); }));

@@ -31,8 +31,10 @@ struct ReporterFixture {
   std::unique_ptr<Process> queued, reporterd;
   std::unique_ptr<QueueClient> queue;
 
-  // `extra_config`: more lines of the reporter section.
-  explicit ReporterFixture(const std::string& extra_config = "");
+  // `extra_config`: more lines of the reporter section. `postgres`: the
+  // connection string of a shared queue this box's queued joins ("" = its
+  // own SQLite queue).
+  explicit ReporterFixture(const std::string& extra_config = "", const std::string& postgres = "");
   void start_reporter();
 
   int64_t enqueue(const nlohmann::json& spec);

@@ -26,6 +26,7 @@ class RunnerdFixture {
   Process& runner() { return *runner_; }
   std::string runner_log() const { return runner_ ? runner_->log() : ""; }
   QueueClient& client() { return *client_; }
+  QueuedFixture& queued() { return queued_; }
   TempDir& dir() { return queued_.dir(); }
   const std::string& address() const { return queued_.address(); }
   std::string config_path() const { return queued_.config_path(); }

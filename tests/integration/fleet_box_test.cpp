@@ -1,0 +1,50 @@
+// Two boxes of a fleet on one PostgreSQL queue: a runner box (queued and
+// runnerd on its own bus) measures a job queued on the front box (queued and
+// reporterd on another bus), and the front box reports it from the result
+// set in the queue: the result file on the runner box is gone by then.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "reporterd_fixture.h"
+#include "runnerd_fixture.h"
+#include "util/file.h"
+
+using namespace bb;
+using namespace bb::test;
+using nlohmann::json;
+
+TEST_CASE("a job measured on a runner box is reported on the front box from the shared queue", "[fleet]") {
+  RunnerdFixture runner_box;
+  // with-postgres.sh puts the runner box's queue in PostgreSQL; the front
+  // box joins the same database.
+  REQUIRE(runner_box.queued().on_postgresql());
+  ReporterFixture front("", runner_box.queued().conninfo());
+  // The front box's reporterd is down while the job runs; it catches up.
+  front.reporterd.reset();
+
+  std::string sha = runner_box.commit(".benchbox.yml",
+                                      "version: 1\n"
+                                      "suites:\n"
+                                      "  - name: micro\n"
+                                      "    run: \"test -f README\"\n"
+                                      "    repetitions: 3\n",
+                                      "add benchbox config");
+  runner_box.start_runner();
+  int64_t id = front.enqueue(runner_box.push_spec(sha));
+  json job = runner_box.wait_finished(id);
+  INFO(runner_box.runner_log());
+  REQUIRE(job["state"] == "done");
+  const std::string path = job["result_path"];
+  REQUIRE(path_exists(path));
+  std::filesystem::remove(path);
+
+  front.start_reporter();
+  REQUIRE(wait_until([&] { return front.reported(id); }, std::chrono::seconds(30)));
+  INFO(front.logs());
+  std::string report = slurp(front.report_path(id));
+  CHECK(report.find("micro") != std::string::npos);
+  CHECK(report.find("result file unreadable") == std::string::npos);
+  json rep = json::parse(slurp(front.dir / ("state/reports/" + std::to_string(id) + "/report.json")));
+  CHECK(rep.dump().find(sha) != std::string::npos);
+}
