@@ -73,6 +73,9 @@ Result<std::unique_ptr<PGconn, PgFinish>> open_connection(const std::string& con
   const char* values[] = {"10", "UTF8", "benchbox", conninfo.c_str(), nullptr};
   std::unique_ptr<PGconn, PgFinish> conn(PQconnectdbParams(keys, values, 1));
   if (!conn) return make_error(Errc::internal, "libpq could not allocate a connection");
+  // NOTICEs ("relation already exists, skipping") are not errors, and
+  // libpq's default prints them on stderr, which is a daemon's journal.
+  PQsetNoticeProcessor(conn.get(), [](void*, const char*) {}, nullptr);
   if (PQstatus(conn.get()) != CONNECTION_OK)
     return make_error(Errc::unavailable,
                       "cannot connect to PostgreSQL: " + trim_newline(PQerrorMessage(conn.get())) +
