@@ -15,9 +15,6 @@
 
 using namespace bb;
 
-// The credential that holds the fleet's PostgreSQL connection string.
-static constexpr const char* kPostgresCredential = "postgresql";
-
 static int fail(const std::string& what) {
   daemon::log_error(what);
   return 1;
@@ -33,10 +30,7 @@ int main(int argc, char** argv) {
   const config::ApplianceConfig cfg = std::move(*loaded);
   store::Location where = store::Location::sqlite(cfg.queue_database());
   if (cfg.queue.backend == "postgresql") {
-    auto conninfo = daemon::read_credential(
-        kPostgresCredential,
-        "; queue.backend is postgresql: store the connection string with `benchbox-credentials set postgresql "
-        "FILE` and give benchbox-queued.service LoadCredentialEncrypted=postgresql (docs/fleet.md)");
+    auto conninfo = daemon::read_postgres_credential("queue.backend", "benchbox-queued.service");
     if (!conninfo) return fail(conninfo.error().message);
     where = store::Location::postgresql(*conninfo);
   } else {

@@ -5,6 +5,7 @@
 #include "bus/names.h"
 #include "config/appliance.h"
 #include "daemon/args.h"
+#include "daemon/credential.h"
 #include "daemon/log.h"
 #include "daemon/service.h"
 #include "manager.h"
@@ -27,8 +28,15 @@ int main(int argc, char** argv) {
   const config::ApplianceConfig cfg = std::move(*loaded);
   for (const auto& dir : {cfg.state_dir, cfg.reports_dir(), cfg.site_dir()})
     if (auto st = make_dirs(dir, 0755); !st) return fail(st.error().message);
-  auto history = report::HistoryStore::open(cfg.history_database());
+  store::Location where = store::Location::sqlite(cfg.history_database());
+  if (cfg.reporter.backend == "postgresql") {
+    auto conninfo = daemon::read_postgres_credential("reporter.backend", "benchbox-reporterd.service");
+    if (!conninfo) return fail(conninfo.error().message);
+    where = store::Location::postgresql(*conninfo);
+  }
+  auto history = report::HistoryStore::open(where);
   if (!history) return fail("cannot open history: " + history.error().message);
+  const std::string history_name = history->database().name();
 
   std::unique_ptr<reporterd::Manager> manager;
   auto service = daemon::Service::create([&]() -> Status {
@@ -49,7 +57,7 @@ int main(int argc, char** argv) {
   if (auto st = service->own_name(bus::kReporterName); !st) return fail(st.error().message);
   if (auto st = manager->start(); !st) return fail(st.error().message);
   service->notify_ready("Waiting for finished jobs");
-  daemon::log_info("ready", {{"HISTORY", cfg.history_database()}, {"REPORTS", cfg.reports_dir()}});
+  daemon::log_info("ready", {{"HISTORY", history_name}, {"REPORTS", cfg.reports_dir()}});
   auto rc = service->run();
   if (!rc) return fail(rc.error().message);
   return 0;

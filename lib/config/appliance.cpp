@@ -107,11 +107,14 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
 
   if (YAML::Node r = root["reporter"]; r && !r.IsNull()) {
     ReporterConfig& p = c.reporter;
-    BB_TRY(check_keys(src, r, "reporter", {"database", "reports_dir", "site_dir", "outbox_database", "site_url",
+    BB_TRY(check_keys(src, r, "reporter", {"backend", "database", "reports_dir", "site_dir", "outbox_database", "site_url",
                                            "github_api_url", "github_auth", "github_app_id", "pr_comment",
                                            "regression_issues", "confirm_regressions", "github_retry_seconds", "github_retry_max_seconds",
                                            "github_give_up_seconds", "pr_samples_days"}));
     BB_TRY(read_string(src, r, "reporter", "database", p.database));
+    BB_TRY(read_string(src, r, "reporter", "backend", p.backend));
+    if (p.backend != "sqlite" && p.backend != "postgresql")
+      return yaml_error(src, r["backend"], "reporter.backend", "expected sqlite or postgresql, got '" + p.backend + "'");
     BB_TRY(read_string(src, r, "reporter", "reports_dir", p.reports_dir));
     BB_TRY(read_string(src, r, "reporter", "site_dir", p.site_dir));
     BB_TRY(read_string(src, r, "reporter", "outbox_database", p.outbox_database));

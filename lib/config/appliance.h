@@ -77,7 +77,10 @@ struct RunnerConfig {
 // benchbox-reporterd: history, reports, the dashboard, and what it posts to
 // GitHub (docs/configuration.md, "Reporting").
 struct ReporterConfig {
-  std::string database;           // "" = <state_dir>/history.db
+  // Where history lives: "sqlite" (the file `database`) or "postgresql"
+  // (the credential "postgresql", as queue.backend; docs/fleet.md).
+  std::string backend = "sqlite";
+  std::string database;           // sqlite: "" = <state_dir>/history.db
   std::string reports_dir;        // "" = <state_dir>/reports
   std::string site_dir;           // "" = <state_dir>/site
   std::string outbox_database;    // "" = <state_dir>/outbox.db: GitHub calls not yet made

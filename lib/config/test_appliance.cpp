@@ -196,9 +196,14 @@ TEST_CASE("the reporter section: how to post, where the dashboard is, what to ke
 TEST_CASE("the queue's back end: sqlite by default, postgresql for a fleet, nothing else") {
   auto defaults = parse_appliance_config("", "t.yml");
   CHECK(defaults->queue.backend == "sqlite");
-  auto pg = parse_appliance_config("queue:\n  backend: postgresql\n", "t.yml");
+  CHECK(defaults->reporter.backend == "sqlite");
+  auto pg = parse_appliance_config("queue:\n  backend: postgresql\nreporter:\n  backend: postgresql\n", "t.yml");
   REQUIRE(pg.ok());
   CHECK(pg->queue.backend == "postgresql");
+  CHECK(pg->reporter.backend == "postgresql");
+  auto bad = parse_appliance_config("reporter:\n  backend: mysql\n", "t.yml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == "t.yml:2:12: reporter.backend: expected sqlite or postgresql, got 'mysql'");
   auto typo = parse_appliance_config("queue:\n  backend: postgres\n", "t.yml");
   REQUIRE_FALSE(typo.ok());
   CHECK(typo.error().message == "t.yml:2:12: queue.backend: expected sqlite or postgresql, got 'postgres'");

@@ -23,4 +23,11 @@ Result<std::string> read_credential(const std::string& name, const std::string& 
   return value;
 }
 
+Result<std::string> read_postgres_credential(const std::string& setting, const std::string& unit) {
+  return read_credential(kPostgresCredential, "; " + setting +
+                                                  " is postgresql: store the connection string with "
+                                                  "`benchbox-credentials set postgresql FILE` and give " +
+                                                  unit + " LoadCredentialEncrypted=postgresql (docs/fleet.md)");
+}
+
 }  // namespace bb::daemon

@@ -12,4 +12,9 @@ namespace bb::daemon {
 
 Result<std::string> read_credential(const std::string& name, const std::string& how);
 
+// The fleet's PostgreSQL connection string: the credential "postgresql",
+// for `setting` (queue.backend or reporter.backend) in `unit`.
+inline constexpr const char* kPostgresCredential = "postgresql";
+Result<std::string> read_postgres_credential(const std::string& setting, const std::string& unit);
+
 }  // namespace bb::daemon

@@ -10,7 +10,7 @@ namespace bb::report {
 
 namespace {
 
-const std::vector<store::Migration> kMigrations = {
+const std::vector<store::Migration> kSqliteMigrations = {
     {"result sets and their benchmarks",
      R"(CREATE TABLE runs (
           job_id INTEGER NOT NULL,
@@ -127,6 +127,21 @@ const std::vector<store::Migration> kMigrations = {
         CREATE INDEX bisections_by_state ON bisections(state);)"},
 };
 
+// Written once, in the SQL both engines share; PostgreSQL's types derived.
+const std::vector<store::Migration>& migrations() {
+  static const std::vector<std::string> postgresql = [] {
+    std::vector<std::string> out;
+    for (const auto& m : kSqliteMigrations) out.push_back(store::postgresql_ddl(m.sql));
+    return out;
+  }();
+  static const std::vector<store::Migration> both = [] {
+    std::vector<store::Migration> out = kSqliteMigrations;
+    for (size_t i = 0; i < out.size(); ++i) out[i].postgresql_sql = postgresql[i].c_str();
+    return out;
+  }();
+  return both;
+}
+
 // Statement binds integers and text; a REAL column converts text exactly
 // when it carries all 17 significant digits.
 std::string format_real(double v) {
@@ -167,12 +182,16 @@ Spread spread_of(std::vector<double> v) {
   return s;
 }
 
-Result<HistoryStore> HistoryStore::open(const std::string& path) {
-  auto db = store::Database::open(path);
+Result<HistoryStore> HistoryStore::open(const store::Location& where) {
+  auto db = store::Database::open(where);
   if (!db) return db.error();
-  if (auto st = db->migrate("history", kMigrations); !st) return st.error();
+  // The queue may share the database: its tables (a jobs table too) are its own.
+  if (auto st = db->use_namespace("benchbox_history"); !st) return st.error();
+  if (auto st = db->migrate("history", migrations()); !st) return st.error();
   return HistoryStore(std::move(*db));
 }
+
+Result<HistoryStore> HistoryStore::open(const std::string& path) { return open(store::Location::sqlite(path)); }
 
 Status HistoryStore::ingest(const model::ResultSet& rs, const std::string& kind) {
   auto tx = store::Transaction::begin(db_);
@@ -183,9 +202,10 @@ Status HistoryStore::ingest(const model::ResultSet& rs, const std::string& kind)
   const bool placed = rs.commit_info.known();
   const std::string label = kind == "tag" ? tag_name(rs.ref) : std::string();
   auto run = db_.prepare(
-      "INSERT OR REPLACE INTO runs (job_id, role, kind, repository, ref, commit_sha, environment_key,"
-      " machine_fingerprint, created, result_set, position, commit_time, label, samples_pruned)"
-      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,0)");
+      store::upsert_sql("runs",
+                        "job_id, role, kind, repository, ref, commit_sha, environment_key, machine_fingerprint,"
+                        " created, result_set, position, commit_time, label, samples_pruned",
+                        "job_id, role", "?,?,?,?,?,?,?,?,?,?,?,?,?,0"));
   if (!run) return run.error();
   run->bind(1, rs.job_id).bind(2, rs.role).bind(3, kind).bind(4, rs.repository).bind(5, rs.ref);
   run->bind(6, rs.commit).bind(7, rs.environment_key).bind(8, rs.machine_fingerprint);
@@ -195,9 +215,10 @@ Status HistoryStore::ingest(const model::ResultSet& rs, const std::string& kind)
   run->bind(12, rs.commit_info.time).bind(13, label);
   if (auto st = run->run(); !st) return st;
   auto point = db_.prepare(
-      "INSERT OR REPLACE INTO points (job_id, role, repository, ref, benchmark_key, environment_key,"
-      " unit, status, median, samples, direction, profiles, position, commit_time, kind, label, machine, q1, q3)"
-      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      store::upsert_sql("points",
+                        "job_id, role, repository, ref, benchmark_key, environment_key, unit, status, median,"
+                        " samples, direction, profiles, position, commit_time, kind, label, machine, q1, q3",
+                        "job_id, role, benchmark_key"));
   if (!point) return point.error();
   for (const auto& b : rs.benchmarks) {
     point->reset();

@@ -157,6 +157,8 @@ struct HistorySizes {
 
 class HistoryStore {
  public:
+  static Result<HistoryStore> open(const store::Location& where);
+  // A SQLite file.
   static Result<HistoryStore> open(const std::string& path);
 
   // ---- runs and points (history.cpp)

@@ -114,7 +114,7 @@ std::string Regression::first_bad() const {
 }
 
 Status HistoryStore::record_job(const JobSummary& j) {
-  auto q = db_.prepare(std::string("INSERT OR REPLACE INTO jobs (") + kJobColumns + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  auto q = db_.prepare(store::upsert_sql("jobs", kJobColumns, "job_id"));
   if (!q) return q.error();
   q->bind(1, j.job_id).bind(2, j.repository).bind(3, j.kind).bind(4, j.ref).bind(5, j.pr_number);
   q->bind(6, j.commit).bind(7, j.base_commit).bind(8, j.created).bind(9, j.finished).bind(10, j.state);
@@ -265,8 +265,15 @@ Result<std::vector<int64_t>> HistoryStore::prune_pull_request_samples(int64_t be
 
 Result<HistorySizes> HistoryStore::sizes() {
   HistorySizes s;
-  if (db_.backend() == store::Backend::sqlite)
+  if (db_.backend() == store::Backend::sqlite) {
     s.database_bytes = file_size(db_.name()) + file_size(db_.name() + "-wal");
+  } else {
+    auto size = db_.prepare("SELECT pg_database_size(current_database())");
+    if (!size) return size.error();
+    auto row = size->step();
+    if (!row) return row.error();
+    if (*row) s.database_bytes = size->column_int64(0);
+  }
   auto q = db_.prepare(
       "SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM runs WHERE samples_pruned = 0),"
       " (SELECT COUNT(*) FROM points), (SELECT COUNT(*) FROM jobs)");

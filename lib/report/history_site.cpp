@@ -72,7 +72,7 @@ SeriesSummary summary_of(const store::Statement& q) {
 
 Status HistoryStore::save_series_summary(const SeriesSummary& s) {
   auto q = db_.prepare(
-      "INSERT OR REPLACE INTO site_series (repository, ref, benchmark_key, summary) VALUES (?,?,?,?)");
+      store::upsert_sql("site_series", "repository, ref, benchmark_key, summary", "repository, ref, benchmark_key"));
   if (!q) return q.error();
   q->bind(1, s.repository).bind(2, s.ref).bind(3, s.key).bind(4, to_json(s).dump());
   return q->run();

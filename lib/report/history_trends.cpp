@@ -25,7 +25,9 @@ std::string where_ref(const std::string& ref) {
 // Points without a position (from before it was kept) sort first: SQLite
 // orders NULL before any number, and the indexes serve the order as it is.
 std::string order_of(const std::string& ref) {
-  return release(ref) ? " p.commit_time, p.job_id" : " p.position, p.job_id";
+  // Runs from before positions were kept come first (SQLite's default for
+  // NULL, said out loud for PostgreSQL's).
+  return release(ref) ? " p.commit_time, p.job_id" : " p.position NULLS FIRST, p.job_id";
 }
 
 int bind_ref(store::Statement& q, const std::string& repository, const std::string& ref) {

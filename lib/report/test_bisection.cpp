@@ -2,6 +2,7 @@
 // confirmation, steps, skips, refutation, and its storage in history.db.
 #include <catch2/catch.hpp>
 
+#include "store/test_location.h"
 #include "report/bisection.h"
 #include "report/history.h"
 #include "util/test_tempdir.h"
@@ -111,7 +112,7 @@ TEST_CASE("a confirmed regression is bisected to its first bad commit, named wit
 
   // Round trip through history.db, and the queries the reporter uses.
   test::TempDir dir;
-  auto h = HistoryStore::open(dir.file("history.db"));
+  auto h = HistoryStore::open(store::testdb::location(dir.file("history.db")));
   REQUIRE(h.ok());
   b.group_id = 7;
   REQUIRE(h->save_bisection(b, 1700000000).ok());

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "store/test_location.h"
 #include "report/change_points.h"
 #include "report/job_report.h"
 #include "report/site.h"
@@ -159,7 +160,7 @@ TEST_CASE("a step up of a higher-is-better series is better, a step down worse")
 
 TEST_CASE("history keeps each series' direction") {
   Dir dir;
-  auto h = report::HistoryStore::open(dir.path + "/history.db");
+  auto h = report::HistoryStore::open(store::testdb::location(dir.path + "/history.db"));
   REQUIRE(h.ok());
   model::ResultSet rs = run(1, commit_of(1), 1.0);
   model::Benchmark rate = rs.benchmarks[0];

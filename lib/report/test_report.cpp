@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "store/test_location.h"
 #include "model/environment.h"
 #include "report/history.h"
 #include "report/job_report.h"
@@ -51,7 +52,7 @@ Job done_job(int64_t id, JobKind kind) {
 
 TEST_CASE("history keeps runs and finds the previous run on the same ref and environment") {
   Dir d;
-  auto h = report::HistoryStore::open(d.path + "/history.db");
+  auto h = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
   REQUIRE(h.ok());
   REQUIRE(h->ingest(run(1, "aaa", 0.1), "push").ok());
   REQUIRE(h->ingest(run(2, "bbb", 0.2), "push").ok());
@@ -72,14 +73,14 @@ TEST_CASE("history keeps runs and finds the previous run on the same ref and env
   CHECK(series->at(0).points.at(1).q1 == Approx(0.2 * 1.001));
   CHECK(series->at(0).points.at(1).q3 == Approx(0.2 * 1.003));
   // Reopening the file keeps everything.
-  auto again = report::HistoryStore::open(d.path + "/history.db");
+  auto again = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
   REQUIRE(again.ok());
   CHECK(again->has_job(2));
 }
 
 TEST_CASE("runs on a branch are ordered by first-parent position, so a backfilled commit lands in place") {
   Dir d;
-  auto h = report::HistoryStore::open(d.path + "/history.db");
+  auto h = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
   REQUIRE(h.ok());
   auto placed = [](int64_t job, const std::string& commit, int64_t position, double value) {
     ResultSet rs = run(job, commit, value);
@@ -117,7 +118,7 @@ TEST_CASE("runs on a branch are ordered by first-parent position, so a backfille
 
 TEST_CASE("a tag is compared with the previous release, whichever tag it was") {
   Dir d;
-  auto h = report::HistoryStore::open(d.path + "/history.db");
+  auto h = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
   REQUIRE(h.ok());
   auto tag = [](int64_t job, const std::string& name, int64_t time) {
     ResultSet rs = run(job, "sha-" + name, 0.1);
@@ -148,7 +149,7 @@ TEST_CASE("a tag is compared with the previous release, whichever tag it was") {
 
 TEST_CASE("retention drops a pull request's raw samples and keeps its summary") {
   Dir d;
-  auto h = report::HistoryStore::open(d.path + "/history.db");
+  auto h = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
   REQUIRE(h.ok());
   ResultSet base = run(5, "b", 0.1, "base"), head = run(5, "h", 0.12, "head"), push = run(6, "p", 0.1);
   base.created = head.created = push.created = 1000;
@@ -208,7 +209,7 @@ TEST_CASE("the report judges with the suite's thresholds from the result set") {
 
 TEST_CASE("a first run in a new environment says which input changed") {
   Dir d;
-  auto h = report::HistoryStore::open(d.path + "/history.db");
+  auto h = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
   REQUIRE(h.ok());
   model::Environment before;
   before.suites.push_back({"micro", "", "./b", "command", {}, {{"cc --version", "cc 12.2.0"}}, {}});

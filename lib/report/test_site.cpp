@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "store/test_location.h"
 #include "report/history.h"
 #include "report/job_report.h"
 #include "report/site.h"
@@ -56,7 +57,7 @@ Job job_of(const ResultSet& rs, JobKind kind) {
 }
 
 report::HistoryStore open_history(const std::string& path) {
-  auto h = report::HistoryStore::open(path);
+  auto h = report::HistoryStore::open(store::testdb::location(path));
   REQUIRE(h.ok());
   return std::move(*h);
 }

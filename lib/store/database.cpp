@@ -1,5 +1,8 @@
 #include "store/database.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace bb::store {
 
 const char* to_string(Backend b) { return b == Backend::postgresql ? "postgresql" : "sqlite"; }
@@ -63,6 +66,63 @@ Status Database::migrate(const std::string& schema, const std::vector<Migration>
     BB_TRY(conn_->set_schema_version(schema, *version + 1));
     BB_TRY(tx->commit());
   }
+}
+
+namespace {
+
+std::vector<std::string> split_columns(const std::string& csv) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : csv + ",") {
+    if (c == ',') {
+      size_t b = cur.find_first_not_of(' '), e = cur.find_last_not_of(' ');
+      if (b != std::string::npos) out.push_back(cur.substr(b, e - b + 1));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  return out;
+}
+
+void replace_word(std::string& s, const std::string& from, const std::string& to) {
+  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at)) {
+    bool starts = at == 0 || !is_word(s[at - 1]);
+    bool ends = at + from.size() >= s.size() || !is_word(s[at + from.size()]);
+    if (starts && ends) {
+      s.replace(at, from.size(), to);
+      at += to.size();
+    } else {
+      at += from.size();
+    }
+  }
+}
+
+}  // namespace
+
+std::string upsert_sql(const std::string& table, const std::string& columns, const std::string& keys,
+                       const std::string& values) {
+  const auto cols = split_columns(columns), key_cols = split_columns(keys);
+  std::string placeholders;
+  for (size_t i = 0; i < cols.size(); ++i) placeholders += i ? ",?" : "?";
+  std::string sql = "INSERT INTO " + table + " (" + columns + ") VALUES (" +
+                    (values.empty() ? placeholders : values) + ") ON CONFLICT (" + keys + ") DO UPDATE SET ";
+  bool first = true;
+  for (const auto& c : cols) {
+    if (std::find(key_cols.begin(), key_cols.end(), c) != key_cols.end()) continue;
+    sql += (first ? "" : ", ") + c + " = excluded." + c;
+    first = false;
+  }
+  return sql;
+}
+
+std::string postgresql_ddl(const std::string& sqlite_ddl) {
+  std::string s = sqlite_ddl;
+  replace_word(s, "INTEGER PRIMARY KEY AUTOINCREMENT", "BIGSERIAL PRIMARY KEY");
+  replace_word(s, "INTEGER", "BIGINT");
+  replace_word(s, "REAL", "DOUBLE PRECISION");
+  return s;
 }
 
 Result<Transaction> Transaction::begin(Database& db) {

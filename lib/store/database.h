@@ -75,6 +75,10 @@ class Connection {
   // Sends `payload` on `channel` to every listener when the transaction
   // commits (PostgreSQL NOTIFY); SQLite has no listeners: no-op.
   virtual Status notify(const std::string& channel, const std::string& payload) = 0;
+  // Keeps this store's tables apart from other stores' in one database
+  // (PostgreSQL: a schema of that name, on the search path of this
+  // connection and of every reconnection). A SQLite file is one store's.
+  virtual Status use_namespace(const std::string& name) = 0;
 };
 
 class Statement {
@@ -138,6 +142,7 @@ class Database {
   const char* skip_locked() const;
   Status lock_writers(const std::string& what) { return conn_->lock_writers(what); }
   Status notify(const std::string& channel, const std::string& payload) { return conn_->notify(channel, payload); }
+  Status use_namespace(const std::string& name) { return conn_->use_namespace(name); }
 
   Connection& connection() { return *conn_; }
 
@@ -164,6 +169,17 @@ class Transaction {
   explicit Transaction(Database& db) : db_(&db) {}
   Database* db_;
 };
+
+// "INSERT INTO table (columns) VALUES (values) ON CONFLICT (keys) DO UPDATE
+// SET c = excluded.c" for every other column: SQLite's INSERT OR REPLACE in
+// the SQL both engines speak. `values` "" = one placeholder per column.
+std::string upsert_sql(const std::string& table, const std::string& columns, const std::string& keys,
+                       const std::string& values = "");
+
+// PostgreSQL DDL from SQLite DDL written in the subset both share:
+// INTEGER PRIMARY KEY AUTOINCREMENT -> BIGSERIAL PRIMARY KEY, INTEGER ->
+// BIGINT (SQLite's integers are 64-bit), REAL -> DOUBLE PRECISION.
+std::string postgresql_ddl(const std::string& sqlite_ddl);
 
 // The back ends' constructors (sqlite.cpp, postgres.cpp).
 Result<std::unique_ptr<Connection>> open_sqlite(const std::string& path);

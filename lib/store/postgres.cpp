@@ -191,6 +191,26 @@ class PgConnection final : public Connection {
     return Statement(std::move(*st)).run();
   }
 
+  // `name` is ours (a constant of the store), quoted all the same.
+  Status use_namespace(const std::string& name) override {
+    char* quoted = PQescapeIdentifier(conn_.get(), name.c_str(), name.size());
+    if (!quoted) return make_error(Errc::internal, "cannot quote schema name " + name);
+    std::string q = quoted;
+    PQfreemem(quoted);
+    // Two boxes starting at once would race IF NOT EXISTS into a unique
+    // violation: one creates while the other waits for the lock.
+    BB_TRY(exec("BEGIN"));
+    Status made = lock_writers("namespace " + name);
+    if (made) made = exec("CREATE SCHEMA IF NOT EXISTS " + q);
+    if (made) made = exec("COMMIT");
+    if (!made) {
+      (void)exec("ROLLBACK");
+      return made;
+    }
+    search_path_ = "SET search_path TO " + q;
+    return exec(search_path_);
+  }
+
   Result<PgResult> run(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
     BB_TRY(ensure_connected());
     std::vector<const char*> values;
@@ -213,6 +233,10 @@ class PgConnection final : public Connection {
     if (PQstatus(conn_.get()) != CONNECTION_OK)
       return make_error(Errc::unavailable, name_ + ": connection lost and not re-established: " +
                                                trim_newline(PQerrorMessage(conn_.get())));
+    if (!search_path_.empty()) {
+      PgResult r(PQexec(conn_.get(), search_path_.c_str()));
+      BB_TRY(check(r.get(), search_path_));
+    }
     return {};
   }
 
@@ -229,6 +253,7 @@ class PgConnection final : public Connection {
 
   std::unique_ptr<PGconn, PgFinish> conn_;
   std::string name_;
+  std::string search_path_;  // "" = the server's default
   int changes_ = 0;
 };
 

@@ -29,6 +29,7 @@ Error not_found(int64_t id) { return make_error(Errc::not_found, "no " + job_nam
 Result<QueueStore> QueueStore::open(const Location& where, const Clock& clock, QueueOptions options) {
   auto db = Database::open(where);
   if (!db) return db.error();
+  BB_TRY(db->use_namespace("benchbox_queue"));
   BB_TRY(db->migrate("queue", schema::queue_migrations()));
   return QueueStore(std::move(*db), clock, options);
 }

@@ -131,6 +131,7 @@ class SqliteConnection final : public Connection {
   }
   Status lock_writers(const std::string&) override { return {}; }
   Status notify(const std::string&, const std::string&) override { return {}; }
+  Status use_namespace(const std::string&) override { return {}; }
 
   // An error for SQLite result code `rc`, naming the file and `what`.
   Error error(int rc, const std::string& what) const {

@@ -1,7 +1,8 @@
 // Two boxes of a fleet on one PostgreSQL queue: a runner box (queued and
 // runnerd on its own bus) measures a job queued on the front box (queued and
 // reporterd on another bus), and the front box reports it from the result
-// set in the queue: the result file on the runner box is gone by then.
+// set in the queue: the result file on the runner box is gone by then. The
+// front box keeps its history in the same database.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -47,4 +48,11 @@ TEST_CASE("a job measured on a runner box is reported on the front box from the 
   CHECK(report.find("result file unreadable") == std::string::npos);
   json rep = json::parse(slurp(front.dir / ("state/reports/" + std::to_string(id) + "/report.json")));
   CHECK(rep.dump().find(sha) != std::string::npos);
+  // The front box's history is in the same database, beside the queue.
+  std::string runs;
+  REQUIRE(run_shell("psql -Atq '" + runner_box.queued().conninfo() +
+                        "' -c \"SELECT commit_sha FROM benchbox_history.runs WHERE job_id = " + std::to_string(id) +
+                        "\"",
+                    &runs) == 0);
+  CHECK(runs.find(sha) != std::string::npos);
 }

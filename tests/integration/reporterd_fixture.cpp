@@ -49,7 +49,7 @@ ReporterFixture::ReporterFixture(const std::string& extra_config, const std::str
                                       << "  github_api_url: " << github->url() << "\n"
                                       << "  site_url: https://bench.example.org/\n"
                                       << "  github_retry_seconds: 1\n  github_retry_max_seconds: 2\n"
-                                      << extra_config;
+                                      << (postgres.empty() ? "" : "  backend: postgresql\n") << extra_config;
   auto queued_env = daemon_env(bus.address());
   if (!postgres.empty()) {
     std::ofstream(dir / "benchbox.yml", std::ios::app) << "queue:\n  backend: postgresql\n";

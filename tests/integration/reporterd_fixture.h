@@ -32,8 +32,8 @@ struct ReporterFixture {
   std::unique_ptr<QueueClient> queue;
 
   // `extra_config`: more lines of the reporter section. `postgres`: the
-  // connection string of a shared queue this box's queued joins ("" = its
-  // own SQLite queue).
+  // connection string of a shared database where this box's queue (joining
+  // the fleet's) and history live ("" = SQLite files of its own).
   explicit ReporterFixture(const std::string& extra_config = "", const std::string& postgres = "");
   void start_reporter();
 
