@@ -288,8 +288,9 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
   // One environment for the job, from the head's tree: a PR's base and head
   // are always compared, even when the PR changes a lock file.
   bool env_cancelled = false;
-  const model::Environment env = describe_environment(ctx.isolation, ctx.runner_id, *suites, targets.back(), mctx,
-                                                      env_cancelled);
+  model::Environment env = describe_environment(ctx.isolation, ctx.runner_id, *suites, targets.back(), mctx,
+                                                env_cancelled);
+  env.hardware = ctx.hardware;
   if (env_cancelled) return cancelled();
   const std::string env_key = env.key();
   const nlohmann::json env_inputs = env.to_json();

@@ -7,10 +7,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "exec/command_runner.h"
+#include "model/environment.h"
 #include "model/job.h"
 
 namespace bb::runnerd {
@@ -28,6 +30,9 @@ struct ExecContext {
   std::string results_dir;
   std::string network = "loopback";  // the repository's network: none, loopback, full
   std::string machine_fingerprint;   // from Tuner1.Check, or "unavailable"
+  // This box's class (CPU model, CPUs, memory, kernel, tuning): in the
+  // environment key instead of the runner's name, so trends are per class.
+  std::optional<model::HardwareClass> hardware;
   bool host_drifted = false;
   exec::CommandRunner* runner = nullptr;
   const std::atomic<bool>* cancel = nullptr;

@@ -17,6 +17,7 @@
 #include "daemon/log.h"
 #include "exec/scope_runner.h"
 #include "exec/service_runner.h"
+#include "sys/host.h"
 #include "util/cpu_list.h"
 #include "util/file.h"
 
@@ -266,6 +267,7 @@ void Manager::begin(model::Job job) {
   ctx.work_tree_max_bytes = conf_.appliance.runner.work_tree_max_bytes;
   std::string why;
   check_tuner(ctx.machine_fingerprint, ctx.host_drifted, why);
+  ctx.hardware = hardware_class(ctx.machine_fingerprint);
   if (ctx.host_drifted && conf_.appliance.runner.refuse_on_drift) {
     report("Fail", "the host's tuning drifted (" + why + ") and runner.refuse_on_drift is set");
     current_.reset();
@@ -393,6 +395,24 @@ void Manager::complete(const std::string& result_path) {
   if (r < 0)
     daemon::log_error(bus::from_bus_error(error.get(), r, "Queue1.CompleteWithResult").message,
                       {{"JOB_ID", id_text(current_->id)}});
+}
+
+// Read at every job: a kernel upgrade or a memory change while runnerd
+// runs starts a new class (and a new trend) at once.
+model::HardwareClass Manager::hardware_class(const std::string& tuning) {
+  static const std::unique_ptr<sys::SysFs> root = sys::open_root("/");
+  model::HardwareClass hw;
+  hw.tuning = tuning;
+  auto info = sys::read_host_info(*root);
+  if (!info) {
+    daemon::log_warning("hardware class incomplete: " + info.error().message, {{"JOB_ID", id_text(current_job())}});
+    return hw;
+  }
+  hw.cpu_model = info->cpu_model;
+  hw.cpus = info->cpus;
+  hw.memory_gib = (info->memory_bytes + (uint64_t(1) << 29)) >> 30;
+  hw.kernel = info->kernel;
+  return hw;
 }
 
 void Manager::check_tuner(std::string& fingerprint, bool& drifted, std::string& why) {

@@ -76,6 +76,7 @@ class Manager {
   // Queue1.CompleteWithResult with the result file's contents (Complete alone
   // when it is too large to travel).
   void complete(const std::string& result_path);
+  model::HardwareClass hardware_class(const std::string& tuning);
   void properties_changed();
   // Tuner1.Check(): the fingerprint, whether the host drifted, and the
   // names of failing items; "unavailable" when tunerd is not on the bus.

@@ -46,20 +46,44 @@ json Environment::to_json() const {
     if (!e.lock_files.empty()) one["lock_files"] = e.lock_files;
     s.push_back(std::move(one));
   }
-  return {{"cpus", cpus}, {"isolation", isolation}, {"runner", runner}, {"suites", s}};
+  json out = {{"cpus", cpus}, {"isolation", isolation}, {"runner", runner}, {"suites", s}};
+  if (hardware) out["hardware"] = hardware->to_json();
+  return out;
 }
 
-std::string Environment::key() const { return sha256_hex(to_json().dump()); }
+std::string Environment::key() const {
+  json j = to_json();
+  if (hardware) j.erase("runner");
+  return sha256_hex(j.dump());
+}
+
+json HardwareClass::to_json() const {
+  return {{"cpu_model", cpu_model}, {"cpus", cpus}, {"memory_gib", memory_gib}, {"kernel", kernel}, {"tuning", tuning}};
+}
+
+std::string HardwareClass::describe() const {
+  return (cpu_model.empty() ? std::string("unknown CPU") : cpu_model) + ", " + std::to_string(cpus) + " CPUs, " +
+         std::to_string(memory_gib) + " GiB, kernel " + kernel + ", tuning " + tuning.substr(0, 8);
+}
 
 std::vector<std::string> environment_changes(const json& before, const json& after) {
   std::vector<std::string> out;
   if (!before.is_object() || !after.is_object()) return out;
   const std::pair<const char*, const char*> top[] = {
       {"cpus", "benchmark CPUs"}, {"isolation", "isolation"}, {"runner", "runner"}};
+  // The runner's name is a change only where it was part of the key: runs
+  // of one hardware class share trends whichever box measured them.
+  const bool classed = before.contains("hardware") && after.contains("hardware");
   for (const auto& [key, label] : top)
-    if (before.value(key, json()) != after.value(key, json()))
+    if ((!classed || std::string(key) != "runner") && before.value(key, json()) != after.value(key, json()))
       out.push_back(std::string(label) + ": " + text_of(before.value(key, json())) + " → " +
                     text_of(after.value(key, json())));
+  if (!before.contains("hardware") && after.contains("hardware"))
+    out.push_back("hardware class recorded (benchbox now keys trends by it, not by the runner's name)");
+  if (classed)
+    diff_members(before["hardware"], after["hardware"], [&](const std::string& k, const json* a, const json* b) {
+      out.push_back("hardware " + k + ": " + (a ? text_of(*a) : "(unknown)") + " → " + (b ? text_of(*b) : "(unknown)"));
+    });
   std::map<std::string, json> old_suites, new_suites;
   for (const auto* side : {&before, &after})
     if (auto it = side->find("suites"); it != side->end() && it->is_array())

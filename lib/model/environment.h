@@ -5,7 +5,9 @@
 // changed") instead of two hashes: asv's stale-environment problem, named.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,14 +22,32 @@ struct SuiteEnvironment {
   std::map<std::string, std::string> lock_files;  // path -> sha256 of its contents, or "absent"
 };
 
+// A box's hardware class: what two boxes of a fleet share when their runs
+// may share a trend. It stands in the environment key where the runner's
+// name stood, so trends are per class, not per box.
+struct HardwareClass {
+  std::string cpu_model;
+  int cpus = 0;              // online CPUs
+  uint64_t memory_gib = 0;   // MemTotal, to the nearest GiB (identical boxes differ by a few MiB)
+  std::string kernel;
+  std::string tuning;        // tunerd's fingerprint ("unavailable" without tunerd)
+
+  nlohmann::json to_json() const;
+  // "AMD EPYC 7302P, 32 CPUs, 128 GiB, kernel 6.1.0-18-amd64, tuning 1a2b3c4d"
+  std::string describe() const;
+};
+
 struct Environment {
   std::string cpus;        // "2-3"
   std::string isolation;
-  std::string runner;
+  std::string runner;      // recorded; in the key only without `hardware` (results before 0.x)
+  std::optional<HardwareClass> hardware;
   std::vector<SuiteEnvironment> suites;
 
   nlohmann::json to_json() const;
-  std::string key() const;  // sha256 hex of to_json().dump()
+  // sha256 hex of to_json().dump(), without the runner's name when the
+  // hardware class is known.
+  std::string key() const;
 };
 
 // The differences between two environments' inputs (as stored in result

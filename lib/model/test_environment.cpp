@@ -86,3 +86,29 @@ TEST_CASE("environment changes are named, one line each") {
   CHECK(changes == expected);
   CHECK(environment_changes(nullptr, b.to_json()).empty());  // a run from before inputs were stored
 }
+
+TEST_CASE("with a hardware class, boxes of one class share a key whatever their names") {
+  Environment a = sample(), b = sample();
+  HardwareClass hw{"AMD EPYC 7302P 16-Core Processor", 32, 128, "6.1.0-18-amd64", "1a2b3c4d5e6f"};
+  a.hardware = hw;
+  b.hardware = hw;
+  a.runner = "box-1";
+  b.runner = "box-2";
+  CHECK(a.key() == b.key());
+  CHECK(a.to_json()["runner"] == "box-1");  // still recorded
+  CHECK(environment_changes(a.to_json(), b.to_json()).empty());
+  b.hardware->memory_gib = 64;
+  b.hardware->tuning = "ffff";
+  CHECK(a.key() != b.key());
+  const std::vector<std::string> expected = {"hardware memory_gib: 128 → 64", "hardware tuning: 1a2b3c4d5e6f → ffff"};
+  CHECK(environment_changes(a.to_json(), b.to_json()) == expected);
+  CHECK(hw.describe() == "AMD EPYC 7302P 16-Core Processor, 32 CPUs, 128 GiB, kernel 6.1.0-18-amd64, tuning 1a2b3c4d");
+  // Without a class (results from before), the runner's name is in the key.
+  Environment c = sample(), d = sample();
+  c.runner = "box-1";
+  d.runner = "box-2";
+  CHECK(c.key() != d.key());
+  // The first classed run after the upgrade says why its trend breaks.
+  CHECK(environment_changes(c.to_json(), a.to_json()) ==
+        std::vector<std::string>{"hardware class recorded (benchbox now keys trends by it, not by the runner's name)"});
+}

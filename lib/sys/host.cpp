@@ -1,5 +1,7 @@
 #include "sys/host.h"
 
+#include <cstdlib>
+
 #include "util/cpu_list.h"
 #include "util/text.h"
 
@@ -19,6 +21,15 @@ Result<HostInfo> read_host_info(const SysFs& fs) {
       std::string value = trim(line.substr(colon + 1));
       if (key == "model name") info.cpu_model = value;
       if (key == "microcode") info.microcode = value;
+    }
+  }
+  if (auto cpus = online_cpus(fs)) info.cpus = static_cast<int>(cpus->size());
+  if (auto meminfo = fs.read("/proc/meminfo")) {
+    for (const auto& line : split(*meminfo, '\n')) {
+      if (line.rfind("MemTotal:", 0) != 0) continue;
+      // "MemTotal:       16303412 kB"
+      info.memory_bytes = std::strtoull(line.c_str() + 9, nullptr, 10) * 1024;
+      break;
     }
   }
   return info;

@@ -2,6 +2,7 @@
 // SysFs so fake trees can describe other machines.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@ struct HostInfo {
   std::string cpu_model;   // /proc/cpuinfo "model name" of the first CPU
   std::string microcode;   // /proc/cpuinfo "microcode", "" when not reported
   std::string kernel;      // /proc/sys/kernel/osrelease
+  int cpus = 0;            // online CPUs (/sys/devices/system/cpu/online); 0 when unreadable
+  uint64_t memory_bytes = 0;  // /proc/meminfo MemTotal; 0 when unreadable
 };
 
 // Missing fields are left empty, except the kernel release, which every

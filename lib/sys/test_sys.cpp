@@ -57,6 +57,10 @@ TEST_CASE("the real filesystem under a root dir reads, writes, never creates") {
   CHECK(fs->is_dir("/proc/sys"));
   CHECK(online_cpus(*fs).value() == std::vector<int>{0, 1, 2, 3});
   CHECK(read_host_info(*fs).value().kernel == "6.1.0-test");
+  CHECK(read_host_info(*fs).value().cpus == 4);
+  CHECK(read_host_info(*fs).value().memory_bytes == 0);  // no /proc/meminfo in this tree
+  REQUIRE(write_file_atomic(root + "/proc/meminfo", "MemTotal:       16303412 kB\nMemFree:  1 kB\n").ok());
+  CHECK(read_host_info(*fs).value().memory_bytes == 16303412ull * 1024);
   REQUIRE(fs->make_dir("/proc/x").ok());
   REQUIRE(fs->remove_dir("/proc/x").ok());
   std::system(("rm -rf " + root).c_str());

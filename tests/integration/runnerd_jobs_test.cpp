@@ -293,7 +293,17 @@ TEST_CASE("the environment key covers the toolchain's versions and the lock file
   CHECK(suite["toolchain"]["exit 4"] == "failed (exit status 4)");
   CHECK(suite["lock_files"]["poetry.lock"] == sha256_hex("numpy==1.26.4\n"));
   CHECK(suite["lock_files"]["Cargo.lock"] == "absent");
-  CHECK(a["environment_key"] == sha256_hex(a["environment"].dump()));
+  // The box's hardware class stands in the key for the runner's name,
+  // which is recorded beside it: trends are per class, not per box.
+  const json& hw = a["environment"]["hardware"];
+  CHECK(hw["cpus"].get<int>() >= 1);
+  CHECK(hw["memory_gib"].get<int>() >= 1);
+  CHECK_FALSE(hw["kernel"].get<std::string>().empty());
+  CHECK(hw["tuning"] == "unavailable");  // no tunerd in this test
+  CHECK(a["environment"]["runner"] == "test-runner");
+  json keyed = a["environment"];
+  keyed.erase("runner");
+  CHECK(a["environment_key"] == sha256_hex(keyed.dump()));
   // A commit that changes nothing the key covers keeps it; a lock bump does not.
   std::string same = f.commit("README", "docs", "docs");
   json b = f.result_of(f.wait_finished(f.enqueue(f.push_spec(same))))["head"];
