@@ -9,6 +9,7 @@
 #include "daemon/log.h"
 #include "manager.h"
 #include "report/github_wants.h"
+#include "report/not_affected.h"
 #include "report/profile_diff.h"
 #include "report/regression.h"
 #include "util/file.h"
@@ -79,6 +80,17 @@ Status Manager::process(const model::Job& job) {
     } else {
       result = std::move(*jr);
     }
+  }
+  // Suites the pull request did not touch: their benchmarks beside their
+  // last value on the base branch, reported skipped (not affected).
+  if (result && report::has_not_affected(*result)) {
+    model::ResultSet probe;
+    probe.repository = job.spec.repository;
+    probe.ref = job.spec.base_ref.rfind("refs/", 0) == 0 ? job.spec.base_ref : "refs/heads/" + job.spec.base_ref;
+    probe.job_id = job.id;
+    auto last = history_.latest_run(probe, "push");
+    if (!last) return last.error();
+    report::add_not_affected(*result, *last);
   }
 
   std::optional<model::ResultSet> previous, elsewhere;

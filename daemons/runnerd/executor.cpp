@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <random>
 
@@ -262,6 +263,27 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
       if (spec.threshold > 0) s.thresholds = {{"", spec.threshold}};
     }
   if (auto st = check_formats(*suites); !st) return failed(st.error().message);
+  // A pull request that changes none of a suite's `paths:` does not run it:
+  // its benchmarks are reported skipped (not affected), never missing.
+  std::map<std::string, std::string> not_affected;  // suite -> why
+  if (spec.kind == JobKind::pull_request && targets.size() == 2 &&
+      std::any_of(suites->begin(), suites->end(), [](const config::Suite& s) { return !s.paths.empty(); })) {
+    auto changed = repo->changed_paths(targets.front().commit, targets.back().commit);
+    if (!changed) return failed(changed.error().message);
+    std::vector<config::Suite> affected;
+    for (auto& s : *suites) {
+      if (config::suite_affected(s, *changed)) {
+        affected.push_back(std::move(s));
+        continue;
+      }
+      std::string paths;
+      for (const auto& p : s.paths) paths += (paths.empty() ? "" : ", ") + p;
+      not_affected[s.name] = std::string(model::kNotAffected) + ": the pull request changes none of its paths (" +
+                             paths + ")";
+      daemon::log_info("suite '" + s.name + "' not affected by the pull request: not run", {{"JOB_ID", id}});
+    }
+    *suites = std::move(affected);
+  }
 
   // 3. Work trees, result set headers, builds (once per commit and command).
   const std::string work = path_join(ctx.work_dir, id);
@@ -320,6 +342,11 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     rs.created = clock.now_unix();
     for (const auto& s : *suites)
       if (!s.thresholds.empty()) rs.thresholds[s.name] = s.thresholds;
+    for (const auto& [name, why] : not_affected) {
+      model::SuiteOutcome& o = rs.suites[name];
+      o.status = model::BenchmarkStatus::skipped;
+      o.reason = why;
+    }
   }
   SystemClock cache_clock;
   std::optional<cache::BuildCache> build_cache;

@@ -1,5 +1,7 @@
 #include "config/suite.h"
 
+#include <fnmatch.h>
+
 #include <set>
 
 #include "config/yaml_read.h"
@@ -102,7 +104,7 @@ Status parse_suite(const std::string& src, const YAML::Node& n, const std::strin
   BB_TRY(check_mapping(src, n, path, {"name", "build", "run", "format", "output", "repetitions",
                                       "warmup", "timeout", "allow_empty", "env", "thresholds", "sequential",
                                       "list", "benchmarks", "metrics", "toolchain", "lock_files", "counters",
-                                      "measure"}));
+                                      "measure", "paths"}));
   BB_TRY(read_string(src, n, path, "name", s.name));
   if (!n["name"]) return yaml_error(src, n, path, "missing key 'name'");
   if (!valid_name(s.name))
@@ -178,6 +180,13 @@ Status parse_suite(const std::string& src, const YAML::Node& n, const std::strin
     for (const auto& piece : split(f, '/'))
       if (piece == "..") return yaml_error(src, n["lock_files"][i], at, "must stay inside the work tree (no '..')");
   }
+  BB_TRY(read_string_list(src, n, path, "paths", s.paths));
+  if (n["paths"] && s.paths.empty())
+    return yaml_error(src, n["paths"], path + ".paths", "lists no path (leave the key out to measure every change)");
+  for (size_t i = 0; i < s.paths.size(); ++i)
+    if (s.paths[i].empty() || s.paths[i][0] == '/')
+      return yaml_error(src, n["paths"][i], path + ".paths[" + std::to_string(i) + "]",
+                        "expected a path or pattern relative to the repository's root");
   return {};
 }
 
@@ -240,6 +249,21 @@ std::string counter_metric(const std::string& counter) {
   for (char& c : m)
     if (c == '-') c = '_';
   return m;
+}
+
+bool path_matches(const std::string& pattern, const std::string& path) {
+  std::string dir = pattern;
+  while (!dir.empty() && dir.back() == '/') dir.pop_back();
+  if (path == dir || (!dir.empty() && path.rfind(dir + "/", 0) == 0)) return true;
+  return ::fnmatch(pattern.c_str(), path.c_str(), 0) == 0;
+}
+
+bool suite_affected(const Suite& suite, const std::vector<std::string>& changed) {
+  if (suite.paths.empty()) return true;
+  for (const auto& path : changed)
+    for (const auto& pattern : suite.paths)
+      if (path_matches(pattern, path)) return true;
+  return false;
 }
 
 std::vector<std::string> shown_metrics(const Suite& suite) {

@@ -67,7 +67,20 @@ struct Suite {
   // valgrind --tool=callgrind with a fixed cache model and ASLR off, and its
   // metrics are callgrind's deterministic event counts. Default: time.
   bool callgrind = false;
+  // What the suite measures, as paths relative to the repository's root: a
+  // pull request that changes none of them does not run the suite; its
+  // benchmarks are reported "skipped (not affected)" beside their last
+  // value on the base branch. A pattern is a shell pattern (`*` also
+  // crosses `/`), and one that names a directory covers everything under
+  // it. Empty: every change is measured.
+  std::vector<std::string> paths;
 };
+
+// Whether `path` (relative to the repository's root) falls under `pattern`.
+bool path_matches(const std::string& pattern, const std::string& path);
+// Whether a change to `changed` (paths) concerns the suite: always, when it
+// declares no `paths`.
+bool suite_affected(const Suite& suite, const std::vector<std::string>& changed);
 
 // The metric a counter is recorded as: "branch-misses" -> "branch_misses",
 // "task-clock" -> "task_clock" (in seconds).

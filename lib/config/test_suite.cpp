@@ -105,7 +105,7 @@ TEST_CASE("suite entries: required keys, names, unknown and duplicate keys") {
         ".benchbox.yml:3:11: suites[0].name: 'a b' is not a valid suite name (letters, digits, '.', '_', '-')");
   CHECK(error_of(head + "  - name: a\n    run: x\n    repetiton: 3\n") ==
         ".benchbox.yml:5:5: suites[0]: unknown key 'repetiton' (known: name, build, run, format, output, "
-        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks, metrics, toolchain, lock_files, counters, measure)");
+        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks, metrics, toolchain, lock_files, counters, measure, paths)");
   CHECK(error_of(head + "  - name: a\n    run: x\n    run: y\n") ==
         ".benchbox.yml:5:5: suites[0]: duplicate key 'run'");
   CHECK(error_of(head + "  - {name: a, run: x}\n  - {name: a, run: y}\n") ==
@@ -267,4 +267,29 @@ TEST_CASE("sequential: the budget of rounds and seconds") {
     CHECK(error_of(head + "    sequential:\n      max_repetitions: 10\n      max_repetitions: 20\n") ==
           ".benchbox.yml:8:7: suites[0].sequential: duplicate key 'max_repetitions'");
   }
+}
+
+TEST_CASE("paths: what a suite measures, and whether a change concerns it") {
+  auto c = parse_suite_config(
+      "version: 1\nsuites:\n  - name: parser\n    run: ./bench\n    paths: [src/parser/, \"include/*.h\", Cargo.lock]\n"
+      "  - name: all\n    run: ./bench\n",
+      "t.yml");
+  REQUIRE(c.ok());
+  const Suite& parser = c->suites[0];
+  CHECK(parser.paths == std::vector<std::string>{"src/parser/", "include/*.h", "Cargo.lock"});
+  CHECK(suite_affected(parser, {"README.md", "src/parser/lexer.c"}));
+  CHECK(suite_affected(parser, {"include/parser.h"}));
+  CHECK(suite_affected(parser, {"include/deep/x.h"}));  // `*` crosses '/'
+  CHECK(suite_affected(parser, {"Cargo.lock"}));
+  CHECK_FALSE(suite_affected(parser, {"README.md", "src/parserx.c", "docs/src/parser/a.md"}));
+  CHECK_FALSE(suite_affected(parser, {}));
+  CHECK(suite_affected(c->suites[1], {}));  // no paths: every change
+  CHECK(suite_affected(c->suites[1], {"README.md"}));
+
+  auto empty = parse_suite_config("version: 1\nsuites:\n  - name: s\n    run: x\n    paths: []\n", "t.yml");
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.error().message.find("suites[0].paths: lists no path") != std::string::npos);
+  auto absolute = parse_suite_config("version: 1\nsuites:\n  - name: s\n    run: x\n    paths: [/etc]\n", "t.yml");
+  REQUIRE_FALSE(absolute.ok());
+  CHECK(absolute.error().message.find("suites[0].paths[0]: expected a path or pattern relative") != std::string::npos);
 }

@@ -26,5 +26,6 @@ using BlobPtr = GitPtr<git_blob, git_blob_free>;
 using ReferencePtr = GitPtr<git_reference, git_reference_free>;
 using IndexPtr = GitPtr<git_index, git_index_free>;
 using RevwalkPtr = GitPtr<git_revwalk, git_revwalk_free>;
+using DiffPtr = GitPtr<git_diff, git_diff_free>;
 
 }  // namespace bb::git

@@ -1,5 +1,7 @@
 #include "git/repository.h"
 
+#include <set>
+
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -188,6 +190,29 @@ Result<std::string> Repository::tree_id(const std::string& commit) const {
   char hex[GIT_OID_HEXSZ + 1] = {};
   git_oid_tostr(hex, sizeof hex, git_commit_tree_id(c->get()));
   return std::string(hex);
+}
+
+Result<std::vector<std::string>> Repository::changed_paths(const std::string& from, const std::string& to) const {
+  TreePtr trees[2];
+  const std::string* commits[2] = {&from, &to};
+  for (int i = 0; i < 2; ++i) {
+    auto c = lookup_commit(*commits[i]);
+    if (!c) return c.error();
+    git_tree* raw = nullptr;
+    if (int rc = git_commit_tree(&raw, c->get()); rc < 0) return git_failure("tree of " + *commits[i], rc);
+    trees[i].reset(raw);
+  }
+  git_diff* raw = nullptr;
+  if (int rc = git_diff_tree_to_tree(&raw, repo_.get(), trees[0].get(), trees[1].get(), nullptr); rc < 0)
+    return git_failure("diff " + from + ".." + to, rc);
+  DiffPtr diff(raw);
+  std::set<std::string> paths;
+  for (size_t i = 0, n = git_diff_num_deltas(diff.get()); i < n; ++i) {
+    const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
+    if (d->old_file.path) paths.insert(d->old_file.path);
+    if (d->new_file.path) paths.insert(d->new_file.path);
+  }
+  return std::vector<std::string>(paths.begin(), paths.end());
 }
 
 Result<CommitMeta> Repository::commit_meta(const std::string& commit) const {

@@ -97,6 +97,9 @@ class Repository {
 
   // The id of the commit's tree: equal for commits with equal contents.
   Result<std::string> tree_id(const std::string& commit) const;
+  // The paths that differ between two commits' trees (added, removed,
+  // modified; both sides of a rename), sorted.
+  Result<std::vector<std::string>> changed_paths(const std::string& from, const std::string& to) const;
 
   // Removes lock files a killed fetch can leave (refs/**/*.lock,
   // packed-refs.lock, config.lock, shallow.lock). Only call while nothing

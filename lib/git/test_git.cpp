@@ -226,3 +226,21 @@ TEST_CASE("commit metadata: date, author, subject and the first-parent position 
   CHECK(root->first_parent_position == 0);
   CHECK_FALSE(repo->commit_meta(std::string(40, 'e')));
 }
+
+TEST_CASE("the paths two commits' trees differ in") {
+  Fixture f;
+  std::string a = f.commit("src/parser/lexer.c", "int x;\n", "lexer");
+  f.commit("README", "docs\n", "readme");
+  f.wgit("mv src/parser/lexer.c src/parser/scan.c");
+  f.wgit("commit -q -m rename");
+  std::string b = f.commit("include/p.h", "#pragma once\n", "header");
+  f.push("main");
+  auto repo = Repository::open_or_init_bare(f.cache);
+  REQUIRE(repo);
+  REQUIRE(repo->fetch(f.origin, fetch_refspecs(0)));
+  auto changed = repo->changed_paths(a, b);
+  REQUIRE(changed);
+  CHECK(*changed == std::vector<std::string>{"README", "include/p.h", "src/parser/lexer.c", "src/parser/scan.c"});
+  CHECK(repo->changed_paths(b, b)->empty());
+  CHECK_FALSE(repo->changed_paths(a, std::string(40, 'f')));
+}

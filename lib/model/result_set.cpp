@@ -217,7 +217,8 @@ Result<SuiteOutcome> suite_outcome_from_json(const nlohmann::json& j, const std:
     if (!st) return st.error();
   if (status == "ok") s.status = BenchmarkStatus::ok;
   else if (status == "failed") s.status = BenchmarkStatus::failed;
-  else return bad(where + "/status", "expected ok or failed, got '" + status + "'");
+  else if (status == "skipped") s.status = BenchmarkStatus::skipped;
+  else return bad(where + "/status", "expected ok, failed or skipped, got '" + status + "'");
   if (j.contains("declared") && !j["declared"].is_null()) s.declared = std::move(declared);
   return s;
 }

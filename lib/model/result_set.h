@@ -63,6 +63,10 @@ struct Benchmark {
   nlohmann::json extra = nlohmann::json::object();  // format-specific (counters, exit codes)
 };
 
+// How a suite's skip reason starts when a pull request changed none of its
+// `paths:` (the reporter then shows its benchmarks' last base-branch values).
+inline constexpr const char* kNotAffected = "not affected";
+
 // How a suite went on one commit, and what it declares: what tells a
 // benchmark that was removed from one that went missing.
 struct SuiteOutcome {

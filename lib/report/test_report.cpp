@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "report/not_affected.h"
 #include "store/test_location.h"
 #include "model/environment.h"
 #include "report/history.h"
@@ -369,4 +370,47 @@ TEST_CASE("the report puts regressions first by effect, folds unchanged ones, an
   CHECK(md.find("curl -sSfo result.json 'https://bench.example.org/r/o/r/runs/5.result.json'") != std::string::npos);
   CHECK(md.find("https://bench.example.org/r/o/r/runs/5.html") != std::string::npos);
   CHECK_FALSE(rep.reproduce.empty());
+}
+
+TEST_CASE("a suite a pull request did not affect is reported skipped beside its last main-branch value") {
+  JobResult jr;
+  jr.job_id = 9;
+  jr.kind = "pull_request";
+  jr.base = run(9, "base", 0.100, "base");
+  jr.head = run(9, "head", 0.101, "head");
+  const std::string why = std::string(kNotAffected) + ": the pull request changes none of its paths (src/parser/)";
+  for (ResultSet* rs : {&*jr.base, &jr.head}) {
+    rs->suites["micro"].status = BenchmarkStatus::ok;
+    rs->suites["parser"].status = BenchmarkStatus::skipped;
+    rs->suites["parser"].reason = why;
+  }
+  CHECK(report::has_not_affected(jr));
+  ResultSet main_run = run(7, "c0ffee0000000000000000000000000000000000", 0.002);
+  main_run.benchmarks[0].key = {"parser", "lex", {}, "wall_time"};
+  Benchmark other = main_run.benchmarks[0];
+  other.key = {"parser", "parse", {}, "wall_time"};
+  main_run.benchmarks.push_back(other);
+  main_run.benchmarks.push_back(run(7, "x", 0.5).benchmarks[0]);  // micro/loop: not added again
+
+  report::add_not_affected(jr, main_run);
+  auto rep = report::build_report(done_job(9, JobKind::pull_request), jr, std::nullopt, {});
+  INFO(rep.markdown);
+  int skipped = 0, missing = 0;
+  for (const auto& row : rep.json["comparison"]["rows"]) {
+    if (row["verdict"] == "skipped") ++skipped;
+    if (row["verdict"] == "missing") ++missing;
+  }
+  CHECK(skipped == 2);
+  CHECK(missing == 0);
+  CHECK(rep.markdown.find("not affected") != std::string::npos);
+  CHECK(rep.markdown.find("last on refs/heads/main: 0.002") != std::string::npos);
+  CHECK(rep.markdown.find("at c0ffee000000 (not re-measured)") != std::string::npos);
+
+  // No earlier run on the branch: the suite says so, nothing is invented.
+  JobResult lone = jr;
+  lone.head.benchmarks.resize(1);
+  lone.base->benchmarks.resize(1);
+  report::add_not_affected(lone, std::nullopt);
+  CHECK(lone.head.benchmarks.size() == 1);
+  CHECK(lone.head.suites["parser"].reason.find("the base branch has no earlier run to show") != std::string::npos);
 }

@@ -56,3 +56,52 @@ TEST_CASE("a job measured on a runner box is reported on the front box from the 
                     &runs) == 0);
   CHECK(runs.find(sha) != std::string::npos);
 }
+
+TEST_CASE("a pull request that touches no measured path shows the suite as skipped, beside main's value", "[fleet]") {
+  RunnerdFixture runner_box;
+  REQUIRE(runner_box.queued().on_postgresql());
+  ReporterFixture front("", runner_box.queued().conninfo());
+  const std::string runs = runner_box.dir() / "runs.log";
+  runner_box.commit("src/lexer.c", "int x;\n", "lexer");
+  std::string main_tip = runner_box.commit(".benchbox.yml",
+                                           "version: 1\n"
+                                           "suites:\n"
+                                           "  - name: parser\n"
+                                           "    run: \"echo run >> " + runs + "; test -f README\"\n"
+                                           "    repetitions: 3\n"
+                                           "    warmup: 0\n"
+                                           "    paths: [src/]\n",
+                                           "measure the parser");
+  runner_box.start_runner();
+  int64_t push = front.enqueue(runner_box.push_spec(main_tip));
+  REQUIRE(runner_box.wait_finished(push)["state"] == "done");
+  REQUIRE(wait_until([&] { return front.reported(push); }, std::chrono::seconds(30)));
+  const std::string after_push = slurp(runs);
+
+  // A pull request that changes only the README.
+  runner_box.git("-C " + (runner_box.dir() / "work") + " checkout -q -b docs");
+  std::string pr_head = runner_box.commit("README", "better docs\n", "docs only");
+  runner_box.make_pr_ref(5, pr_head);
+  int64_t pr = front.enqueue({{"kind", "pull_request"},
+                              {"repository", "acme/widget"},
+                              {"clone_url", runner_box.origin()},
+                              {"ref", "refs/pull/5/head"},
+                              {"head_sha", pr_head},
+                              {"base_ref", "refs/heads/main"},
+                              {"base_sha", main_tip},
+                              {"pr_number", 5}});
+  json job = runner_box.wait_finished(pr);
+  INFO(runner_box.runner_log());
+  REQUIRE(job["state"] == "done");
+  CHECK(slurp(runs) == after_push);  // the suite did not run
+  REQUIRE(wait_until([&] { return front.reported(pr); }, std::chrono::seconds(30)));
+  INFO(front.logs());
+  const std::string report = slurp(front.report_path(pr));
+  INFO(report);
+  // format: command shows wall_time and cpu_time, as on main.
+  CHECK(report.find("Skipped (2)") != std::string::npos);
+  CHECK(report.find("not affected: the pull request changes none of its paths (src/)") != std::string::npos);
+  CHECK(report.find("last on refs/heads/main: ") != std::string::npos);
+  CHECK(report.find("(not re-measured)") != std::string::npos);
+  CHECK(report.find("issing") == std::string::npos);  // never missing
+}
