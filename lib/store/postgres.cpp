@@ -152,12 +152,24 @@ class PgConnection final : public Connection {
   }
 
   Status exec(const std::string& sql) override {
+    const bool ends = sql == "COMMIT" || sql == "ROLLBACK";
+    if (ends && PQstatus(conn_.get()) != CONNECTION_OK) {
+      // The server rolled the transaction back when the connection went.
+      in_tx_ = false;
+      return make_error(Errc::unavailable, name_ + ": the connection was lost inside a transaction; "
+                                               "nothing of it was committed");
+    }
     BB_TRY(ensure_connected());
     PgResult r(PQexec(conn_.get(), sql.c_str()));
+    if (ends) in_tx_ = false;
     return check(r.get(), "exec '" + sql.substr(0, 60) + "'");
   }
 
-  Status begin() override { return exec("BEGIN"); }
+  Status begin() override {
+    BB_TRY(exec("BEGIN"));
+    in_tx_ = true;
+    return {};
+  }
   bool in_transaction() const override { return PQtransactionStatus(conn_.get()) != PQTRANS_IDLE; }
   int changes() const override { return changes_; }
 
@@ -199,7 +211,7 @@ class PgConnection final : public Connection {
     PQfreemem(quoted);
     // Two boxes starting at once would race IF NOT EXISTS into a unique
     // violation: one creates while the other waits for the lock.
-    BB_TRY(exec("BEGIN"));
+    BB_TRY(begin());
     Status made = lock_writers("namespace " + name);
     if (made) made = exec("CREATE SCHEMA IF NOT EXISTS " + q);
     if (made) made = exec("COMMIT");
@@ -229,6 +241,11 @@ class PgConnection final : public Connection {
   // transactions; inside one, the transaction is lost and says so.
   Status ensure_connected() {
     if (PQstatus(conn_.get()) == CONNECTION_OK) return {};
+    // Reconnecting inside a transaction would run its remaining statements
+    // outside it, committed one by one.
+    if (in_tx_)
+      return make_error(Errc::unavailable, name_ + ": the connection was lost inside a transaction; "
+                                               "nothing of it was committed");
     PQreset(conn_.get());
     if (PQstatus(conn_.get()) != CONNECTION_OK)
       return make_error(Errc::unavailable, name_ + ": connection lost and not re-established: " +
@@ -254,6 +271,7 @@ class PgConnection final : public Connection {
   std::unique_ptr<PGconn, PgFinish> conn_;
   std::string name_;
   std::string search_path_;  // "" = the server's default
+  bool in_tx_ = false;       // between begin() and COMMIT/ROLLBACK
   int changes_ = 0;
 };
 

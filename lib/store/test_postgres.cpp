@@ -14,6 +14,8 @@ using namespace bb::store;
 
 namespace {
 
+std::string postgres_admin_info() { return testdb::postgres_admin(); }
+
 Database fresh(const std::string& name) {
   auto db = Database::connect(testdb::postgres_database("/postgres-case/" + name));
   if (!db) FAIL(db.error().message);
@@ -172,4 +174,56 @@ TEST_CASE("a second box claims a different job, and each change is notified with
     got->insert(got->end(), more->begin(), more->end());
   }
   CHECK(*got == want);
+}
+
+namespace {
+
+// What a server restart or a network cut does to a database's connections.
+void cut_connections(const std::string& conninfo) {
+  auto admin = Database::connect(postgres_admin_info());
+  REQUIRE(admin);
+  auto st = admin->prepare(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()");
+  st->bind(1, conninfo.substr(conninfo.rfind("dbname=") + 7));
+  REQUIRE(st->run());
+}
+
+}  // namespace
+
+TEST_CASE("a lost connection fails one call, and is mended between transactions, never inside one", "[postgres]") {
+  std::string where = testdb::postgres_database("/postgres-case/lost-connection");
+  FakeClock clock;
+  auto q = QueueStore::open(Location::postgresql(where), clock, {});
+  REQUIRE(q);
+  model::JobSpec s;
+  s.kind = model::JobKind::push;
+  s.repository = "octo/widgets";
+  s.clone_url = "https://example.invalid/octo/widgets.git";
+  s.ref = "refs/heads/main";
+  s.head_sha = std::string(40, 'c');
+  int64_t id = q->enqueue(s)->job.id;
+
+  cut_connections(where);
+  auto first = q->get(id);
+  if (!first) CHECK(first.error().code == Errc::unavailable);
+  auto second = q->get(id);
+  REQUIRE(second);
+  CHECK(second->id == id);
+  // The schema search path came back with the connection.
+  CHECK(q->counts()->queued == 1);
+
+  {
+    auto tx = Transaction::begin(q->database());
+    REQUIRE(tx);
+    cut_connections(where);
+    auto lost = q->database().exec("SELECT 1");
+    REQUIRE_FALSE(lost);
+    CHECK(lost.error().code == Errc::unavailable);
+    auto still = q->database().exec("SELECT 1");
+    REQUIRE_FALSE(still);
+    CHECK(still.error().message.find("lost inside a transaction") != std::string::npos);
+  }
+  auto after = q->get(id);
+  REQUIRE(after);
+  CHECK(after->state == model::JobState::queued);
 }
