@@ -106,6 +106,8 @@ void Manager::handle_notifications() {
                         "other boxes' jobs by polling)");
     notify_source_.reset();
     listener_.reset();
+    // A second early: a change in the second the connection went.
+    if (deaf_since_ == 0) deaf_since_ = store_.now() - 1;
     schedule_relisten();
     return;
   }
@@ -127,6 +129,24 @@ void Manager::handle_notifications() {
   announce(changed);
 }
 
+// What other boxes changed while this one was not listening was never
+// announced here: announce every job that changed since, once. (This box's
+// own changes in that time are announced a second time; listeners take a
+// repeated JobQueued or JobFinished as they take a late one.)
+void Manager::announce_missed() {
+  auto missed = store_.changed_since(deaf_since_);
+  if (!missed) {
+    daemon::log_warning("cannot read what changed while not listening: " + missed.error().message);
+    refresh_counts();
+    return;
+  }
+  deaf_since_ = 0;
+  if (!missed->empty())
+    daemon::log_info("announcing " + std::to_string(missed->size()) + " job(s) changed while not listening");
+  announce(*missed);
+  refresh_counts();
+}
+
 void Manager::schedule_relisten() {
   sd_event_source* raw = nullptr;
   int r = sd_event_add_time_relative(event_, &raw, CLOCK_MONOTONIC, 3 * kLeaseCheckUsec, 100000, on_relisten, this);
@@ -146,7 +166,7 @@ int Manager::on_relisten(sd_event_source*, uint64_t, void* userdata) {
       self->schedule_relisten();
     } else {
       daemon::log_info("listening to the shared queue again");
-      self->refresh_counts();
+      self->announce_missed();
     }
   } catch (const std::exception& e) {
     daemon::log_error(std::string("listening again failed: ") + e.what());

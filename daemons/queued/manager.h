@@ -74,6 +74,7 @@ class Manager {
   void handle_notifications();
   Status start_listening();
   void schedule_relisten();
+  void announce_missed();
 
   // Tells the bus about jobs whose state changed: signals, the job object's
   // properties, the counts.
@@ -91,6 +92,7 @@ class Manager {
   std::optional<store::Listener> listener_;
   bus::SourcePtr notify_source_;
   bus::SourcePtr relisten_timer_;
+  int64_t deaf_since_ = 0;  // when the listening connection was lost; 0 = listening
   store::QueueCounts counts_;
 };
 

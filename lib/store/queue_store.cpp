@@ -417,6 +417,20 @@ Result<std::vector<Job>> QueueStore::list_after(int64_t after_id, uint32_t limit
   }
 }
 
+Result<std::vector<Job>> QueueStore::changed_since(int64_t since) {
+  auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns +
+                        " FROM jobs WHERE created >= ? OR started >= ? OR finished >= ? ORDER BY id LIMIT 10000");
+  if (!st) return st.error();
+  st->bind(1, since).bind(2, since).bind(3, since);
+  std::vector<Job> jobs;
+  for (;;) {
+    auto row = st->step();
+    if (!row) return row.error();
+    if (!*row) return jobs;
+    jobs.push_back(schema::job_from_row(*st));
+  }
+}
+
 Result<std::vector<int64_t>> QueueStore::ids() {
   auto st = db_.prepare("SELECT id FROM jobs ORDER BY id");
   if (!st) return st.error();

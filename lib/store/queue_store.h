@@ -113,6 +113,11 @@ class QueueStore {
   // 1000): how a reader pages through every job without missing one.
   Result<std::vector<model::Job>> list_after(int64_t after_id, uint32_t limit);
   Result<std::vector<int64_t>> ids();
+  // Jobs created, started or finished at or after `since` (unix seconds),
+  // oldest first, at most 10,000: what a box that stopped listening for a
+  // while tells its bus once it listens again.
+  Result<std::vector<model::Job>> changed_since(int64_t since);
+  int64_t now() const { return clock_->now_unix(); }
   Result<QueueCounts> counts();
 
   // Job groups (queue_groups.cpp). enqueue_group validates every spec

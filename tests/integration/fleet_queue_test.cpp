@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -156,4 +157,38 @@ TEST_CASE("a box killed with its job's lease loses the job to another box", "[fl
   // Its old runner is told, not obeyed.
   auto late = a2.heartbeat(id, "runner-a", nullptr);
   CHECK(late.name == "org.benchbox.Error.Conflict");
+}
+
+TEST_CASE("a box whose listening connection is cut listens again and hears the fleet", "[fleet]") {
+  Fleet fleet;
+  QueueClient a(fleet.boxes[0]->address()), b(fleet.boxes[1]->address());
+  b.watch_signals();
+  // What a database restart or a network cut does to every box's connections.
+  const std::string db = fleet.conninfo.substr(fleet.conninfo.rfind("dbname=") + 7);
+  std::string out;
+  REQUIRE(run_shell("psql -Atq '" + std::string(std::getenv("BENCHBOX_TEST_POSTGRES")) +
+                        "' -c \"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + db +
+                        "'\"",
+                    &out) == 0);
+  // Box A's own connection is mended at its next call (one call may fail
+  // Unavailable); box B listens again within seconds. The listening
+  // connection notices the cut when the server closes it, so wait for B to
+  // say so before A enqueues.
+  REQUIRE(wait_until([&] { return fleet.boxes[1]->log().find("listening again shortly") != std::string::npos; },
+                     std::chrono::seconds(10)));
+  int64_t id = 0;
+  bool created = false;
+  auto e = a.enqueue(push_spec(42), &id, &created);
+  if (e) {
+    CHECK(e.name == "org.benchbox.Error.Unavailable");
+    REQUIRE_FALSE(a.enqueue(push_spec(42), &id, &created));
+  }
+  // The job A queued while B was not listening is announced on B's bus
+  // once B listens again, and what comes later as before.
+  REQUIRE(wait_until([&] { return fleet.boxes[1]->log().find("listening to the shared queue again") != std::string::npos; },
+                     std::chrono::seconds(15)));
+  CHECK(b.wait_for([&] { return b.count_signals("JobQueued", id) >= 1; }));
+  int64_t later = 0;
+  REQUIRE_FALSE(a.enqueue(push_spec(43), &later, &created));
+  CHECK(b.wait_for([&] { return b.count_signals("JobQueued", later) == 1; }));
 }
