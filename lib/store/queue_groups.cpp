@@ -136,13 +136,7 @@ Result<std::vector<Job>> QueueStore::group_jobs(int64_t id) {
   auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns + " FROM jobs WHERE group_id = ? ORDER BY id");
   if (!st) return st.error();
   st->bind(1, id);
-  std::vector<Job> out;
-  for (;;) {
-    auto row = st->step();
-    if (!row) return row.error();
-    if (!*row) return out;
-    out.push_back(schema::job_from_row(*st));
-  }
+  return schema::read_jobs(*st);
 }
 
 Result<std::vector<Job>> QueueStore::cancel_group(int64_t id, const std::string& reason) {

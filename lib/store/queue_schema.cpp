@@ -171,6 +171,16 @@ model::Job job_from_row(const Statement& row) {
   return job;
 }
 
+Result<std::vector<model::Job>> read_jobs(Statement& st) {
+  std::vector<model::Job> jobs;
+  for (;;) {
+    auto row = st.step();
+    if (!row) return row.error();
+    if (!*row) return jobs;
+    jobs.push_back(job_from_row(st));
+  }
+}
+
 model::PullRequest pull_request_from_row(const Statement& row) {
   model::PullRequest pr;
   pr.repository = row.column_text(0);

@@ -21,6 +21,8 @@ inline constexpr const char* kJobColumns =
     "created, started, finished, result_path, error, group_id, threshold";
 
 model::Job job_from_row(const Statement& row);
+// Every row of a job SELECT (kJobColumns), in order.
+Result<std::vector<model::Job>> read_jobs(Statement& st);
 
 inline constexpr const char* kPullRequestColumns =
     "repository, number, head_sha, head_ref, base_ref, base_sha, state, clone_url, updated";

@@ -393,13 +393,7 @@ Result<std::vector<Job>> QueueStore::list(std::optional<JobState> state, uint32_
   int index = 1;
   if (state) st->bind(index++, std::string(model::to_string(*state)));
   if (limit) st->bind(index, int64_t{limit});
-  std::vector<Job> jobs;
-  for (;;) {
-    auto row = st->step();
-    if (!row) return row.error();
-    if (!*row) return jobs;
-    jobs.push_back(schema::job_from_row(*st));
-  }
+  return schema::read_jobs(*st);
 }
 
 Result<std::vector<Job>> QueueStore::list_after(int64_t after_id, uint32_t limit) {
@@ -408,13 +402,7 @@ Result<std::vector<Job>> QueueStore::list_after(int64_t after_id, uint32_t limit
   auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns + " FROM jobs WHERE id > ? ORDER BY id LIMIT ?");
   if (!st) return st.error();
   st->bind(1, after_id).bind(2, int64_t{limit});
-  std::vector<Job> jobs;
-  for (;;) {
-    auto row = st->step();
-    if (!row) return row.error();
-    if (!*row) return jobs;
-    jobs.push_back(schema::job_from_row(*st));
-  }
+  return schema::read_jobs(*st);
 }
 
 Result<std::vector<Job>> QueueStore::changed_since(int64_t since) {
@@ -422,13 +410,7 @@ Result<std::vector<Job>> QueueStore::changed_since(int64_t since) {
                         " FROM jobs WHERE created >= ? OR started >= ? OR finished >= ? ORDER BY id LIMIT 10000");
   if (!st) return st.error();
   st->bind(1, since).bind(2, since).bind(3, since);
-  std::vector<Job> jobs;
-  for (;;) {
-    auto row = st->step();
-    if (!row) return row.error();
-    if (!*row) return jobs;
-    jobs.push_back(schema::job_from_row(*st));
-  }
+  return schema::read_jobs(*st);
 }
 
 Result<std::vector<int64_t>> QueueStore::ids() {
