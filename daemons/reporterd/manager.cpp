@@ -191,18 +191,25 @@ void Manager::fetch(int64_t job_id) {
     return;
   }
   auto* ctx = new GetContext{this, job_id};
-  int r = sd_bus_call_method_async(bus_, nullptr, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Get",
+  sd_bus_slot* slot = nullptr;
+  int r = sd_bus_call_method_async(bus_, &slot, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Get",
                                    on_get_reply, ctx, "x", job_id);
   if (r < 0) {
     delete ctx;
     in_flight_.erase(job_id);
     log_warning("cannot ask the queue for job " + std::to_string(job_id) + ": " + strerror(-r),
                 {{"JOB_ID", std::to_string(job_id)}});
+    return;
   }
+  // The slot frees the context whether the reply came or the bus went away
+  // first (a stop with a Get in flight).
+  sd_bus_slot_set_destroy_callback(slot, [](void* p) { delete static_cast<GetContext*>(p); });
+  sd_bus_slot_set_floating(slot, 1);
+  sd_bus_slot_unref(slot);
 }
 
 int Manager::on_get_reply(sd_bus_message* m, void* userdata, sd_bus_error*) {
-  std::unique_ptr<GetContext> ctx(static_cast<GetContext*>(userdata));
+  const GetContext* ctx = static_cast<const GetContext*>(userdata);  // the slot owns it
   Manager* self = ctx->manager;
   self->in_flight_.erase(ctx->job_id);
   std::string id = std::to_string(ctx->job_id);

@@ -171,6 +171,15 @@ int Process::terminate(std::chrono::milliseconds timeout) {
   if (pid_ <= 0) return status_;
   ::kill(pid_, SIGTERM);
   if (!wait_until([this] { return !running(); }, timeout)) return -1;
+  // A daemon that stops badly (a sanitizer's report, an abort) said why on
+  // stderr, in its log file, which goes with the test's directory: show the
+  // end of it where the test's failure is printed.
+  if (status_ != 0) {
+    const std::string text = log();
+    const size_t keep = 16384;
+    std::fprintf(stderr, "--- %s exited with status %d; the end of its log:\n%s\n---\n", log_path_.c_str(),
+                 status_, text.size() > keep ? text.substr(text.size() - keep).c_str() : text.c_str());
+  }
   return status_;
 }
 
