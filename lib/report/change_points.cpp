@@ -42,11 +42,7 @@ nlohmann::json SeriesChange::to_json() const {
 }
 
 uint64_t series_seed(const Series& series) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : series_id(series)) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
+  const uint64_t h = fnv1a64(series_id(series));
   // 53 bits: the seed is in the JSON report, and any JSON reader keeps
   // integers up to 2^53 exact.
   return h & ((uint64_t(1) << 53) - 1);

@@ -10,6 +10,7 @@
 
 #include "store/database.h"
 #include "store/listener.h"
+#include "util/text.h"
 
 namespace bb::store {
 
@@ -62,9 +63,7 @@ Errc errc_for(const std::string& state) {
 
 // FNV-1a: a stable 64-bit key for pg_advisory_xact_lock from a name.
 int64_t lock_key(const std::string& what) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : what) h = (h ^ c) * 1099511628211ull;
-  return static_cast<int64_t>(h);
+  return static_cast<int64_t>(fnv1a64(what));
 }
 
 // Defaults first: what the connection string says overrides them.

@@ -1,6 +1,7 @@
 // String helpers the standard library lacks.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,5 +30,11 @@ std::string_view utf8_prefix(std::string_view text, size_t max_bytes);
 std::string utf8_cut(std::string_view text, size_t max_bytes, std::string_view note);
 // SHA-256 of bytes as lowercase hex (OpenSSL), for fingerprints and config hashes.
 std::string sha256_hex(std::string_view bytes);
+// FNV-1a (64 bits) of bytes: a stable, quick hash where nothing is secret
+// (seeds, lock keys, shard assignment); the same on every box and build.
+inline uint64_t fnv1a64(std::string_view bytes, uint64_t h = 0xcbf29ce484222325ull) {
+  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
 
 }  // namespace bb
