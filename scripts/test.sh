@@ -31,25 +31,60 @@ run_suites() {
   rm -f "$log"
 }
 
+# Compiling is what CPU time goes to; the tests mostly wait on daemons. So
+# the next stage's build runs beside a stage's tests, at the lowest
+# priority (the tests keep a core each), its output in a log shown only
+# when it fails: the ASan build beside the plain tests, the fuzzers' build
+# beside the ASan tests.
+background_pid=""
+background_log=""
+background_build() {  # LOG COMMAND...: starts it
+  background_log=$1; shift
+  nice -n 19 "$@" >"$background_log" 2>&1 &
+  background_pid=$!
+}
+background_wait() {  # WHAT: waits for it; a failed build stops the run
+  local rc=0
+  wait "$background_pid" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    tail -60 "$background_log"
+    echo "$1 failed (whole log: $background_log)" >&2
+    exit 1
+  fi
+}
+
 echo "== build (debugoptimized)"
 [[ -d build ]] || meson setup build >/dev/null
 ninja -C build -j "$jobs"
-echo "== unit and integration tests"
-run_suites build --suite unit --suite integration
-
+asan=""
 if [[ -z ${SKIP_ASAN:-} ]]; then
-  echo "== build with AddressSanitizer and UBSan"
+  asan=1
   # -O0 and no bench programs: this build exists to run the tests, and CI
   # time is better spent running them than compiling.
   [[ -d build-asan ]] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbuildtype=debug -Dbench=false -Dsystem_tests=false >/dev/null
+  echo "== build with AddressSanitizer and UBSan: beside the tests below (build-asan/ninja.log.txt)"
+  background_build build-asan/ninja.log.txt ninja -C build-asan -j "$jobs"
+fi
+echo "== unit and integration tests"
+run_suites build --suite unit --suite integration
+
+fuzz=""
+[[ ${FUZZ_SECONDS:-30} != 0 && -x tests/fuzz/run-fuzzers.sh ]] && fuzz=1
+if [[ -n $asan ]]; then
+  background_wait "the AddressSanitizer build"
   ninja -C build-asan -j "$jobs"
+  if [[ -n $fuzz ]]; then
+    echo "== the fuzzers' build (clang): beside the tests below"
+    background_build "$(mktemp)" tests/fuzz/run-fuzzers.sh build
+  fi
   echo "== unit and integration tests under ASan/UBSan"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     run_suites build-asan --suite unit --suite integration
+  [[ -z $fuzz ]] || background_wait "the fuzzers' build"
 fi
 
-if [[ ${FUZZ_SECONDS:-30} != 0 && -x tests/fuzz/run-fuzzers.sh ]]; then
+if [[ -n $fuzz ]]; then
   echo "== fuzzers (${FUZZ_SECONDS:-30} s each)"
   if tests/fuzz/run-fuzzers.sh "${FUZZ_SECONDS:-30}"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 fi
