@@ -2,8 +2,10 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <set>
 
+#include "config/shard.h"
 #include "config/yaml_read.h"
 #include "util/text.h"
 
@@ -99,12 +101,58 @@ Status parse_sequential(const std::string& src, const YAML::Node& n, const std::
   return {};
 }
 
+// Runs last: it checks the format and the declared benchmarks.
+Status parse_shards(const std::string& src, const YAML::Node& n, const std::string& path, Suite& s) {
+  YAML::Node by = n["shard_by"];
+  if (by && !by.IsNull()) {
+    if (!by.IsSequence() || by.size() == 0)
+      return yaml_error(src, by, path + ".shard_by", "expected a list with one list of benchmark patterns per shard");
+    for (size_t i = 0; i < by.size(); ++i) {
+      const std::string at = path + ".shard_by[" + std::to_string(i) + "]";
+      std::vector<std::string> patterns;
+      if (by[i].IsScalar()) {
+        patterns.push_back(by[i].Scalar());
+      } else if (by[i].IsSequence()) {
+        for (const auto& p : by[i]) {
+          if (!p.IsScalar()) return yaml_error(src, p, at, "expected a benchmark name or pattern");
+          patterns.push_back(p.Scalar());
+        }
+      } else {
+        return yaml_error(src, by[i], at, "expected a list of benchmark names or patterns");
+      }
+      for (const auto& p : patterns)
+        if (p.empty()) return yaml_error(src, by[i], at, "a pattern must not be empty");
+      s.shard_by.push_back(std::move(patterns));
+    }
+  }
+  BB_TRY(read_uint(src, n, path, "shards", s.shards));
+  YAML::Node count = n["shards"];
+  if (!count || count.IsNull()) s.shards = std::max<uint64_t>(1, s.shard_by.size());
+  if (s.shards < 1 || s.shards > kMaxShards)
+    return yaml_error(src, count, path + ".shards", "expected 1 to " + std::to_string(kMaxShards) + " shards");
+  if (s.shard_by.size() > s.shards)
+    return yaml_error(src, by, path + ".shard_by",
+                      "names " + std::to_string(s.shard_by.size()) + " shards but 'shards' is " +
+                          std::to_string(s.shards));
+  if (s.shards == 1) return {};
+  const YAML::Node& where = count && !count.IsNull() ? count : by;
+  const std::string key = count && !count.IsNull() ? ".shards" : ".shard_by";
+  if (s.format == kCommandFormat)
+    return yaml_error(src, where, path + key,
+                      "format 'command' measures one command: only a harness's benchmarks can be sharded");
+  if (s.list.empty() && s.benchmarks.empty())
+    return yaml_error(src, where, path + key,
+                      "sharding needs the benchmarks declared, to spread them and to tell a missing one: add 'list' "
+                      "(the harness lists them) or 'benchmarks'");
+  return {};
+}
+
 Status parse_suite(const std::string& src, const YAML::Node& n, const std::string& path, Suite& s) {
   if (!n.IsMap()) return yaml_error(src, n, path, "expected a mapping with name and run");
   BB_TRY(check_mapping(src, n, path, {"name", "build", "run", "format", "output", "repetitions",
                                       "warmup", "timeout", "allow_empty", "env", "thresholds", "sequential",
                                       "list", "benchmarks", "metrics", "toolchain", "lock_files", "counters",
-                                      "measure", "paths"}));
+                                      "measure", "paths", "shards", "shard_by"}));
   BB_TRY(read_string(src, n, path, "name", s.name));
   if (!n["name"]) return yaml_error(src, n, path, "missing key 'name'");
   if (!valid_name(s.name))
@@ -187,7 +235,7 @@ Status parse_suite(const std::string& src, const YAML::Node& n, const std::strin
     if (s.paths[i].empty() || s.paths[i][0] == '/')
       return yaml_error(src, n["paths"][i], path + ".paths[" + std::to_string(i) + "]",
                         "expected a path or pattern relative to the repository's root");
-  return {};
+  return parse_shards(src, n, path, s);
 }
 
 Status parse_root(const std::string& src, const YAML::Node& root, SuiteConfig& c) {

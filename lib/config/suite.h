@@ -74,6 +74,14 @@ struct Suite {
   // crosses `/`), and one that names a directory covers everything under
   // it. Empty: every change is measured.
   std::vector<std::string> paths;
+  // Sharding (config/shard.h): the suite's benchmarks are spread over
+  // `shards` jobs, each measuring base and head on whichever box claims it.
+  // shard_by[i] lists shell patterns of benchmarks that go to shard i (the
+  // first match wins); the rest go by a stable hash of their name. More
+  // than one shard needs a harness format and the benchmarks declared
+  // (`benchmarks:` or `list:`).
+  uint64_t shards = 1;
+  std::vector<std::vector<std::string>> shard_by;
 };
 
 // Whether `path` (relative to the repository's root) falls under `pattern`.

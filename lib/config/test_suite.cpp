@@ -105,7 +105,7 @@ TEST_CASE("suite entries: required keys, names, unknown and duplicate keys") {
         ".benchbox.yml:3:11: suites[0].name: 'a b' is not a valid suite name (letters, digits, '.', '_', '-')");
   CHECK(error_of(head + "  - name: a\n    run: x\n    repetiton: 3\n") ==
         ".benchbox.yml:5:5: suites[0]: unknown key 'repetiton' (known: name, build, run, format, output, "
-        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks, metrics, toolchain, lock_files, counters, measure, paths)");
+        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks, metrics, toolchain, lock_files, counters, measure, paths, shards, shard_by)");
   CHECK(error_of(head + "  - name: a\n    run: x\n    run: y\n") ==
         ".benchbox.yml:5:5: suites[0]: duplicate key 'run'");
   CHECK(error_of(head + "  - {name: a, run: x}\n  - {name: a, run: y}\n") ==
