@@ -1,8 +1,27 @@
 #include "bus/dict.h"
 
+#include <cstdlib>
+
 #include <string>
 
 namespace bb::bus {
+
+namespace {
+
+// A list of strings as the variant "as"; any other list is refused.
+int append_strings(sd_bus_message* m, const nlohmann::json& list) {
+  for (const auto& v : list)
+    if (!v.is_string()) return -EINVAL;
+  int r = sd_bus_message_open_container(m, 'v', "as");
+  if (r < 0) return r;
+  if ((r = sd_bus_message_open_container(m, 'a', "s")) < 0) return r;
+  for (const auto& v : list)
+    if ((r = sd_bus_message_append(m, "s", v.get_ref<const std::string&>().c_str())) < 0) return r;
+  if ((r = sd_bus_message_close_container(m)) < 0) return r;
+  return sd_bus_message_close_container(m);
+}
+
+}  // namespace
 
 int append_dict(sd_bus_message* m, const nlohmann::json& object) {
   int r = sd_bus_message_open_container(m, 'a', "{sv}");
@@ -25,6 +44,8 @@ int append_dict(sd_bus_message* m, const nlohmann::json& object) {
       r = sd_bus_message_append(m, "v", "x", value.get<int64_t>());
     } else if (value.is_number_float()) {
       r = sd_bus_message_append(m, "v", "d", value.get<double>());
+    } else if (value.is_array()) {
+      r = append_strings(m, value);
     } else {
       return -EINVAL;
     }
@@ -82,6 +103,16 @@ Result<nlohmann::json> read_dict(sd_bus_message* m) {
       double v = 0;
       r = sd_bus_message_read(m, "d", &v);
       out[key] = v;
+    } else if (sig == "as") {
+      char** strv = nullptr;
+      r = sd_bus_message_read_strv(m, &strv);
+      nlohmann::json list = nlohmann::json::array();
+      for (char** p = strv; p && *p; ++p) {
+        list.push_back(std::string(*p));
+        std::free(*p);
+      }
+      std::free(strv);
+      out[key] = std::move(list);
     } else {
       return make_error(Errc::invalid_argument,
                         std::string("value of '") + key + "' has unsupported type '" + sig + "'");

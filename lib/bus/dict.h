@@ -1,7 +1,7 @@
 // a{sv} dictionaries: the argument type of Queue1.Enqueue/Get/List. Flat JSON
 // objects convert both ways, so a Job travels as model::to_json(job) without
 // a second hand-written codec. Strings are "s", integers "x", booleans "b",
-// floating point "d"; nested values are refused.
+// floating point "d", lists of strings "as"; other nested values are refused.
 #pragma once
 
 #include <systemd/sd-bus.h>

@@ -22,7 +22,8 @@ TEST_CASE("a{sv} dictionaries round-trip flat JSON objects") {
   REQUIRE(sd_bus_start(bus) >= 0);
   REQUIRE(sd_bus_message_new_signal(bus, &raw, "/x", "x.y", "Z") >= 0);
   MessagePtr m(raw);
-  nlohmann::json in = {{"a", "text"}, {"n", -5}, {"u", 7u}, {"b", true}, {"d", 1.5}};
+  nlohmann::json in = {{"a", "text"}, {"n", -5}, {"u", 7u}, {"b", true}, {"d", 1.5},
+                       {"l", {"BM_a", "", "µ"}}, {"e", nlohmann::json::array()}};
   REQUIRE(append_dict(m.get(), in) >= 0);
   REQUIRE(sd_bus_message_seal(m.get(), 1, 0) >= 0);
   REQUIRE(sd_bus_message_rewind(m.get(), 1) >= 0);
@@ -33,6 +34,13 @@ TEST_CASE("a{sv} dictionaries round-trip flat JSON objects") {
   CHECK((*out)["u"] == 7);
   CHECK((*out)["b"] == true);
   CHECK((*out)["d"] == 1.5);
+  CHECK((*out)["l"] == nlohmann::json({"BM_a", "", "µ"}));
+  CHECK((*out)["e"] == nlohmann::json::array());
+  // Only lists of strings: anything else nested is refused.
+  sd_bus_message* other = nullptr;
+  REQUIRE(sd_bus_message_new_signal(bus, &other, "/x", "x.y", "Z") >= 0);
+  MessagePtr o(other);
+  CHECK(append_dict(o.get(), {{"l", {1, 2}}}) == -EINVAL);
   close(fds[1]);
 }
 

@@ -9,11 +9,12 @@
 #include <vector>
 
 #include "config/suite.h"
+#include "model/job.h"
 
 namespace bb::config {
 
 // More would be a fleet no one runs, and a manifest no check run shows.
-inline constexpr uint64_t kMaxShards = 64;
+inline constexpr uint64_t kMaxShards = model::kMaxShards;
 // The variable a run command may place the harness's filter arguments
 // with; a command that names it does not get them appended.
 inline constexpr const char* kShardArgsVariable = "BENCHBOX_SHARD_ARGS";

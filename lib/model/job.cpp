@@ -55,7 +55,8 @@ nlohmann::json to_json(const JobSpec& s) {
           {"pr_number", s.pr_number},     {"suite", s.suite},
           {"priority", s.priority},       {"requested_by", s.requested_by},
           {"group_id", s.group_id},       {"threshold", s.threshold},
-          {"replay_key", s.replay_key}};
+          {"replay_key", s.replay_key},   {"shard", s.shard},
+          {"shards", s.shards},           {"shard_benchmarks", s.benchmarks}};
 }
 
 nlohmann::json to_json(const Job& job) {
@@ -94,7 +95,8 @@ Result<JobSpec> job_spec_from_json(const nlohmann::json& j) {
                   take(j, "pr_number", s.pr_number), take(j, "suite", s.suite),
                   take(j, "priority", s.priority), take(j, "requested_by", s.requested_by),
                   take(j, "group_id", s.group_id), take(j, "threshold", s.threshold),
-                  take(j, "replay_key", s.replay_key)})
+                  take(j, "replay_key", s.replay_key), take(j, "shard", s.shard), take(j, "shards", s.shards),
+                  take(j, "shard_benchmarks", s.benchmarks)})
     if (!st) return st.error();
   auto k = job_kind_from_string(kind);
   if (!k) return make_error(Errc::invalid_argument, "unknown job kind '" + kind + "'");
@@ -122,6 +124,34 @@ Result<Job> job_from_json(const nlohmann::json& j) {
 
 bool is_commit_id(const std::string& s) { return is_hex(s, 40) || is_hex(s, 64); }
 
+namespace {
+
+// A shard names its place, its suite and what it measures. (Its group is
+// the queue's to set: QueueStore::enqueue_group.)
+Status validate_shard(const JobSpec& s) {
+  auto bad = [](std::string m) { return Status(make_error(Errc::invalid_argument, std::move(m))); };
+  if (s.shard == 0 && s.shards == 0) {
+    if (!s.benchmarks.empty()) return bad("only a shard lists its benchmarks");
+    return {};
+  }
+  if (s.shards < 2 || s.shards > kMaxShards)
+    return bad("shards must be 2 to " + std::to_string(kMaxShards) + ", not " + std::to_string(s.shards));
+  if (s.shard < 1 || s.shard > s.shards)
+    return bad("shard " + std::to_string(s.shard) + " is not one of 1 to " + std::to_string(s.shards));
+  if (s.suite.empty()) return bad("a shard measures one suite: it needs its suite");
+  if (s.benchmarks.empty()) return bad("a shard needs the benchmarks it measures");
+  size_t bytes = 0;
+  for (const auto& b : s.benchmarks) {
+    if (b.empty()) return bad("a shard's benchmark name is empty");
+    bytes += b.size();
+  }
+  // A D-Bus message, a row: a manifest is names, not data.
+  if (bytes > kMaxShardBenchmarkBytes) return bad("a shard's benchmark names take more than 1 MiB");
+  return {};
+}
+
+}  // namespace
+
 Status validate(const JobSpec& s) {
   auto bad = [](std::string m) { return Status(make_error(Errc::invalid_argument, std::move(m))); };
   if (s.repository.empty()) return bad("job needs a repository");
@@ -139,7 +169,7 @@ Status validate(const JobSpec& s) {
     return bad("a compare job needs a head_sha and a base_sha");
   if (!(s.threshold >= 0 && s.threshold < 1)) return bad("threshold must be at least 0 and below 1");
   if (s.threshold > 0 && s.kind != JobKind::compare) return bad("only a compare job takes a threshold");
-  return {};
+  return validate_shard(s);
 }
 
 }  // namespace bb::model

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,10 @@ namespace bb::model {
 // The largest result set that travels with the queue (Queue1.CompleteWithResult):
 // it must fit one D-Bus message (dbus-daemon's default limit is 32 MiB).
 inline constexpr size_t kMaxResultBytes = size_t(24) << 20;
+// The most shards a suite may be split into (config/shard.h).
+inline constexpr int64_t kMaxShards = 64;
+// All of one shard's benchmark names together.
+inline constexpr size_t kMaxShardBenchmarkBytes = size_t(1) << 20;
 
 enum class JobState { queued, running, done, failed, cancelled };
 // push: a commit on an allowed branch; tag: a tag push; pull_request: a
@@ -49,6 +54,14 @@ struct JobSpec {
   // The job group it belongs to (model/job_group.h), or 0. Set by
   // Queue1.EnqueueGroup; Enqueue accepts only a group that exists.
   int64_t group_id = 0;
+  // One shard of a sharded suite (config/shard.h): shard `shard` of
+  // `shards` (1-based), measuring `suite`'s `benchmarks` only. It is queued
+  // only in a group of kind shards, with the suite's other shards; what a
+  // shard that never finishes was to measure is what its job says here.
+  // 0 and empty: not a shard.
+  int64_t shard = 0;
+  int64_t shards = 0;
+  std::vector<std::string> benchmarks;
   // The delivery body's HMAC (64 hex digits), or "": the queue answers a
   // body it already accepted within queue.replay_window_seconds with that
   // first job, whatever delivery id it carries now. Input only: not stored

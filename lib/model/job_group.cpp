@@ -8,6 +8,7 @@ const char* to_string(GroupKind k) {
   switch (k) {
     case GroupKind::backfill: return "backfill";
     case GroupKind::bisect: return "bisect";
+    case GroupKind::shards: return "shards";
   }
   return "backfill";
 }
@@ -15,6 +16,7 @@ const char* to_string(GroupKind k) {
 std::optional<GroupKind> group_kind_from_string(const std::string& s) {
   if (s == "backfill") return GroupKind::backfill;
   if (s == "bisect") return GroupKind::bisect;
+  if (s == "shards") return GroupKind::shards;
   return std::nullopt;
 }
 
@@ -58,7 +60,7 @@ Result<GroupSpec> group_spec_from_json(const nlohmann::json& j) {
                   take(j, "skip_measured", s.skip_measured)})
     if (!st) return st.error();
   auto k = group_kind_from_string(kind);
-  if (!k) return make_error(Errc::invalid_argument, "unknown group kind '" + kind + "' (backfill or bisect)");
+  if (!k) return make_error(Errc::invalid_argument, "unknown group kind '" + kind + "' (backfill, bisect or shards)");
   s.kind = *k;
   return s;
 }

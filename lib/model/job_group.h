@@ -14,7 +14,9 @@
 
 namespace bb::model {
 
-enum class GroupKind { backfill, bisect };
+// shards: one suite of one job split across boxes (config/shard.h); each
+// job is a shard, and the jobs' specs are the manifest of what to expect.
+enum class GroupKind { backfill, bisect, shards };
 
 const char* to_string(GroupKind k);
 std::optional<GroupKind> group_kind_from_string(const std::string& s);

@@ -38,6 +38,49 @@ TEST_CASE("job specs are validated") {
   CHECK_FALSE(validate(s).ok());
 }
 
+TEST_CASE("a shard names its place, suite and benchmarks, and round-trips") {
+  JobSpec s;
+  s.repository = "o/r";
+  s.clone_url = "/x";
+  s.head_sha = std::string(40, '0');
+  auto error = [&] { auto st = validate(s); return st ? std::string("(valid)") : st.error().message; };
+  s.benchmarks = {"BM_a"};
+  CHECK(error() == "only a shard lists its benchmarks");
+  s.shard = 2;
+  s.shards = 1;
+  CHECK(error() == "shards must be 2 to 64, not 1");
+  s.shards = 65;
+  CHECK(error() == "shards must be 2 to 64, not 65");
+  s.shards = 4;
+  s.shard = 5;
+  CHECK(error() == "shard 5 is not one of 1 to 4");
+  s.shard = 2;
+  CHECK(error() == "a shard measures one suite: it needs its suite");
+  s.suite = "micro";
+  CHECK(error() == "(valid)");
+  s.benchmarks = {};
+  CHECK(error() == "a shard needs the benchmarks it measures");
+  s.benchmarks = {"BM_a", ""};
+  CHECK(error() == "a shard's benchmark name is empty");
+  s.benchmarks = {std::string(kMaxShardBenchmarkBytes + 1, 'x')};
+  CHECK(error() == "a shard's benchmark names take more than 1 MiB");
+  s.benchmarks = {"BM_a", "BM_b/8"};
+  REQUIRE(error() == "(valid)");
+  auto back = job_spec_from_json(to_json(s));
+  REQUIRE(back.ok());
+  CHECK(back->shard == 2);
+  CHECK(back->shards == 4);
+  CHECK(back->benchmarks == s.benchmarks);
+  // Older peers send no shard fields: not a shard.
+  nlohmann::json old = to_json(s);
+  old.erase("shard");
+  old.erase("shards");
+  old.erase("shard_benchmarks");
+  CHECK(job_spec_from_json(old)->shard == 0);
+  old["shard_benchmarks"] = "BM_a";
+  CHECK_FALSE(job_spec_from_json(old).ok());
+}
+
 TEST_CASE("a compare job and its range round-trip") {
   Job job;
   job.spec.kind = JobKind::compare;

@@ -59,6 +59,38 @@ Result<JobGroup> QueueStore::get_group(int64_t id) {
   return std::move(**g);
 }
 
+namespace {
+
+// A shards group is one suite's shards 1 to N, each once, and nothing
+// else; no other group holds a shard. So the group's jobs are the whole
+// manifest of what the suite is to measure.
+Status check_shards(const model::GroupSpec& group, const std::vector<model::JobSpec>& specs) {
+  auto bad = [](std::string m) { return Status(make_error(Errc::invalid_argument, std::move(m))); };
+  if (group.kind != model::GroupKind::shards) {
+    for (const auto& s : specs)
+      if (s.shard != 0) return bad("a shard is queued only in a group of kind shards");
+    return {};
+  }
+  if (group.skip_measured) return bad("a shards group measures every shard: skip_measured must be off");
+  const model::JobSpec& first = specs.front();
+  if (first.shard == 0) return bad("a shards group holds only shards");
+  if (static_cast<int64_t>(specs.size()) != first.shards)
+    return bad("a shards group holds all " + std::to_string(first.shards) + " shards of its suite, got " +
+               std::to_string(specs.size()));
+  std::vector<bool> seen(specs.size() + 1, false);
+  for (const auto& s : specs) {
+    if (s.shard == 0) return bad("a shards group holds only shards");
+    if (s.suite != first.suite || s.shards != first.shards || s.head_sha != first.head_sha ||
+        s.base_sha != first.base_sha || s.kind != first.kind || s.ref != first.ref)
+      return bad("a shards group's shards measure one suite of one job alike");
+    if (seen[s.shard]) return bad("shard " + std::to_string(s.shard) + " is in the group twice");
+    seen[s.shard] = true;
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<GroupEnqueueResult> QueueStore::enqueue_group(const model::GroupSpec& group,
                                                      std::vector<model::JobSpec> specs) {
   BB_TRY(model::validate(group));
@@ -77,6 +109,7 @@ Result<GroupEnqueueResult> QueueStore::enqueue_group(const model::GroupSpec& gro
     if (!specs[i].delivery_id.empty() || !specs[i].replay_key.empty())
       return make_error(Errc::invalid_argument, which + ": a group's job comes from no delivery");
   }
+  BB_TRY(check_shards(group, specs));
 
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();

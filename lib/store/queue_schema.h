@@ -2,6 +2,7 @@
 // jobs row and model::Job. Internal to lib/store.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "model/job.h"
@@ -18,9 +19,12 @@ const std::vector<Migration>& queue_migrations();
 inline constexpr const char* kJobColumns =
     "id, delivery_id, kind, repository, clone_url, ref, head_sha, base_ref, base_sha, "
     "pr_number, suite, priority, requested_by, state, attempts, runner, lease_expires, "
-    "created, started, finished, result_path, error, group_id, threshold";
+    "created, started, finished, result_path, error, group_id, threshold, shard, shards, shard_benchmarks";
 
 model::Job job_from_row(const Statement& row);
+// A shard's benchmark names as the shard_benchmarks column holds them.
+std::string shard_benchmarks_text(const std::vector<std::string>& names);
+std::vector<std::string> shard_benchmarks_from_text(const std::string& text);
 // Every row of a job SELECT (kJobColumns), in order.
 Result<std::vector<model::Job>> read_jobs(Statement& st);
 

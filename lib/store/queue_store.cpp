@@ -75,10 +75,11 @@ Result<std::optional<Job>> QueueStore::find_duplicate(const model::JobSpec& spec
   auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns +
                         " FROM jobs WHERE repository = ? AND head_sha = ? AND kind = ?"
                         " AND base_sha = ? AND suite = ? AND (head_sha != '' OR ref = ?)"
+                        " AND shard = ? AND shards = ?"
                         " AND state IN ('queued', 'running') ORDER BY id LIMIT 1");
   if (!st) return st.error();
   st->bind(1, spec.repository).bind(2, spec.head_sha).bind(3, std::string(model::to_string(spec.kind)));
-  st->bind(4, spec.base_sha).bind(5, spec.suite).bind(6, spec.ref);
+  st->bind(4, spec.base_sha).bind(5, spec.suite).bind(6, spec.ref).bind(7, spec.shard).bind(8, spec.shards);
   auto row = st->step();
   if (!row) return row.error();
   if (!*row) return std::optional<Job>();
@@ -117,6 +118,8 @@ Status QueueStore::remember_replay(const std::string& key, int64_t job_id) {
 
 Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
   BB_TRY(model::validate(spec));
+  if (spec.shard != 0)
+    return make_error(Errc::invalid_argument, "a shard is queued with its suite's other shards (EnqueueGroup)");
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
   // Two boxes enqueueing the same work must not both find it missing.
@@ -128,6 +131,9 @@ Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
     if ((*group)->spec.repository != spec.repository)
       return make_error(Errc::invalid_argument, "job group " + std::to_string(spec.group_id) + " measures " +
                                                     (*group)->spec.repository + ", not " + spec.repository);
+    if ((*group)->spec.kind == model::GroupKind::shards)
+      return make_error(Errc::invalid_argument, "job group " + std::to_string(spec.group_id) +
+                                                    " holds a suite's shards and takes no other job");
   }
   auto result = enqueue_in_tx(spec, false);
   if (!result) return result.error();
@@ -138,10 +144,11 @@ Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
 Result<std::optional<Job>> QueueStore::find_measured(const model::JobSpec& spec) {
   auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns +
                         " FROM jobs WHERE repository = ? AND head_sha = ? AND kind = ? AND ref = ?"
-                        " AND base_sha = ? AND suite = ? AND state = 'done' ORDER BY id DESC LIMIT 1");
+                        " AND base_sha = ? AND suite = ? AND shard = ? AND shards = ? AND state = 'done'"
+                        " ORDER BY id DESC LIMIT 1");
   if (!st) return st.error();
   st->bind(1, spec.repository).bind(2, spec.head_sha).bind(3, std::string(model::to_string(spec.kind)));
-  st->bind(4, spec.ref).bind(5, spec.base_sha).bind(6, spec.suite);
+  st->bind(4, spec.ref).bind(5, spec.base_sha).bind(6, spec.suite).bind(7, spec.shard).bind(8, spec.shards);
   auto row = st->step();
   if (!row) return row.error();
   if (!*row) return std::optional<Job>();
@@ -170,14 +177,16 @@ Result<EnqueueResult> QueueStore::enqueue_in_tx(const model::JobSpec& spec, bool
 
   auto st = db_.prepare(
       "INSERT INTO jobs (delivery_id, kind, repository, clone_url, ref, head_sha, base_ref,"
-      " base_sha, pr_number, suite, priority, requested_by, state, created, group_id, threshold)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?) RETURNING id");
+      " base_sha, pr_number, suite, priority, requested_by, state, created, group_id, threshold,"
+      " shard, shards, shard_benchmarks)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?) RETURNING id");
   if (!st) return st.error();
   st->bind(1, spec.delivery_id).bind(2, std::string(model::to_string(spec.kind)));
   st->bind(3, spec.repository).bind(4, spec.clone_url).bind(5, spec.ref).bind(6, spec.head_sha);
   st->bind(7, spec.base_ref).bind(8, spec.base_sha).bind(9, spec.pr_number).bind(10, spec.suite);
   st->bind(11, spec.priority).bind(12, spec.requested_by).bind(13, clock_->now_unix());
   st->bind(14, spec.group_id).bind_real(15, spec.threshold);
+  st->bind(16, spec.shard).bind(17, spec.shards).bind(18, schema::shard_benchmarks_text(spec.benchmarks));
   auto inserted = st->step();
   if (!inserted) return inserted.error();
   int64_t id = st->column_int64(0);

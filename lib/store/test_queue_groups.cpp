@@ -233,3 +233,97 @@ TEST_CASE("a compare job keeps its commits and threshold through the queue") {
   push.threshold = 0.1;
   CHECK(q.enqueue(push).error().message.find("only a compare job") != std::string::npos);
 }
+
+namespace {
+
+JobSpec shard_spec(int shard, int shards, std::vector<std::string> names) {
+  JobSpec s = backfill_spec(7);
+  s.kind = JobKind::pull_request;
+  s.pr_number = 4;
+  s.ref = "refs/pull/4/head";
+  s.base_ref = "refs/heads/main";
+  s.base_sha = sha(6);
+  s.priority = 0;
+  s.suite = "micro";
+  s.shard = shard;
+  s.shards = shards;
+  s.benchmarks = std::move(names);
+  return s;
+}
+
+GroupSpec shards_group() {
+  GroupSpec g = group_spec();
+  g.kind = GroupKind::shards;
+  g.description = "suite micro of job 3 in 3 shards";
+  g.skip_measured = false;
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("a suite's shards are queued together and keep their place and benchmarks") {
+  test::TempDir dir;
+  FakeClock clock;
+  auto q = open_store(dir.file("queue.db"), clock);
+  auto r = q.enqueue_group(shards_group(), {shard_spec(1, 3, {"BM_a", "BM_b/8"}), shard_spec(2, 3, {"BM_c"}),
+                                            shard_spec(3, 3, {"BM_µ \"quoted\""})});
+  REQUIRE(r.ok());
+  REQUIRE(r->jobs.size() == 3);
+  for (const auto& j : r->jobs) CHECK(j.created);  // same commits, different shards: not duplicates
+  auto job = q.get(r->jobs[0].job.id);
+  REQUIRE(job.ok());
+  CHECK(job->spec.shard == 1);
+  CHECK(job->spec.shards == 3);
+  CHECK(job->spec.benchmarks == std::vector<std::string>{"BM_a", "BM_b/8"});
+  CHECK(job->spec.group_id == r->group.id);
+  CHECK(q.get(r->jobs[2].job.id)->spec.benchmarks == std::vector<std::string>{"BM_µ \"quoted\""});
+  CHECK(q.get_group(r->group.id)->spec.kind == GroupKind::shards);
+  auto listed = q.group_jobs(r->group.id);
+  REQUIRE(listed.ok());
+  CHECK(listed->size() == 3);
+  // The same shards again while they wait: the waiting jobs, nothing new.
+  auto again = q.enqueue_group(shards_group(), {shard_spec(1, 3, {"BM_a", "BM_b/8"}), shard_spec(2, 3, {"BM_c"}),
+                                                shard_spec(3, 3, {"BM_µ \"quoted\""})});
+  REQUIRE(again.ok());
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK_FALSE(again->jobs[i].created);
+    CHECK(again->jobs[i].job.id == r->jobs[i].job.id);
+  }
+  // A plain job is never mistaken for a shard of the same commits.
+  JobSpec whole = shard_spec(0, 0, {});
+  auto plain = q.enqueue(whole);
+  REQUIRE(plain.ok());
+  CHECK(plain->created);
+}
+
+TEST_CASE("a shard outside a whole shards group is refused, naming why") {
+  test::TempDir dir;
+  FakeClock clock;
+  auto q = open_store(dir.file("queue.db"), clock);
+  auto error = [&](const GroupSpec& g, std::vector<JobSpec> specs) {
+    auto r = q.enqueue_group(g, std::move(specs));
+    return r ? std::string("(queued)") : r.error().message;
+  };
+  CHECK(q.enqueue(shard_spec(1, 2, {"BM_a"})).error().message ==
+        "a shard is queued with its suite's other shards (EnqueueGroup)");
+  CHECK(error(group_spec(), {shard_spec(1, 2, {"BM_a"})}) == "a shard is queued only in a group of kind shards");
+  GroupSpec skipping = shards_group();
+  skipping.skip_measured = true;
+  CHECK(error(skipping, {shard_spec(1, 2, {"a"}), shard_spec(2, 2, {"b"})}) ==
+        "a shards group measures every shard: skip_measured must be off");
+  CHECK(error(shards_group(), {shard_spec(1, 2, {"a"})}) == "a shards group holds all 2 shards of its suite, got 1");
+  CHECK(error(shards_group(), {shard_spec(1, 2, {"a"}), shard_spec(1, 2, {"b"})}) == "shard 1 is in the group twice");
+  JobSpec other = shard_spec(2, 2, {"b"});
+  other.suite = "macro";
+  CHECK(error(shards_group(), {shard_spec(1, 2, {"a"}), other}) ==
+        "a shards group's shards measure one suite of one job alike");
+  CHECK(error(shards_group(), {shard_spec(0, 0, {}), shard_spec(1, 2, {"a"})}) == "a shards group holds only shards");
+  // Nothing half-made: no group, no job.
+  CHECK(q.list(std::nullopt, 100)->empty());
+  auto ok = q.enqueue_group(shards_group(), {shard_spec(1, 2, {"a"}), shard_spec(2, 2, {"b"})});
+  REQUIRE(ok.ok());
+  JobSpec extra = backfill_spec(9);
+  extra.group_id = ok->group.id;
+  CHECK(q.enqueue(extra).error().message ==
+        "job group " + std::to_string(ok->group.id) + " holds a suite's shards and takes no other job");
+}
