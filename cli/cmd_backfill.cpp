@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "bus/dict.h"
+#include "bus/enqueue_group.h"
 #include "bus/names.h"
 #include "bus_client.h"
 #include "commands.h"
@@ -164,25 +164,17 @@ int cmd_backfill(const Args& args) {
   if (o.every > 1) group.description += " --every " + std::to_string(o.every);
   group.description = utf8_cut(group.description, 200, "");
 
-  auto m = client->new_call(bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "EnqueueGroup");
-  if (!m) return fail(m.error().message);
-  if (bus::append_dict(m->get(), model::to_json(group)) < 0) return fail("cannot build EnqueueGroup call");
-  if (sd_bus_message_open_container(m->get(), 'a', "a{sv}") < 0) return fail("cannot build EnqueueGroup call");
-  for (const auto& s : *specs) {
-    nlohmann::json j = model::to_json(s);
-    j.erase("replay_key");  // a group's jobs come from no delivery
-    if (bus::append_dict(m->get(), j) < 0) return fail("cannot build EnqueueGroup call");
-  }
-  if (sd_bus_message_close_container(m->get()) < 0) return fail("cannot build EnqueueGroup call");
-  auto reply = client->call(m->get());
+  std::vector<nlohmann::json> jobs;
+  for (const auto& s : *specs) jobs.push_back(model::to_json(s));
+  auto call = bus::new_enqueue_group(client->get(), model::to_json(group), jobs);
+  if (!call) return fail(call.error().message);
+  auto reply = client->call(call->get());
   if (!reply) return fail(reply.error().message);
-  int64_t group_id = 0;
-  if (sd_bus_message_read(reply->get(), "x", &group_id) < 0) return fail("bad EnqueueGroup reply");
-  if (sd_bus_message_enter_container(reply->get(), 'a', "(xb)") < 0) return fail("bad EnqueueGroup reply");
+  auto queued = bus::read_group_enqueued(reply->get());
+  if (!queued) return fail(queued.error().message);
+  const int64_t group_id = queued->group_id;
   size_t created = 0, existing = 0;
-  int64_t id = 0;
-  int made = 0;
-  while (sd_bus_message_read(reply->get(), "(xb)", &id, &made) > 0) made ? ++created : ++existing;
+  for (const auto& j : queued->jobs) j.created ? ++created : ++existing;
   if (group_id == 0) {
     std::printf("nothing queued: all %zu commits are measured or waiting already (--again measures them anew)\n",
                 specs->size());

@@ -327,8 +327,14 @@ int reply_groups(sd_bus_message* m, const std::vector<model::JobGroup>& groups) 
 
 int method_enqueue_group(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
-    if (int r = daemon::refuse_unless(m, error, reporter_or_operators(userdata)); r < 0) return r;
-    const bool reporter = only_reporter(m, userdata);
+    const auto& a = manager_of(userdata)->config().access;
+    if (int r = daemon::refuse_unless(m, error, daemon::operators_and(a, {a.reporter_user, a.runner_user})); r < 0)
+      return r;
+    // Not an operator: reporterd (bisections) or runnerd (a suite's shards).
+    auto caller = bus::sender_of(m);
+    const bool operator_call = caller && bus::may_call(*caller, daemon::operators_and(a));
+    const bool runner = !operator_call && caller && bus::may_call(*caller, runner_or_operators(userdata));
+    const bool reporter = !operator_call && !runner;
     auto gdict = bus::read_dict(m);
     if (!gdict) return reply_error(error, gdict.error());
     if (auto st = check_group_keys(*gdict); !st) return reply_error(error, st.error());
@@ -351,6 +357,9 @@ int method_enqueue_group(sd_bus_message* m, void* userdata, sd_bus_error* error)
     if ((r = sd_bus_message_exit_container(m)) < 0) return r;
     if (reporter && group->kind != model::GroupKind::bisect)
       return reply_error(error, make_error(Errc::permission_denied, "Access denied: benchbox-reporterd may only make bisection groups"));
+    if (runner && group->kind != model::GroupKind::shards)
+      return reply_error(error, make_error(Errc::permission_denied,
+                                           "Access denied: benchbox-runnerd may only queue a suite's shards"));
     auto result = manager_of(userdata)->enqueue_group(*group, std::move(specs));
     if (!result) return reply_error(error, result.error());
     sd_bus_message* raw = nullptr;

@@ -7,6 +7,7 @@
 // asked for, so a restart resumes from the recorded steps.
 #include "bus/errors.h"
 #include "bus/dict.h"
+#include "bus/enqueue_group.h"
 #include "bus/names.h"
 #include "daemon/log.h"
 #include "manager.h"
@@ -53,13 +54,10 @@ Status Manager::start_confirmation(report::Regression& r, const model::Job& job)
 void Manager::queue_next(report::Bisection& b) {
   auto spec = report::next_job(b);
   if (!spec) return;
-  bus::BusError error;
-  sd_bus_message* raw = nullptr;
-  int r = 0;
+  auto waits = [&](const Error& e) {
+    log_warning("bisection waits for the queue: " + e.message, {{"BISECTION", bid(b)}, {"REPOSITORY", b.repository}});
+  };
   if (b.group_id == 0) {
-    r = sd_bus_message_new_method_call(bus_, &raw, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface,
-                                       "EnqueueGroup");
-    bus::MessagePtr call(raw);
     model::GroupSpec group;
     group.kind = model::GroupKind::bisect;
     group.repository = b.repository;
@@ -69,26 +67,17 @@ void Manager::queue_next(report::Bisection& b) {
                                  200, "");
     group.requested_by = spec->requested_by;
     group.skip_measured = false;  // a rerun of an inconclusive step is the point
-    if (r >= 0) r = bus::append_dict(raw, model::to_json(group));
-    if (r >= 0) r = sd_bus_message_open_container(raw, 'a', "a{sv}");
-    nlohmann::json j = model::to_json(*spec);
-    j.erase("replay_key");
-    if (r >= 0) r = bus::append_dict(raw, j);
-    if (r >= 0) r = sd_bus_message_close_container(raw);
-    sd_bus_message* reply_raw = nullptr;
-    if (r >= 0) r = sd_bus_call(bus_, raw, 0, error.get(), &reply_raw);
-    bus::MessagePtr reply(reply_raw);
-    int64_t group_id = 0, job_id = 0;
-    int created = 0;
-    if (r >= 0) r = sd_bus_message_read(reply_raw, "x", &group_id);
-    if (r >= 0) r = sd_bus_message_enter_container(reply_raw, 'a', "(xb)");
-    if (r >= 0) r = sd_bus_message_read(reply_raw, "(xb)", &job_id, &created);
-    if (r > 0) {
-      b.group_id = group_id;
-      b.waiting_job = job_id;
-    }
+    auto queued = bus::enqueue_group(bus_, model::to_json(group), {model::to_json(*spec)});
+    if (!queued) return waits(queued.error());
+    if (queued->jobs.empty() || queued->jobs.front().id == 0)
+      return waits(make_error(Errc::io, "Queue1.EnqueueGroup: no job in the answer"));
+    b.group_id = queued->group_id;
+    b.waiting_job = queued->jobs.front().id;
   } else {
-    r = sd_bus_message_new_method_call(bus_, &raw, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Enqueue");
+    bus::BusError error;
+    sd_bus_message* raw = nullptr;
+    int r = sd_bus_message_new_method_call(bus_, &raw, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface,
+                                           "Enqueue");
     bus::MessagePtr call(raw);
     spec->group_id = b.group_id;
     nlohmann::json j = model::to_json(*spec);
@@ -101,11 +90,7 @@ void Manager::queue_next(report::Bisection& b) {
     int created = 0;
     if (r >= 0) r = sd_bus_message_read(reply_raw, "xb", &job_id, &created);
     if (r > 0) b.waiting_job = job_id;
-  }
-  if (r <= 0 || b.waiting_job == 0) {
-    Error e = bus::from_bus_error(error.get(), r < 0 ? r : -EIO, "Queue1");
-    log_warning("bisection waits for the queue: " + e.message, {{"BISECTION", bid(b)}, {"REPOSITORY", b.repository}});
-    return;
+    if (r <= 0 || b.waiting_job == 0) return waits(bus::from_bus_error(error.get(), r < 0 ? r : -EIO, "Queue1"));
   }
   if (auto st = history_.save_bisection(b, clock_.now_unix()); !st) {
     log_error("bisection not saved: " + st.error().message, {{"BISECTION", bid(b)}});

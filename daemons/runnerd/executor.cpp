@@ -16,6 +16,7 @@
 #include "git/repository.h"
 #include "git/select.h"
 #include "measure.h"
+#include "shard_step.h"
 #include "util/clock.h"
 #include "util/file.h"
 #include "util/text.h"
@@ -155,6 +156,49 @@ Status check_formats(const std::vector<config::Suite>& suites) {
   return {};
 }
 
+// Takes every sharded suite out of `suites` and queues its shards, unless
+// the job is a shard itself or a compare job (a confirmation or a bisection
+// step measures its pair whole), or the suite declares too few names here.
+Status hand_over_shards(const model::Job& job, const ExecContext& ctx, std::vector<config::Suite>& suites,
+                        std::vector<Target>& targets) {
+  if (job.spec.shard > 0 || job.spec.kind == JobKind::compare || !ctx.queue_shards) return {};
+  const std::string id = std::to_string(job.id);
+  std::vector<config::Suite> here;
+  for (auto& s : suites) {
+    if (s.shards < 2) {
+      here.push_back(std::move(s));
+      continue;
+    }
+    // Every name either commit declares: a benchmark new in a PR's head is
+    // measured too (and shown new), one it removed still shows removed.
+    std::vector<std::string> names;
+    for (const auto& t : targets) {
+      auto it = t.result.suites.find(s.name);
+      if (it != t.result.suites.end() && it->second.declared)
+        names.insert(names.end(), it->second.declared->begin(), it->second.declared->end());
+    }
+    auto plan = plan_shards(s, names);
+    if (!plan) {
+      daemon::log_warning("suite '" + s.name + "' declares too few benchmarks here to shard: measured whole",
+                          {{"JOB_ID", id}});
+      here.push_back(std::move(s));
+      continue;
+    }
+    auto group = ctx.queue_shards(shard_group(job, *plan), shard_specs(job.spec, *plan));
+    if (!group) return group.error().with_context("queueing the shards of suite '" + s.name + "'");
+    daemon::log_info("suite '" + s.name + "' handed to " + std::to_string(plan->shards.size()) +
+                         " shard jobs in group " + std::to_string(*group),
+                     {{"JOB_ID", id}, {"GROUP_ID", std::to_string(*group)}});
+    for (auto& t : targets) {
+      model::SuiteOutcome& o = t.result.suites[s.name];
+      o.status = model::BenchmarkStatus::skipped;
+      o.reason = sharded_reason(plan->shards.size(), *group);
+    }
+  }
+  suites = std::move(here);
+  return {};
+}
+
 }  // namespace
 
 void remove_job_dir(const std::string& path, int64_t job_id, exec::CommandRunner* runner) {
@@ -263,6 +307,9 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
       if (spec.threshold > 0) s.thresholds = {{"", spec.threshold}};
     }
   if (auto st = check_formats(*suites); !st) return failed(st.error().message);
+  if (spec.shard > 0 && (suites->size() != 1 || suites->front().shards < 2))
+    return failed("shard " + std::to_string(spec.shard) + " of suite '" + spec.suite +
+                  "': the suite is not sharded at " + short_sha(targets.back().commit));
   // A pull request that changes none of a suite's `paths:` does not run it:
   // its benchmarks are reported skipped (not affected), never missing.
   std::map<std::string, std::string> not_affected;  // suite -> why
@@ -310,8 +357,12 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
   // One environment for the job, from the head's tree: a PR's base and head
   // are always compared, even when the PR changes a lock file.
   bool env_cancelled = false;
+  // A shard's key is its suite's (the filter on its run command is not part
+  // of it): every shard's benchmarks land in the suite's trends.
   model::Environment env = describe_environment(ctx.isolation, ctx.runner_id, *suites, targets.back(), mctx,
                                                 env_cancelled);
+  if (spec.shard > 0)
+    for (auto& s : *suites) s = shard_suite(s, spec);
   env.hardware = ctx.hardware;
   if (env_cancelled) return cancelled();
   const std::string env_key = env.key();
@@ -371,6 +422,10 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     }
   }
 
+  // A sharded suite is measured by its shards, on whichever boxes claim
+  // them: planned from what it declares here, queued, and not run here.
+  if (auto st = hand_over_shards(job, ctx, *suites, targets); !st) return failed(st.error().message);
+
   // 4. Measure, interleaving base and head in a recorded random order.
   model::JobResult result;
   result.job_id = job.id;
@@ -382,6 +437,9 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     daemon::log_info("measuring suite '" + s.name + "'", {{"JOB_ID", id}});
     if (!measure_suite(s, targets, rng, mctx)) return cancelled();
   }
+
+  if (spec.shard > 0)
+    for (auto& t : targets) keep_shard_benchmarks(t.result, spec);
 
   // 5. The result file, written atomically: reporterd may read it as soon
   // as the job is done.

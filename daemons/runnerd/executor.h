@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "exec/command_runner.h"
 #include "model/environment.h"
 #include "model/job.h"
+#include "model/job_group.h"
 
 namespace bb::runnerd {
 
@@ -44,6 +46,9 @@ struct ExecContext {
   std::string job_user;
   exec::Command::Limits limits;
   uint64_t work_tree_max_bytes = 0;
+  // Queues a sharded suite's shard jobs as one group (shard_step.h), from
+  // the worker thread; the group's id. Null: sharded suites run whole.
+  std::function<Result<int64_t>(const model::GroupSpec&, const std::vector<model::JobSpec>&)> queue_shards;
 };
 
 struct ExecOutcome {

@@ -11,7 +11,9 @@
 #include <cerrno>
 #include <filesystem>
 
+#include "bus/connect.h"
 #include "bus/dict.h"
+#include "bus/enqueue_group.h"
 #include "bus/errors.h"
 #include "bus/names.h"
 #include "daemon/log.h"
@@ -265,6 +267,7 @@ void Manager::begin(model::Job job) {
   ctx.limits = {conf_.appliance.runner.memory_max_bytes, conf_.appliance.runner.tasks_max,
                 conf_.appliance.runner.file_size_max_bytes};
   ctx.work_tree_max_bytes = conf_.appliance.runner.work_tree_max_bytes;
+  ctx.queue_shards = queue_shards;
   std::string why;
   check_tuner(ctx.machine_fingerprint, ctx.host_drifted, why);
   ctx.hardware = hardware_class(ctx.machine_fingerprint);
@@ -395,6 +398,32 @@ void Manager::complete(const std::string& result_path) {
   if (r < 0)
     daemon::log_error(bus::from_bus_error(error.get(), r, "Queue1.CompleteWithResult").message,
                       {{"JOB_ID", id_text(current_->id)}});
+}
+
+// From the worker thread, so on a connection of its own (an sd-bus
+// connection belongs to one thread). A parent job run again (its box died
+// after queueing) finds its shards queued already: the queue answers with
+// those jobs and no new group, and their group is read from one of them.
+Result<int64_t> Manager::queue_shards(const model::GroupSpec& group, const std::vector<model::JobSpec>& specs) {
+  auto bus = bus::open_system_bus();
+  if (!bus) return bus.error();
+  std::vector<nlohmann::json> jobs;
+  for (const auto& s : specs) jobs.push_back(model::to_json(s));
+  auto queued = bus::enqueue_group(bus->get(), model::to_json(group), jobs);
+  if (!queued) return queued.error();
+  if (queued->group_id != 0) return queued->group_id;
+  if (queued->jobs.empty()) return make_error(Errc::io, "Queue1.EnqueueGroup: no job in the answer");
+  bus::BusError error;
+  sd_bus_message* raw = nullptr;
+  int r = sd_bus_call_method(bus->get(), bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Get",
+                             error.get(), &raw, "x", queued->jobs.front().id);
+  bus::MessagePtr reply(raw);
+  if (r < 0) return bus::from_bus_error(error.get(), r, "Queue1.Get");
+  auto dict = bus::read_dict(raw);
+  if (!dict) return dict.error();
+  auto job = model::job_from_json(*dict);
+  if (!job) return job.error();
+  return job->spec.group_id;
 }
 
 // Read at every job: a kernel upgrade or a memory change while runnerd

@@ -77,6 +77,8 @@ class Manager {
   // when it is too large to travel).
   void complete(const std::string& result_path);
   model::HardwareClass hardware_class(const std::string& tuning);
+  // ExecContext::queue_shards: EnqueueGroup on a connection of its own.
+  static Result<int64_t> queue_shards(const model::GroupSpec& group, const std::vector<model::JobSpec>& specs);
   void properties_changed();
   // Tuner1.Check(): the fingerprint, whether the host drifted, and the
   // names of failing items; "unavailable" when tunerd is not on the bus.

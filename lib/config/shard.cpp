@@ -97,7 +97,7 @@ std::string harness_filter(const std::string& format, const std::vector<std::str
 
 std::string shard_run_command(const Suite& suite, const std::vector<std::string>& names) {
   const std::string args = harness_filter(suite.format, names);
-  if (args.empty() || suite.run.find(kShardArgsVariable) != std::string::npos) return suite.run;
+  if (args.empty() || suite.run.find(kShardVariablePrefix) != std::string::npos) return suite.run;
   // `run: |` ends in a newline: the words go on the command's last line.
   std::string run = suite.run;
   while (!run.empty() && std::isspace(static_cast<unsigned char>(run.back()))) run.pop_back();

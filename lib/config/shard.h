@@ -15,9 +15,11 @@ namespace bb::config {
 
 // More would be a fleet no one runs, and a manifest no check run shows.
 inline constexpr uint64_t kMaxShards = model::kMaxShards;
-// The variable a run command may place the harness's filter arguments
-// with; a command that names it does not get them appended.
-inline constexpr const char* kShardArgsVariable = "BENCHBOX_SHARD_ARGS";
+// runnerd gives a shard's commands BENCHBOX_SHARD, BENCHBOX_SHARDS,
+// BENCHBOX_SHARD_FILTER (names_regex of its names) and
+// BENCHBOX_SHARD_BENCHMARKS (its names, one a line). A run command that
+// names any of them places the filter itself and gets nothing appended.
+inline constexpr const char* kShardVariablePrefix = "BENCHBOX_SHARD";
 
 // The shard (0-based) a benchmark falls in when no shard_by entry claims
 // it: FNV-1a of its name modulo the count. Stable across boxes, builds and
@@ -43,8 +45,9 @@ std::string names_regex(const std::vector<std::string>& names);
 std::string harness_filter(const std::string& format, const std::vector<std::string>& names);
 
 // A shard's run command: the suite's, with harness_filter appended, unless
-// the command places $BENCHBOX_SHARD_ARGS itself (a pipeline, a wrapper
-// script), which runnerd sets to the same words.
+// the command uses the shard's variables itself (a pipeline, a wrapper
+// script, a harness benchbox has no filter for):
+//   ./bench --benchmark_filter="$BENCHBOX_SHARD_FILTER" | tee out.json
 std::string shard_run_command(const Suite& suite, const std::vector<std::string>& names);
 
 }  // namespace bb::config

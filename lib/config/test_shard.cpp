@@ -148,7 +148,7 @@ TEST_CASE("a shard's run command: the filter appended, or placed where the comma
   s.format = "google-benchmark";
   s.run = "./bench --benchmark_format=json\n";
   CHECK(shard_run_command(s, {"BM_a"}) == "./bench --benchmark_format=json '--benchmark_filter=^(BM_a)$'");
-  s.run = "./bench $BENCHBOX_SHARD_ARGS | tee out.json";
+  s.run = "./bench --benchmark_filter=\"$BENCHBOX_SHARD_FILTER\" | tee out.json";
   CHECK(shard_run_command(s, {"BM_a"}) == s.run);
   s.format = "hyperfine";
   s.run = "hyperfine --export-json out.json 'a' 'b'";

@@ -66,6 +66,9 @@ struct Benchmark {
 // How a suite's skip reason starts when a pull request changed none of its
 // `paths:` (the reporter then shows its benchmarks' last base-branch values).
 inline constexpr const char* kNotAffected = "not affected";
+// How it starts when the job handed the suite to a group of shard jobs
+// (config/shard.h): measured there, not here.
+inline constexpr const char* kSharded = "sharded";
 
 // How a suite went on one commit, and what it declares: what tells a
 // benchmark that was removed from one that went missing.

@@ -163,6 +163,43 @@ TEST_CASE("reporterd may queue a bisection's compare jobs and nothing else", "[q
   CHECK(jobs.size() == 2);
 }
 
+TEST_CASE("runnerd may queue a suite's shards and no other group", "[queued][access]") {
+  if (::geteuid() != 0) {
+    WARN("not root: cannot call as another user, the access test does not run");
+    return;
+  }
+  QueuedFixture q("", "access:\n  runner_user: nobody\n  webhook_user: benchbox-test-no-such-user\n");
+  q.start_and_wait();
+  std::string out;
+  auto shard = [](int i) {
+    return std::string("9 kind s push repository s octo/widgets clone_url s ") + kCloneUrl +
+           " ref s refs/heads/main head_sha s " + fake_sha(1) + " suite s micro shard x " + std::to_string(i) +
+           " shards x 2 shard_benchmarks as 1 BM_" + std::to_string(i);
+  };
+  int rc = run_as(kNobody, kNobody, {},
+                  queue_call(q, "EnqueueGroup a{sv}aa{sv} 3 kind s shards repository s octo/widgets skip_measured b "
+                                "false 2 " + shard(1) + " " + shard(2)),
+                  &out);
+  INFO(out << "\n" << q.log());
+  REQUIRE(rc == 0);
+  CHECK(out.rfind("xa(xb) 1 2 ", 0) == 0);
+  // A backfill or a bisection group, a plain Enqueue, cancelling a group: no.
+  for (const std::string& call :
+       {"EnqueueGroup a{sv}aa{sv} 2 kind s backfill repository s octo/widgets 1 " + enqueue_args(3).substr(14),
+        "EnqueueGroup a{sv}aa{sv} 3 kind s bisect repository s octo/widgets skip_measured b false 2 " + shard(1) +
+            " " + shard(2),
+        enqueue_args(4), std::string("CancelGroup xs 1 x")}) {
+    INFO(call);
+    CHECK(run_as(kNobody, kNobody, {}, queue_call(q, call), &out) != 0);
+    CHECK(denied(out));
+  }
+  QueueClient root(q.address());
+  std::vector<json> jobs;
+  REQUIRE_FALSE(root.list("", 0, &jobs));
+  REQUIRE(jobs.size() == 2);
+  CHECK(jobs[0]["shard_benchmarks"].size() == 1);
+}
+
 TEST_CASE("the shipped Queue1 policy refuses on the bus, before queued is asked", "[queued][access]") {
   if (::geteuid() != 0) {
     WARN("not root: cannot call as another user, the access test does not run");
