@@ -24,8 +24,12 @@ int last_online_cpu() {
 
 }  // namespace
 
-RunnerdFixture::RunnerdFixture(const std::string& runner_yaml)
+RunnerdFixture::RunnerdFixture(const std::string& runner_yaml) : RunnerdFixture(runner_yaml, "", "test-runner") {}
+
+RunnerdFixture::RunnerdFixture(const std::string& runner_yaml, const std::string& postgres,
+                               const std::string& runner_id)
     : queued_("  lease_seconds: 3\n  max_attempts: 5\n") {
+  if (!postgres.empty()) queued_.use_postgresql(postgres);  // rewrites the config: first
   // Run as root, runnerd gives every job its own uid (exec/identity.h),
   // which may write nothing of ours. The tests' benchmarks leave marker
   // files (started, builds.log) here, so this one directory is open to
@@ -35,7 +39,7 @@ RunnerdFixture::RunnerdFixture(const std::string& runner_yaml)
     std::ofstream cfg(queued_.config_path(), std::ios::app);
     cfg << "cache_dir: " << (dir() / "cache") << "\n"
         << "runner:\n"
-        << "  runner_id: test-runner\n"
+        << "  runner_id: " << runner_id << "\n"
         << "  heartbeat_seconds: 1\n"
         << "  benchmark_cpus: \"" << last_online_cpu() << "\"\n"
         << runner_yaml;

@@ -20,6 +20,9 @@ class RunnerdFixture {
   // A short lease and heartbeat so the kill -9 test runs in seconds.
   // `runner_yaml` is added to the config's runner section.
   explicit RunnerdFixture(const std::string& runner_yaml = "");
+  // Another box of a fleet: its queue joins this PostgreSQL database, and
+  // its runner is `runner_id`.
+  RunnerdFixture(const std::string& runner_yaml, const std::string& postgres, const std::string& runner_id);
 
   void start_runner(const std::map<std::string, std::string>& extra_env = {});
   void kill_runner() { runner_->kill_hard(); }

@@ -1,0 +1,133 @@
+// A suite sharded four ways across three boxes, each with its own
+// benchbox-queued and benchbox-runnerd on its own bus, all on one
+// PostgreSQL queue: one box is killed (-9, queued and runnerd) in the middle
+// of a shard, another box measures that shard once the lease runs out, and
+// the shards' results together hold every declared benchmark exactly once.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "runnerd_fixture.h"
+#include "util/file.h"
+#include "util/text.h"
+
+using namespace bb;
+using namespace bb::test;
+using nlohmann::json;
+
+namespace {
+
+// Eight benchmarks, filtered as Google Benchmark does; a second per run, so
+// a shard is still measuring when the test kills its box.
+const char* kSlowGoogleBenchmark =
+    "#!/bin/sh\n"
+    "filter=.\n"
+    "for a in \"$@\"; do case $a in --benchmark_filter=*) filter=${a#--benchmark_filter=};; esac; done\n"
+    "echo \"$BENCHBOX_SHARD\" >> \"$MARKS\"\n"
+    "sleep 1\n"
+    "printf '{\"context\":{},\"benchmarks\":['\n"
+    "sep=\n"
+    "for n in BM_a BM_b BM_c BM_d BM_e BM_f BM_g BM_h; do\n"
+    "  echo \"$n\" | grep -Eq -- \"$filter\" || continue\n"
+    "  printf '%s{\"name\":\"%s\",\"run_name\":\"%s\",\"run_type\":\"iteration\",\"repetitions\":1,"
+    "\"repetition_index\":0,\"threads\":1,\"iterations\":1000,\"real_time\":1.5,\"cpu_time\":1.4,"
+    "\"time_unit\":\"ns\"}' \"$sep\" \"$n\" \"$n\"\n"
+    "  sep=,\n"
+    "done\n"
+    "printf ']}\\n'\n";
+
+}  // namespace
+
+TEST_CASE("a suite sharded four ways over three boxes survives a box killed mid-shard", "[fleet][kill]") {
+  std::vector<std::unique_ptr<RunnerdFixture>> boxes;
+  boxes.push_back(std::make_unique<RunnerdFixture>("", "", "runner-0"));
+  REQUIRE(boxes[0]->queued().on_postgresql());
+  const std::string conninfo = boxes[0]->queued().conninfo();
+  for (int i = 1; i < 3; ++i)
+    boxes.push_back(std::make_unique<RunnerdFixture>("", conninfo, "runner-" + std::to_string(i)));
+  RunnerdFixture& origin_box = *boxes[0];
+  const std::string marks = origin_box.dir() / "marks.log";
+  REQUIRE(write_file_atomic(marks, "", 0666).ok());
+  REQUIRE(::chmod(marks.c_str(), 0666) == 0);  // every job's uid appends
+  origin_box.commit("slow-gb.sh", kSlowGoogleBenchmark, "a slow benchmark binary");
+  const std::string sha = origin_box.commit(".benchbox.yml",
+                                            "version: 1\n"
+                                            "suites:\n"
+                                            "  - name: micro\n"
+                                            "    run: sh slow-gb.sh\n"
+                                            "    format: google-benchmark\n"
+                                            "    benchmarks: [BM_a, BM_b, BM_c, BM_d, BM_e, BM_f, BM_g, BM_h]\n"
+                                            "    shards: 4\n"
+                                            "    repetitions: 2\n"
+                                            "    warmup: 0\n"
+                                            "    env: {MARKS: " + marks + "}\n",
+                                            "shard the suite");
+  for (auto& b : boxes) b->start_runner();
+
+  const int64_t parent = origin_box.enqueue(origin_box.push_spec(sha));
+  json job = origin_box.wait_finished(parent);
+  INFO(boxes[0]->runner_log() + boxes[1]->runner_log() + boxes[2]->runner_log());
+  REQUIRE(job["state"] == "done");
+  const int64_t group = [&] {
+    const std::string reason = origin_box.result_of(job)["head"]["suites"]["micro"]["reason"];
+    return std::stoll(reason.substr(reason.find("job group ") + 10));
+  }();
+  std::vector<json> shards;
+  auto read_shards = [&](QueueClient& client) {
+    std::vector<json> all;
+    shards.clear();
+    if (client.list("", 0, &all)) return false;
+    for (const auto& j : all)
+      if (j.value("group_id", int64_t{0}) == group) shards.push_back(j);
+    return shards.size() == 4;
+  };
+  REQUIRE(read_shards(origin_box.client()));
+
+  // Kill the box of the first shard that is measuring: queued and runnerd.
+  int victim = -1;
+  int64_t victim_job = 0;
+  REQUIRE(wait_until(
+      [&] {
+        if (!read_shards(origin_box.client()) || trim(slurp(marks)).empty()) return false;
+        for (const auto& s : shards)
+          if (s["state"] == "running")
+            for (int i = 0; i < 3; ++i)
+              if (s["runner"] == "runner-" + std::to_string(i)) {
+                victim = i;
+                victim_job = s["id"];
+                return true;
+              }
+        return false;
+      },
+      std::chrono::seconds(60)));
+  boxes[victim]->kill_runner();
+  boxes[victim]->queued().kill_hard();
+  const int survivor = victim == 0 ? 1 : 0;
+  RunnerdFixture& alive = *boxes[survivor];
+
+  // Another box takes the shard once its lease runs out, and every shard ends done.
+  json taken = alive.wait_finished(victim_job, 120);
+  REQUIRE(taken["state"] == "done");
+  CHECK(taken["runner"] != "runner-" + std::to_string(victim));
+  CHECK(taken["attempts"].get<int64_t>() >= 1);  // its lease expired once at least
+  std::multiset<std::string> measured;
+  REQUIRE(read_shards(alive.client()));
+  for (const auto& s : shards) {
+    json done = alive.wait_finished(s["id"].get<int64_t>(), 120);
+    REQUIRE(done["state"] == "done");
+    json head = alive.result_of(done)["head"];
+    std::set<std::string> want;
+    for (const auto& n : s["shard_benchmarks"]) want.insert(n.get<std::string>());
+    std::set<std::string> got;
+    for (const auto& b : head["benchmarks"])
+      if (b["metric"] == "wall_time") got.insert(b["name"].get<std::string>());
+    CHECK(got == want);
+    measured.insert(got.begin(), got.end());
+  }
+  CHECK(measured.size() == 8);
+  CHECK(std::set<std::string>(measured.begin(), measured.end()).size() == 8);
+}
