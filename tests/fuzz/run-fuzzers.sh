@@ -15,12 +15,13 @@ corpus_root=$root/tests/fuzz/corpus
 formats=${*:-asv benchbox bmf cargo-bench catch2-xml criterion go-test google-benchmark hyperfine pytest-benchmark http-request}
 
 if [ ! -f "$build/build.ninja" ]; then
+  rm -rf "$build"  # a setup that was stopped half-way leaves what a new one refuses
   CXX=clang++ CC=clang meson setup "$build" "$root" -Dfuzz=true -Db_sanitize=address,undefined \
     -Db_lundef=false -Dsystem_tests=false >/dev/null
 fi
 targets=""
 for f in $formats; do targets="$targets tests/fuzz/fuzz-$f"; done
-ninja -C "$build" -j2 $targets >/dev/null
+ninja -C "$build" -j"${FUZZ_BUILD_JOBS:-$(nproc)}" $targets >/dev/null
 [ "$seconds" = build ] && exit 0
 
 work=$(mktemp -d)
