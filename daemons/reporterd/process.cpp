@@ -146,7 +146,12 @@ Status Manager::process(const model::Job& job) {
                              job.created,     job.finished,        model::to_string(job.state),
                              report::to_string(rep.overall), rep.summary};
   if (auto st = history_.record_job(summary); !st) return st;
-  if (result && branch_push(job) && config_.reporter.regression_issues) {
+  // One shard measures part of a suite, and the run before it in history
+  // may be another shard of the same commit: nothing to judge a branch's
+  // regression by until the shards are merged.
+  if (result && branch_push(job) && config_.reporter.regression_issues && job.spec.shard > 0)
+    log_info("a shard of a sharded suite: the branch's regression stays as it is", {{"JOB_ID", id}});
+  else if (result && branch_push(job) && config_.reporter.regression_issues) {
     auto later = history_.has_later_run(result->head);
     if (!later) log_warning("regression not tracked: " + later.error().message, {{"JOB_ID", id}});
     else if (*later) log_info("a backfilled commit: the branch's regression stays as it is", {{"JOB_ID", id}});
