@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "config/shard.h"
+#include "util/text.h"
 
 namespace bb::runnerd {
 
@@ -19,8 +20,10 @@ model::GroupSpec shard_group(const model::Job& parent, const ShardPlan& plan) {
   model::GroupSpec g;
   g.kind = model::GroupKind::shards;
   g.repository = parent.spec.repository;
-  g.description = "suite " + plan.suite + " of job " + std::to_string(parent.id) + " in " +
-                  std::to_string(plan.shards.size()) + " shards";
+  // A group's description is at most 200 bytes; a suite's name has no limit.
+  g.description = utf8_cut("suite " + plan.suite + " of job " + std::to_string(parent.id) + " in " +
+                               std::to_string(plan.shards.size()) + " shards",
+                           200, "");
   g.requested_by = parent.spec.requested_by;
   g.skip_measured = false;
   return g;
