@@ -23,21 +23,8 @@ namespace {
 // A stand-in for a Google Benchmark binary: eight benchmarks, of which
 // --benchmark_filter=REGEX (an anchored ERE, as the real one reads it)
 // picks; every call is logged with the shard and the filter it got.
-const char* kFakeGoogleBenchmark =
-    "#!/bin/sh\n"
-    "filter=.\n"
-    "for a in \"$@\"; do case $a in --benchmark_filter=*) filter=${a#--benchmark_filter=};; esac; done\n"
-    "echo \"shard=${BENCHBOX_SHARD:-none}/${BENCHBOX_SHARDS:-none} filter=$filter\" >> \"$CALLS\"\n"
-    "printf '{\"context\":{},\"benchmarks\":['\n"
-    "sep=\n"
-    "for n in BM_a BM_b BM_c BM_d BM_e BM_f BM_g BM_h; do\n"
-    "  echo \"$n\" | grep -Eq -- \"$filter\" || continue\n"
-    "  printf '%s{\"name\":\"%s\",\"run_name\":\"%s\",\"run_type\":\"iteration\",\"repetitions\":1,"
-    "\"repetition_index\":0,\"threads\":1,\"iterations\":1000,\"real_time\":1.5,\"cpu_time\":1.4,"
-    "\"time_unit\":\"ns\"}' \"$sep\" \"$n\" \"$n\"\n"
-    "  sep=,\n"
-    "done\n"
-    "printf ']}\\n'\n";
+const std::string kFakeGoogleBenchmark = fake_google_benchmark(
+    "echo \"shard=${BENCHBOX_SHARD:-none}/${BENCHBOX_SHARDS:-none} filter=$filter\" >> \"$CALLS\"\n");
 
 const char* kEight = "[BM_a, BM_b, BM_c, BM_d, BM_e, BM_f, BM_g, BM_h]";
 
