@@ -1,4 +1,5 @@
-// benchboxctl report JOB: the report benchbox-reporterd wrote for a job.
+// benchboxctl report JOB | --group GROUP: the report benchbox-reporterd wrote
+// for a job, or for a sharded suite's job group of shards.
 #include <cstdio>
 #include <iostream>
 
@@ -9,17 +10,23 @@
 namespace bb::cli {
 
 int cmd_report(const Args& args) {
-  if (args.empty() || args.size() > 2 || (args.size() == 2 && args[1] != "--json"))
-    return fail("usage: benchboxctl report JOB_ID [--json]");
+  Args rest = args;
+  const bool group = !rest.empty() && rest[0] == "--group";
+  if (group) rest.erase(rest.begin());
+  if (rest.empty() || rest.size() > 2 || (rest.size() == 2 && rest[1] != "--json"))
+    return fail("usage: benchboxctl report JOB_ID [--json]\n       benchboxctl report --group GROUP_ID [--json]");
   int64_t id = 0;
   try {
-    id = std::stoll(args[0]);
+    size_t used = 0;
+    id = std::stoll(rest[0], &used);
+    if (used != rest[0].size()) throw std::invalid_argument(rest[0]);
   } catch (...) {
-    return fail("not a job id: '" + args[0] + "'");
+    return fail(std::string("not a ") + (group ? "job group" : "job") + " id: '" + rest[0] + "'");
   }
   auto client = BusClient::connect();
   if (!client) return fail(client.error().message);
-  auto m = client->new_call(bus::kReporterName, bus::kReporterPath, bus::kReporterInterface, "Report");
+  auto m = client->new_call(bus::kReporterName, bus::kReporterPath, bus::kReporterInterface,
+                            group ? "GroupReport" : "Report");
   if (!m) return fail(m.error().message);
   sd_bus_message_append(m->get(), "x", id);
   auto reply = client->call(m->get());
@@ -27,7 +34,7 @@ int cmd_report(const Args& args) {
   const char* markdown = nullptr;
   const char* json_path = nullptr;
   if (sd_bus_message_read(reply->get(), "ss", &markdown, &json_path) < 0) return fail("bad Report reply");
-  if (args.size() == 2) {
+  if (rest.size() == 2) {
     std::printf("%s\n", json_path);
     return 0;
   }

@@ -46,7 +46,7 @@ const Command kCommands[] = {
     {"convert", "convert --format NAME|auto [--suite S] PATH...  harness output as canonical JSON", cmd_convert},
     {"enqueue", "enqueue --repository R --clone-url U (--commit SHA | --ref REF) [--suite S]", cmd_enqueue},
     {"jobs", "jobs [list [--state S] [--limit N] [--json] | show ID | groups | group ID]", cmd_jobs},
-    {"report", "report JOB_ID [--json]       the report of a finished job", cmd_report},
+    {"report", "report JOB_ID | --group G [--json]  a finished job's report, or a sharded suite's", cmd_report},
     {"status", "status                       is every daemon up, and what it says", cmd_status},
     {"tune", "tune check|verify|apply|restore [--json]  the host tuning checklist", cmd_tune},
     {"version", "version                      print the version", cmd_version},

@@ -28,6 +28,19 @@ int method_report(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   });
 }
 
+int method_group_report(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  auto* mgr = static_cast<Manager*>(userdata);
+  return bus::guarded(error, [&] {
+    int64_t id = 0;
+    int r = sd_bus_message_read(m, "x", &id);
+    if (r < 0) return r;
+    if (id <= 0) return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "job group id must be positive");
+    auto rep = mgr->stored_group_report(id);
+    if (!rep) return bus::set_error(error, rep.error());
+    return sd_bus_reply_method_return(m, "ss", rep->first.c_str(), rep->second.c_str());
+  });
+}
+
 int method_ingest(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   auto* mgr = static_cast<Manager*>(userdata);
   return bus::guarded(error, [&] {
@@ -111,6 +124,8 @@ const sd_bus_vtable kReporterVtable[] = {
     SD_BUS_PROPERTY("OutboxPending", "u", property_outbox_pending, 0, 0),
     SD_BUS_METHOD_WITH_ARGS("Report", SD_BUS_ARGS("x", job_id), SD_BUS_RESULT("s", markdown, "s", json_path),
                             method_report, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("GroupReport", SD_BUS_ARGS("x", group_id), SD_BUS_RESULT("s", markdown, "s", json_path),
+                            method_group_report, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("Ingest", SD_BUS_ARGS("x", job_id), SD_BUS_NO_RESULT, method_ingest,
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("Bisect",

@@ -299,8 +299,7 @@ std::string Manager::report_dir(int64_t job_id) const {
   return path_join(config_.reports_dir(), std::to_string(job_id));
 }
 
-Status Manager::write_report(const report::JobReport& r) {
-  std::string dir = report_dir(r.job.id);
+Status Manager::write_report(const report::JobReport& r, const std::string& dir) {
   if (auto st = make_dirs(dir, 0755); !st) return st;
   if (auto st = write_file_atomic(path_join(dir, "report.md"), r.markdown); !st) return st;
   return write_file_atomic(path_join(dir, "report.json"), r.json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");

@@ -53,6 +53,8 @@ class Manager {
 
   // The stored report of a job: (markdown, path of the JSON report).
   Result<std::pair<std::string, std::string>> stored_report(int64_t job_id) const;
+  // ... and of a sharded suite's job group (shard_report.cpp).
+  Result<std::pair<std::string, std::string>> stored_group_report(int64_t group_id) const;
   Status reingest(int64_t job_id);
 
   uint64_t jobs_reported() const { return jobs_reported_; }
@@ -85,8 +87,14 @@ class Manager {
                               const std::optional<model::JobResult>& result);
   void update_regression(const report::Bisection& b, const report::Advance& a);
   report::SiteOptions site_options();
+  // ---- sharded suites (shard_report.cpp)
+  // Rebuilds the report and check run of a group of shard jobs from where
+  // each of them is now.
+  Status report_shards(int64_t group_id);
+  void shard_changed(const model::Job& job);
   std::string report_dir(int64_t job_id) const;
-  Status write_report(const report::JobReport& r);
+  std::string group_report_dir(int64_t group_id) const;
+  Status write_report(const report::JobReport& r, const std::string& dir);
 
   config::ApplianceConfig config_;
   report::HistoryStore history_;

@@ -95,7 +95,11 @@ Status Manager::process(const model::Job& job) {
 
   std::optional<model::ResultSet> previous, elsewhere;
   if (result && !result->base) {
-    auto prev = history_.previous_run(result->head, result->kind);
+    // A shard: the run before it of the same shard, not another shard's.
+    const std::string with_key = job.spec.shard > 0 && !result->head.benchmarks.empty()
+                                     ? result->head.benchmarks.front().key.to_string()
+                                     : std::string();
+    auto prev = history_.previous_run(result->head, result->kind, with_key);
     if (!prev) return prev.error();
     previous = std::move(*prev);
     if (!previous) {
@@ -139,7 +143,7 @@ Status Manager::process(const model::Job& job) {
   // report says where it stands.
   if (job.spec.kind == model::JobKind::compare && job.spec.group_id != 0) bisection_job_finished(job, rep, result);
   // The report is written even when history could not take the run.
-  if (auto st = write_report(rep); !st) return st;
+  if (auto st = write_report(rep, report_dir(job.id)); !st) return st;
   if (!ingested) return ingested;
   report::JobSummary summary{job.id,          job.spec.repository, model::to_string(job.spec.kind), job.spec.ref,
                              job.spec.pr_number, rep.head_commit,  rep.comparison ? rep.comparison->base_commit : "",
@@ -160,6 +164,7 @@ Status Manager::process(const model::Job& job) {
   if (auto st = site_->job_finished(rep, result); !st)
     log_warning("dashboard not updated: " + st.error().message, {{"JOB_ID", id}});
   post_report(rep);
+  shard_changed(job);
 
   ++jobs_reported_;
   sd_bus_emit_properties_changed(bus_, bus::kReporterPath, bus::kReporterInterface, "JobsReported", nullptr);
@@ -221,6 +226,7 @@ void Manager::track_regression(const report::JobReport& rep, const model::JobRes
 }
 
 void Manager::post_state(const model::Job& job) {
+  shard_changed(job);
   if (!poster_) return;
   report::PostingPolicy policy{config_.reporter.site_url, config_.reporter.pr_comment};
   auto want = report::check_run_want(job, policy);

@@ -337,6 +337,34 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
   const std::set<model::BenchmarkKey> expected(options.expected.begin(), options.expected.end());
 
   std::set<model::BenchmarkKey> done;
+  // Lost benchmarks first: whatever a side holds of them, they are missing.
+  for (const auto& lost : options.lost) {
+    model::SuiteOutcome names;
+    names.declared = lost.names;
+    std::set<std::string> seen;
+    auto add = [&](const model::Benchmark& bm) {
+      if (bm.key.suite != lost.suite || !names.declares(bm.key) || !done.insert(bm.key).second) return;
+      seen.insert(bm.key.name);
+      auto row = unmeasured(bm.key, Verdict::missing, lost.reason);
+      row.unit = bm.unit;
+      row.higher_is_better = bm.direction == model::Direction::higher_is_better;
+      c.rows.push_back(std::move(row));
+    };
+    for (const auto& bm : head.benchmarks) add(bm);
+    for (const auto& bm : base.benchmarks) add(bm);
+    for (const auto& name : lost.names) {
+      bool listed = seen.count(name) > 0;
+      for (const auto& s : seen) listed = listed || s.rfind(name + "/", 0) == 0 || s.rfind(name + "[", 0) == 0;
+      if (listed) continue;
+      model::BenchmarkKey key{lost.suite, name, {}, "wall_time"};
+      for (const auto* rs : {&head, &base})
+        if (auto it = rs->suites.find(lost.suite); it != rs->suites.end() && !it->second.metrics.empty()) {
+          key.metric = it->second.metrics.front();
+          break;
+        }
+      if (done.insert(key).second) c.rows.push_back(unmeasured(key, Verdict::missing, lost.reason));
+    }
+  }
   // A metric its suite does not show (`metrics:`) is recorded, not judged.
   for (const auto& b : head.benchmarks)
     if (!model::shown(head, b.key)) done.insert(b.key);

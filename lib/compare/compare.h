@@ -45,6 +45,16 @@ struct Options {
   bool fdr_gate = true;
   uint64_t seed = 0;                        // bootstrap etc.; recorded in the result
   std::vector<model::BenchmarkKey> expected;  // benchmarks that must be present
+  // Benchmarks known to be lost, with why: those of a shard job that never
+  // finished (report/shard_merge.h). Each is missing with its reason,
+  // whatever either side holds of it; one neither side has is listed under
+  // its suite's first shown metric.
+  struct Lost {
+    std::string suite;
+    std::vector<std::string> names;  // matched as SuiteOutcome::declares matches
+    std::string reason;
+  };
+  std::vector<Lost> lost;
   // Metrics that repeat exactly (callgrind instruction counts): compared
   // exactly when each side's samples agree within exact_tolerance (relative).
   std::vector<std::string> deterministic_metrics = {

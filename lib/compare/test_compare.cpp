@@ -232,6 +232,21 @@ TEST_CASE("benchmarks not measured on both sides") {
   CHECK(compare::any_problem(c));  // failed and missing are never a success
 }
 
+TEST_CASE("a lost shard's benchmarks are missing with its reason, once each") {
+  compare::Options o;
+  o.lost = {{"s", {"BM_lost", "BM_family", "BM_never"}, "shard 2 of 4 (job 9) failed: lease expired 3 times"}};
+  const auto c = compare::compare(set_of({bench("BM_kept", {1, 2}), bench("BM_lost", {1, 2})}, "a"),
+                                  set_of({bench("BM_kept", {1, 2}), bench("BM_family/8", {3, 4})}, "b"), o);
+  CHECK(c.rows.size() == 4);
+  CHECK(row(c, "BM_kept").verdict != Verdict::missing);
+  for (const char* name : {"BM_lost", "BM_family/8", "BM_never"}) {
+    CHECK(row(c, name).verdict == Verdict::missing);
+    CHECK(row(c, name).note == "shard 2 of 4 (job 9) failed: lease expired 3 times");
+  }
+  CHECK(row(c, "BM_never").key.metric == "wall_time");  // neither side had it: the default metric
+  CHECK(compare::any_problem(c));
+}
+
 TEST_CASE("removed or missing: what the head's suites say decides") {
   auto base = set_of({bench("kept", {1, 2}), bench("dropped", {1, 2}), bench("BenchmarkFib/n=5", {1, 2}),
                       bench("test_sort", {1, 2})},

@@ -99,6 +99,10 @@ std::string check_run_target(const std::string& repository, int64_t job_id) {
   return "check-run/" + repository + "/" + std::to_string(job_id);
 }
 
+std::string shards_check_run_target(const std::string& repository, int64_t group_id) {
+  return "check-run/" + repository + "/group-" + std::to_string(group_id);
+}
+
 std::string comment_target(const std::string& repository, int64_t pr_number) {
   return "comment/" + repository + "/" + std::to_string(pr_number);
 }

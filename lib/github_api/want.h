@@ -73,6 +73,8 @@ Result<Want> want_from_json(const nlohmann::json& j);
 
 // The targets' canonical names.
 std::string check_run_target(const std::string& repository, int64_t job_id);
+// A sharded suite's one check run, for its job group of shard jobs.
+std::string shards_check_run_target(const std::string& repository, int64_t group_id);
 std::string comment_target(const std::string& repository, int64_t pr_number);
 std::string issue_target(const std::string& repository, const std::string& marker);
 

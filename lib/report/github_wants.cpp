@@ -86,6 +86,35 @@ std::optional<github_api::Want> check_run_want(const JobReport& report, const Po
   return github_api::Want{github_api::check_run_target(job.spec.repository, job.id), c};
 }
 
+std::optional<github_api::Want> shards_check_run_want(const JobReport& report, const ShardProgress& progress,
+                                                      const PostingPolicy& policy) {
+  const model::Job& job = report.job;
+  if (report.head_commit.empty() || !posts_check_run(job)) return std::nullopt;
+  github_api::CheckRunWant c;
+  c.repository = job.spec.repository;
+  c.head_sha = report.head_commit;
+  c.name = std::string(utf8_prefix("benchbox: " + progress.suite, github_api::kMaxTitle));
+  c.external_id = "group-" + std::to_string(progress.group_id);
+  c.started_at = job.started;
+  // The first shard's page on the dashboard lists its group's jobs.
+  c.details_url = details_url(job, policy);
+  std::string title;
+  if (progress.finished()) {
+    c.status = "completed";
+    c.conclusion = check_conclusion(report);
+    c.completed_at = job.finished;
+    title = "benchbox: " + std::string(to_string(report.overall)) + " (" + std::to_string(progress.shards) + " shards)";
+  } else {
+    c.status = progress.done || !progress.lost.empty() ? "in_progress" : "queued";
+    title = std::to_string(progress.done) + " of " + std::to_string(progress.shards) + " shards done";
+  }
+  c.title = std::string(utf8_prefix(title, github_api::kMaxTitle));
+  const std::string note = "\n\n… cut here: GitHub's limit. The full report: `benchboxctl report --group " +
+                           std::to_string(progress.group_id) + "`.\n";
+  c.summary = utf8_cut(report.summary + "\n\n" + report.markdown, github_api::kMaxSummary, note);
+  return github_api::Want{github_api::shards_check_run_target(job.spec.repository, progress.group_id), c};
+}
+
 bool worth_a_comment(const JobReport& report) {
   switch (report.overall) {
     case Overall::failed:

@@ -12,6 +12,7 @@
 #include "report/history.h"
 #include "report/job_report.h"
 #include "report/regression.h"
+#include "report/shard_merge.h"
 
 namespace bb::report {
 
@@ -31,6 +32,13 @@ std::optional<github_api::Want> check_run_want(const model::Job& job, const Post
 // A finished job's, completed: title, summary and text within GitHub's
 // limits, cut on a character boundary with a link to the full report.
 std::optional<github_api::Want> check_run_want(const JobReport& report, const PostingPolicy& policy);
+
+// A sharded suite's check run ("benchbox: <suite>", one per job group of
+// shards, report/shard_merge.h): in progress with "3 of 8 shards done"
+// while shards are pending, then completed as one job's would be. The full
+// report is `benchboxctl report --group G`.
+std::optional<github_api::Want> shards_check_run_want(const JobReport& report, const ShardProgress& progress,
+                                                      const PostingPolicy& policy);
 
 // The sticky comment of a PR job's report; nullopt when the policy says
 // never. With "changes" a report with nothing to say only edits an

@@ -258,10 +258,15 @@ struct Before {
   std::vector<std::variant<int64_t, std::string>> args;
 };
 
-Before before_clause(const model::ResultSet& rs, const std::string& kind, bool env) {
+Before before_clause(const model::ResultSet& rs, const std::string& kind, bool env, const std::string& with_key) {
   Before b;
   b.sql = "SELECT result_set FROM runs WHERE repository = ? AND role = '' AND job_id != ?";
   b.args = {rs.repository, rs.job_id};
+  if (!with_key.empty()) {
+    b.sql += " AND EXISTS (SELECT 1 FROM points p WHERE p.job_id = runs.job_id AND p.role = runs.role"
+             " AND p.benchmark_key = ?)";
+    b.args.push_back(with_key);
+  }
   if (env) {
     b.sql += " AND environment_key = ?";
     b.args.push_back(rs.environment_key);
@@ -295,8 +300,9 @@ Before before_clause(const model::ResultSet& rs, const std::string& kind, bool e
 }
 
 Result<std::optional<model::ResultSet>> run_before(store::Database& db, const model::ResultSet& rs,
-                                                   const std::string& kind, bool env) {
-  const Before b = before_clause(rs, kind, env);
+                                                   const std::string& kind, bool env,
+                                                   const std::string& with_key = "") {
+  const Before b = before_clause(rs, kind, env, with_key);
   auto q = db.prepare(b.sql);
   if (!q) return q.error();
   for (size_t i = 0; i < b.args.size(); ++i) {
@@ -309,8 +315,9 @@ Result<std::optional<model::ResultSet>> run_before(store::Database& db, const mo
 }  // namespace
 
 Result<std::optional<model::ResultSet>> HistoryStore::previous_run(const model::ResultSet& rs,
-                                                                    const std::string& kind) {
-  return run_before(db_, rs, kind, true);
+                                                                    const std::string& kind,
+                                                                    const std::string& with_key) {
+  return run_before(db_, rs, kind, true, with_key);
 }
 
 Result<std::optional<model::ResultSet>> HistoryStore::latest_run(const model::ResultSet& rs,

@@ -171,7 +171,11 @@ class HistoryStore {
   // the same environment key. On a branch, the nearest run earlier in
   // first-parent order (job order where positions are unknown); for a tag,
   // the newest earlier tag run (by commit date), whichever tag it was.
-  Result<std::optional<model::ResultSet>> previous_run(const model::ResultSet& rs, const std::string& kind);
+  // `with_key` (a BenchmarkKey::to_string()): only a run that measured
+  // it, so a shard job is compared with the run of its own shard, not with
+  // another shard's run of the same suite (report/shard_merge.h).
+  Result<std::optional<model::ResultSet>> previous_run(const model::ResultSet& rs, const std::string& kind,
+                                                       const std::string& with_key = "");
   // The same, whatever the environment: what a first run in a new
   // environment names as changed.
   Result<std::optional<model::ResultSet>> latest_run(const model::ResultSet& rs, const std::string& kind);
