@@ -10,6 +10,9 @@ cd "$root"
 "$root/scripts/install-deps.sh"
 
 jobs=${JOBS:-$(nproc)}
+# Every stage's heading says when it began (seconds since the start), so a
+# slow CI run says where its time went.
+stage() { echo "== $* (at ${SECONDS} s)"; }
 passed=0
 failed=0
 
@@ -57,7 +60,7 @@ background_stop() {  # stops what background_build started (its whole process gr
 }
 trap background_stop EXIT
 
-echo "== build (debugoptimized)"
+stage "build (debugoptimized)"
 [[ -d build ]] || meson setup build >/dev/null
 ninja -C build -j "$jobs"
 asan=""
@@ -67,30 +70,30 @@ if [[ -z ${SKIP_ASAN:-} ]]; then
   # time is better spent running them than compiling.
   [[ -d build-asan ]] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbuildtype=debug -Dbench=false -Dsystem_tests=false >/dev/null
-  echo "== build with AddressSanitizer and UBSan: begun beside the tests below"
+  stage "build with AddressSanitizer and UBSan: begun beside the tests below"
   background_build "$(mktemp)" ninja -C build-asan -j "$last_cpu"
 fi
-echo "== unit and integration tests"
+stage "unit and integration tests"
 run_suites build --suite unit --suite integration
 
 fuzz=""
 [[ ${FUZZ_SECONDS:-30} != 0 && -x tests/fuzz/run-fuzzers.sh ]] && fuzz=1
 if [[ -n $asan ]]; then
   background_stop
-  echo "== build with AddressSanitizer and UBSan: the rest"
+  stage "build with AddressSanitizer and UBSan: the rest"
   ninja -C build-asan -j "$jobs"
   if [[ -n $fuzz ]]; then
-    echo "== the fuzzers' build (clang): begun beside the tests below"
+    stage "the fuzzers' build (clang): begun beside the tests below"
     background_build "$(mktemp)" env FUZZ_BUILD_JOBS="$last_cpu" tests/fuzz/run-fuzzers.sh build
   fi
-  echo "== unit and integration tests under ASan/UBSan"
+  stage "unit and integration tests under ASan/UBSan"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     run_suites build-asan --suite unit --suite integration
   background_stop
 fi
 
 if [[ -n $fuzz ]]; then
-  echo "== fuzzers (${FUZZ_SECONDS:-30} s each)"
+  stage "fuzzers (${FUZZ_SECONDS:-30} s each)"
   if tests/fuzz/run-fuzzers.sh "${FUZZ_SECONDS:-30}"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 fi
 
@@ -98,7 +101,7 @@ upgrade_line=""
 containment_line=""
 dashboard_line=""
 if [[ -z ${SKIP_SYSTEM:-} ]]; then
-  echo "== system test (systemd-nspawn): the package, the signed archive, the self-update"
+  stage "system test (systemd-nspawn): the package, the signed archive, the self-update"
   run_suites build --suite system
   upgrade_line=$(grep -m1 '^upgrade: ' build/meson-logs/testlog.txt || true)
   containment_line=$(grep -m1 '^containment: ' build/meson-logs/testlog.txt || true)
@@ -109,5 +112,5 @@ echo
 [[ -z $upgrade_line ]] || echo "$upgrade_line"
 [[ -z $containment_line ]] || echo "$containment_line"
 [[ -z $dashboard_line ]] || echo "$dashboard_line"
-echo "${passed} passed, ${failed} failed"
+echo "${passed} passed, ${failed} failed in ${SECONDS} s"
 [[ $failed -eq 0 ]]
