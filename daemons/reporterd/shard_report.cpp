@@ -92,6 +92,9 @@ Status Manager::report_shards(int64_t group_id) {
   report::JobReport rep = report::shards_report(*merged, previous, options);
   const std::string dir = group_report_dir(group_id);
   if (auto st = write_report(rep, dir); !st) return st;
+  if (auto st = site_->shards_changed(rep, merged->result, group_id); !st)
+    log_warning("dashboard not updated for the sharded suite: " + st.error().message,
+                {{"GROUP_ID", std::to_string(group_id)}});
   if (poster_) {
     report::PostingPolicy policy{config_.reporter.site_url, config_.reporter.pr_comment};
     if (auto want = report::shards_check_run_want(rep, merged->progress, policy))

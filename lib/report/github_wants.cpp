@@ -96,8 +96,9 @@ std::optional<github_api::Want> shards_check_run_want(const JobReport& report, c
   c.name = std::string(utf8_prefix("benchbox: " + progress.suite, github_api::kMaxTitle));
   c.external_id = "group-" + std::to_string(progress.group_id);
   c.started_at = job.started;
-  // The first shard's page on the dashboard lists its group's jobs.
-  c.details_url = details_url(job, policy);
+  c.details_url = policy.site_url.empty()
+                      ? ""
+                      : policy.site_url + site::run_page(job.spec.repository, site::group_run_id(progress.group_id));
   std::string title;
   if (progress.finished()) {
     c.status = "completed";
@@ -109,8 +110,10 @@ std::optional<github_api::Want> shards_check_run_want(const JobReport& report, c
     title = std::to_string(progress.done) + " of " + std::to_string(progress.shards) + " shards done";
   }
   c.title = std::string(utf8_prefix(title, github_api::kMaxTitle));
-  const std::string note = "\n\n… cut here: GitHub's limit. The full report: `benchboxctl report --group " +
-                           std::to_string(progress.group_id) + "`.\n";
+  const std::string note = "\n\n… cut here: GitHub's limit. The full report: " +
+                           (c.details_url.empty() ? "`benchboxctl report --group " + std::to_string(progress.group_id) + "`"
+                                                  : c.details_url) +
+                           "\n";
   c.summary = utf8_cut(report.summary + "\n\n" + report.markdown, github_api::kMaxSummary, note);
   return github_api::Want{github_api::shards_check_run_target(job.spec.repository, progress.group_id), c};
 }

@@ -101,6 +101,12 @@ Status SiteWriter::job_finished(const JobReport& report, const std::optional<mod
   return write_index();
 }
 
+Status SiteWriter::shards_changed(const JobReport& report, const std::optional<model::JobResult>& result,
+                                  int64_t group_id) {
+  if (auto st = write_assets(); !st) return st;
+  return write_run(report, result, site::group_run_id(group_id));
+}
+
 void SiteWriter::begin_render_all() {
   assets_written_ = false;
   made_dirs_.clear();

@@ -49,6 +49,10 @@ class SiteWriter {
   // What a finished job changed (its report, its result when it has one,
   // already ingested into history).
   Status job_finished(const JobReport& report, const std::optional<model::JobResult>& result);
+  // A sharded suite's merged report as it stands (report/shard_merge.h), on
+  // its own run page (site_paths.h, group_run_id); the shards' trends are
+  // written as each shard job finishes.
+  Status shards_changed(const JobReport& report, const std::optional<model::JobResult>& result, int64_t group_id);
   // Every page and data file of every repository again (after an upgrade,
   // or when the site was lost); the run files of earlier jobs are kept.
   Status render_all();
@@ -74,7 +78,9 @@ class SiteWriter {
   // `chunks`: which chunks to rewrite; nullopt = every chunk.
   Status write_series(const std::string& repository, const std::string& ref, const std::string& key,
                       const std::optional<std::set<int64_t>>& chunks);
-  Status write_run(const JobReport& report, const std::optional<model::JobResult>& result);
+  // `run_id`: the page's name; "" = the job's id.
+  Status write_run(const JobReport& report, const std::optional<model::JobResult>& result,
+                   const std::string& run_id = "");
   // A run page for a job in history that has none (from before the
   // dashboard had them): what history kept of it, so no trend links nowhere.
   Status write_missing_run(const std::string& repository, int64_t job_id);

@@ -44,16 +44,21 @@ std::string series_data(const std::string& r, const std::string& sid) {
 std::string chunk_data(const std::string& r, const std::string& sid, int64_t chunk) {
   return "data/" + repository_dir(r) + "/s/" + sid + "." + (chunk < 0 ? std::string("u") : id_text(chunk)) + ".js";
 }
-std::string run_page(const std::string& r, int64_t job) { return repository_dir(r) + "/runs/" + id_text(job) + ".html"; }
-std::string run_data(const std::string& r, int64_t job) { return "data/" + repository_dir(r) + "/runs/" + id_text(job) + ".js"; }
-std::string run_result_download(const std::string& r, int64_t job) {
-  return repository_dir(r) + "/runs/" + id_text(job) + ".result.json";
+std::string group_run_id(int64_t group_id) { return "group-" + id_text(group_id); }
+std::string run_page(const std::string& r, const std::string& id) { return repository_dir(r) + "/runs/" + id + ".html"; }
+std::string run_data(const std::string& r, const std::string& id) { return "data/" + repository_dir(r) + "/runs/" + id + ".js"; }
+std::string run_result_download(const std::string& r, const std::string& id) {
+  return repository_dir(r) + "/runs/" + id + ".result.json";
 }
-std::string run_report_download(const std::string& r, int64_t job) {
-  return repository_dir(r) + "/runs/" + id_text(job) + ".report.json";
+std::string run_report_download(const std::string& r, const std::string& id) {
+  return repository_dir(r) + "/runs/" + id + ".report.json";
 }
-std::string run_profile(const std::string& r, int64_t job, const std::string& role, const std::string& file) {
-  return repository_dir(r) + "/runs/" + id_text(job) + ".profiles/" + component(role) + "/" + component(file);
+std::string run_page(const std::string& r, int64_t job) { return run_page(r, id_text(job)); }
+std::string run_data(const std::string& r, int64_t job) { return run_data(r, id_text(job)); }
+std::string run_result_download(const std::string& r, int64_t job) { return run_result_download(r, id_text(job)); }
+std::string run_report_download(const std::string& r, int64_t job) { return run_report_download(r, id_text(job)); }
+std::string run_profile(const std::string& r, const std::string& id, const std::string& role, const std::string& file) {
+  return repository_dir(r) + "/runs/" + id + ".profiles/" + component(role) + "/" + component(file);
 }
 std::string pull_page(const std::string& r, int64_t n) { return repository_dir(r) + "/pulls/" + id_text(n) + ".html"; }
 std::string pull_data(const std::string& r, int64_t n) { return "data/" + repository_dir(r) + "/pulls/" + id_text(n) + ".js"; }
@@ -63,6 +68,7 @@ std::string chunk_name(const std::string& sid, int64_t chunk) {
   return "chunk/" + sid + "/" + (chunk < 0 ? std::string("u") : id_text(chunk));
 }
 std::string run_name(int64_t job) { return "run/" + id_text(job); }
+std::string run_name(const std::string& id) { return "run/" + id; }
 std::string pull_name(int64_t n) { return "pull/" + id_text(n); }
 
 std::string data_file(const std::string& name, const nlohmann::json& value) {

@@ -31,8 +31,15 @@ std::string run_page(const std::string& repository, int64_t job_id);
 std::string run_data(const std::string& repository, int64_t job_id);
 std::string run_result_download(const std::string& repository, int64_t job_id);
 std::string run_report_download(const std::string& repository, int64_t job_id);
+// The same for a run named otherwise: a sharded suite's job group shows
+// its merged report as run "group-<G>" (group_run_id).
+std::string group_run_id(int64_t group_id);
+std::string run_page(const std::string& repository, const std::string& run_id);
+std::string run_data(const std::string& repository, const std::string& run_id);
+std::string run_result_download(const std::string& repository, const std::string& run_id);
+std::string run_report_download(const std::string& repository, const std::string& run_id);
 // A callgrind profile of a run (role "base", "head", or "run"), copied in.
-std::string run_profile(const std::string& repository, int64_t job_id, const std::string& role,
+std::string run_profile(const std::string& repository, const std::string& run_id, const std::string& role,
                         const std::string& file);
 std::string pull_page(const std::string& repository, int64_t number);
 std::string pull_data(const std::string& repository, int64_t number);
@@ -41,6 +48,7 @@ std::string pull_data(const std::string& repository, int64_t number);
 std::string series_name(const std::string& sid);
 std::string chunk_name(const std::string& sid, int64_t chunk);
 std::string run_name(int64_t job_id);
+std::string run_name(const std::string& run_id);
 std::string pull_name(int64_t number);
 
 // A data file's text: `benchbox.receive("name", <json>);`.

@@ -35,8 +35,10 @@ nlohmann::json public_job(const model::Job& job) {
 
 }  // namespace
 
-Status SiteWriter::write_run(const JobReport& report, const std::optional<model::JobResult>& result) {
+Status SiteWriter::write_run(const JobReport& report, const std::optional<model::JobResult>& result,
+                             const std::string& run_id) {
   const model::Job& job = report.job;
+  const std::string id = run_id.empty() ? std::to_string(job.id) : run_id;
   const std::string& repository = job.spec.repository;
   nlohmann::json recorded = nlohmann::json::array();
   nlohmann::json trend_pages = nlohmann::json::object();
@@ -83,7 +85,7 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
           const std::string from = f.get<std::string>();
           auto bytes = read_file(from, 256 << 20);
           if (!bytes) continue;  // gone from disk: not offered
-          const std::string to = site::run_profile(repository, job.id, rs->role.empty() ? "run" : rs->role,
+          const std::string to = site::run_profile(repository, id, rs->role.empty() ? "run" : rs->role,
                                                    from.substr(from.rfind('/') + 1));
           if (auto st = write(to, *bytes); !st) return st;
           files.push_back(to);
@@ -113,22 +115,23 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
                                            : nlohmann::json(nullptr)},
       {"repository_page", site::repository_page(repository)},
       {"downloads",
-       {{"result", site::run_result_download(repository, job.id)},
-        {"report", site::run_report_download(repository, job.id)}}},
+       {{"result", site::run_result_download(repository, id)},
+        {"report", site::run_report_download(repository, id)}}},
       {"reproduce", report.reproduce},
-      {"markdown", report.markdown}};
-  if (auto st = write(site::run_data(repository, job.id), site::data_file(site::run_name(job.id), data)); !st)
+      {"markdown", report.markdown},
+      {"shards", report.json.value("shards", nlohmann::json(nullptr))}};
+  if (auto st = write(site::run_data(repository, id), site::data_file(site::run_name(id), data)); !st)
     return st;
   // The raw downloads: plain JSON.
   const nlohmann::json raw = result ? model::to_json(*result) : nlohmann::json(nullptr);
-  if (auto st = write(site::run_result_download(repository, job.id), dump_json(raw, 1) + "\n"); !st) return st;
+  if (auto st = write(site::run_result_download(repository, id), dump_json(raw, 1) + "\n"); !st) return st;
   nlohmann::json public_report = report.json;
   public_report["job"] = public_job(job);
-  if (auto st = write(site::run_report_download(repository, job.id), dump_json(public_report, 1) + "\n"); !st)
+  if (auto st = write(site::run_report_download(repository, id), dump_json(public_report, 1) + "\n"); !st)
     return st;
-  return write_shell(site::run_page(repository, job.id), "run",
-                     "job " + std::to_string(job.id) + " · " + repository + " · benchbox",
-                     site::run_data(repository, job.id), site::run_name(job.id));
+  return write_shell(site::run_page(repository, id), "run",
+                     (run_id.empty() ? "job " + id : id) + " · " + repository + " · benchbox",
+                     site::run_data(repository, id), site::run_name(id));
 }
 
 Status SiteWriter::write_missing_run(const std::string& repository, int64_t id) {

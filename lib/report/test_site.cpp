@@ -10,6 +10,7 @@
 #include "store/test_location.h"
 #include "report/history.h"
 #include "report/job_report.h"
+#include "report/shard_merge.h"
 #include "report/site.h"
 #include "report/site_paths.h"
 #include "util/file.h"
@@ -179,6 +180,33 @@ TEST_CASE("a push writes its run, its trends, its repository and the index, with
     CHECK(text.find("href=\"/") == std::string::npos);
     CHECK(text.find("src=\"/") == std::string::npos);
   }
+}
+
+TEST_CASE("a sharded suite's report has a run page of its own, saying where its shards stand") {
+  Box box;
+  const ResultSet rs = placed_run(5, 100, 0.100);
+  JobResult jr;
+  jr.job_id = 5;
+  jr.kind = "push";
+  jr.head = rs;
+  REQUIRE(box.history.ingest(rs, "push").ok());
+  auto rep = report::build_report(job_of(rs, JobKind::push), jr, std::nullopt, {});
+  report::ShardProgress progress;
+  progress.group_id = 3;
+  progress.suite = "micro";
+  progress.shards = 4;
+  progress.done = 1;
+  progress.pending = {"shard 2 (job 6, queued)"};
+  rep.json["shards"] = progress.to_json();
+  REQUIRE(box.site.shards_changed(rep, jr, 3).ok());
+  auto run = box.data("data/r/octo/widgets/runs/group-3.js", "run/group-3");
+  CHECK(run["shards"]["done"] == 1);
+  CHECK(run["shards"]["pending"][0] == "shard 2 (job 6, queued)");
+  CHECK(run["downloads"]["report"] == "r/octo/widgets/runs/group-3.report.json");
+  CHECK(nlohmann::json::parse(box.file("r/octo/widgets/runs/group-3.report.json"))["shards"]["shards"] == 4);
+  const std::string page = box.file("r/octo/widgets/runs/group-3.html");
+  CHECK(page.find("data-src=\"data/r/octo/widgets/runs/group-3.js\"") != std::string::npos);
+  CHECK(page.find("group-3 · octo/widgets") != std::string::npos);
 }
 
 TEST_CASE("a new result rewrites only the chunk it lands in; render_all rewrites everything") {

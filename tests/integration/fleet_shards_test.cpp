@@ -3,6 +3,9 @@
 // PostgreSQL queue: one box is killed (-9, queued and runnerd) in the middle
 // of a shard, another box measures that shard once the lease runs out, and
 // the shards' results together hold every declared benchmark exactly once.
+// A front box (queued and reporterd, the fake GitHub) on the same database
+// reports the suite as its shards arrive: one check run updated shard by
+// shard, and one merged report with every benchmark exactly once.
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -11,6 +14,7 @@
 #include <map>
 #include <set>
 
+#include "reporterd_fixture.h"
 #include "runnerd_fixture.h"
 #include "util/file.h"
 #include "util/text.h"
@@ -27,6 +31,22 @@ const std::string kSlowGoogleBenchmark = fake_google_benchmark(
     "echo \"$BENCHBOX_SHARD\" >> \"$MARKS\"\n"
     "sleep 1\n");
 
+// What the fake saw of one check run (GitHub's `id`, our `external_id`), in
+// order: "status: title".
+std::vector<std::string> updates(github_api::FakeGitHub& gh, int64_t id, const std::string& external_id) {
+  std::vector<std::string> out;
+  for (const auto& r : gh.requests()) {
+    if (r.path.find("/check-runs") == std::string::npos || r.status / 100 != 2 || r.method == "GET") continue;
+    auto body = json::parse(r.body, nullptr, false);
+    if (!body.is_object() || !body.contains("status")) continue;
+    const bool ours = r.method == "POST" ? body.value("external_id", "") == external_id
+                                         : r.path.find("/check-runs/" + std::to_string(id)) != std::string::npos;
+    if (ours)
+      out.push_back(body["status"].get<std::string>() + ": " + body.value("output", json::object()).value("title", ""));
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("a suite sharded four ways over three boxes survives a box killed mid-shard", "[fleet][kill]") {
@@ -37,6 +57,7 @@ TEST_CASE("a suite sharded four ways over three boxes survives a box killed mid-
   for (int i = 1; i < 3; ++i)
     boxes.push_back(std::make_unique<RunnerdFixture>("", conninfo, "runner-" + std::to_string(i)));
   RunnerdFixture& origin_box = *boxes[0];
+  ReporterFixture front("", conninfo);
   const std::string marks = origin_box.dir() / "marks.log";
   REQUIRE(write_file_atomic(marks, "", 0666).ok());
   REQUIRE(::chmod(marks.c_str(), 0666) == 0);  // every job's uid appends
@@ -55,7 +76,9 @@ TEST_CASE("a suite sharded four ways over three boxes survives a box killed mid-
                                             "shard the suite");
   for (auto& b : boxes) b->start_runner();
 
-  const int64_t parent = origin_box.enqueue(origin_box.push_spec(sha));
+  json spec = origin_box.push_spec(sha);
+  spec["repository"] = "o/r";  // where the fake GitHub has the app installed
+  const int64_t parent = origin_box.enqueue(spec);
   json job = origin_box.wait_finished(parent);
   INFO(boxes[0]->runner_log() + boxes[1]->runner_log() + boxes[2]->runner_log());
   REQUIRE(job["state"] == "done");
@@ -117,4 +140,39 @@ TEST_CASE("a suite sharded four ways over three boxes survives a box killed mid-
   }
   CHECK(measured.size() == 8);
   CHECK(std::set<std::string>(measured.begin(), measured.end()).size() == 8);
+
+  // The front box: one check run for the suite, updated as shards arrived,
+  // and the merged report on its page with each benchmark exactly once.
+  auto run = [&] {
+    for (const auto& r : front.github->check_runs())
+      if (r.value("external_id", "") == "group-" + std::to_string(group)) return r;
+    return json::object();
+  };
+  INFO(front.logs());
+  REQUIRE(wait_until([&] { return run().value("status", "") == "completed"; }, std::chrono::seconds(60)));
+  CHECK(run()["conclusion"] == "success");
+  const auto seen = updates(*front.github, run()["id"], "group-" + std::to_string(group));
+  REQUIRE_FALSE(seen.empty());
+  CHECK(seen.back() == "completed: benchbox: recorded (4 shards)");
+  int last_done = -1;
+  bool partial = false;
+  for (const auto& u : seen) {
+    if (u.rfind("completed", 0) == 0) continue;
+    const int done = std::stoi(u.substr(u.find(": ") + 2));
+    CHECK(done >= last_done);  // never backwards
+    last_done = done;
+    partial = partial || (done > 0 && done < 4);
+  }
+  CHECK(partial);  // seen while shards were still pending
+  const json page = [&] {
+    const std::string text = slurp(front.dir / ("state/site/data/r/o/r/runs/group-" + std::to_string(group) + ".js"));
+    const size_t open = text.find(", ");
+    return json::parse(text.substr(open + 2, text.rfind(");") - open - 2));
+  }();
+  std::multiset<std::string> reported;
+  for (const auto& r : page["recorded"])
+    if (r["key"].get<std::string>().find(":wall_time") != std::string::npos) reported.insert(r["key"]);
+  CHECK(reported.size() == 8);
+  CHECK(std::set<std::string>(reported.begin(), reported.end()).size() == 8);
+  CHECK(page["shards"]["done"] == 4);
 }

@@ -113,6 +113,10 @@ TEST_CASE("a sharded suite's check run is updated as each shard arrives, a lost 
   CHECK(run["conclusion"] == "failure");  // a shard's benchmarks are missing
   CHECK(run["output"]["title"] == "benchbox: failed (4 shards)");
   CHECK(s.github->check_runs().size() == 1);  // one run for the suite, none per shard
+  // Its details: the suite's page on the dashboard, updated as shards arrived.
+  const std::string page = "r/o/r/runs/group-" + std::to_string(group) + ".html";
+  CHECK(run["details_url"] == "https://bench.example.org/" + page);
+  CHECK(run_shell("test -s " + (s.dir / ("state/site/" + page))) == 0);
 
   // Every incremental update, in order, each sent as it happened.
   const auto seen = updates(*s.github);

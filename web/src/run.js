@@ -49,6 +49,18 @@
       h("div", { class: "overall" }, badge(d.overall), h("span", { class: "summary" }, d.summary || "")),
       h("dl", { class: "facts" }, facts.filter((f) => f[1] != null).map((f) => [h("dt", null, f[0]), h("dd", null, f[1])]))));
 
+    // A sharded suite's page: where its shards stand (docs/benchbox-yml.md).
+    const sh = d.shards;
+    if (sh && sh.shards) {
+      const items = (title, list) => (list || []).length
+        ? [h("p", null, title), h("ul", { class: "shards" }, list.map((x) => h("li", null, x)))] : null;
+      app.appendChild(section("Shards",
+        h("p", null, badge(!sh.finished ? "running" : (sh.lost || []).length ? "failed" : "recorded",
+          sh.done + " of " + sh.shards + " shards done")),
+        items("Pending:", sh.pending),
+        items("Lost (their benchmarks are missing):", sh.lost)));
+    }
+
     // A compare job that confirmed or bisected a regression (docs/bisect.md).
     const bi = d.bisection;
     if (bi && bi.state) {
