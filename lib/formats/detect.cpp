@@ -105,7 +105,17 @@ bool is_go_bench_line(std::string_view line) {
   size_t l = skip(line, k, is_space);
   if (l == k) return false;
   size_t m = skip(line, l, is_number_char);
-  return m > l && line.substr(m, 6) == " ns/op";
+  if (m == l) return false;
+  // Then a unit: any word that is not a number (ns/op, or b.ReportMetric's).
+  size_t u = skip(line, m, is_space);
+  return u > m && u < line.size() && !is_number_char(line[u]) && is_not_space(line[u]);
+}
+
+// go test -json: one test2json event per line, {"Time":…,"Action":…,"Package":…}.
+bool is_test2json(std::string_view text, size_t first) {
+  std::string_view line = text.substr(first, text.find('\n', first) - first);
+  return line.find("\"Action\"") != std::string_view::npos &&
+         (line.find("\"Package\"") != std::string_view::npos || line.find("\"Time\"") != std::string_view::npos);
 }
 
 // "test name ... bench:       1,234 ns/iter (+/- 5)"
@@ -136,6 +146,7 @@ Result<std::string> detect_text(std::string_view text, const std::string& path) 
   size_t first = text.find_first_not_of(" \t\r\n\xef\xbb\xbf");
   if (first == std::string_view::npos) return detail::error_at(path, "", "is empty; cannot tell its format");
   char c = text[first];
+  if (c == '{' && is_test2json(text, first)) return std::string("go-test");
   if (c == '{' || c == '[') return detect_json(text, path);
   if (c == '<') {
     if (text.find("<Catch2TestRun") != std::string_view::npos ||

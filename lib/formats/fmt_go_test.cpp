@@ -1,13 +1,21 @@
-// `go test -bench` text. A result line is
-//   BenchmarkName/sub=1-8   <N>   <value> ns/op   [<value> <unit>]...
+// `go test -bench` text, read as Go's benchfmt reads it. A result line is
+//   BenchmarkName/sub=1-8   <N>   <value> <unit>   [<value> <unit>]...
 // where "-8" is GOMAXPROCS (absent when 1) and N the iterations behind the
-// per-op values. -count N repeats the line: one sample per line. Units
-// other than ns/op (B/op, allocs/op, MB/s, b.ReportMetric's) become their
-// own metrics. "pkg:" lines name the package of the lines that follow;
-// "--- FAIL:" / "--- SKIP:" mark benchmarks that did not finish. Other lines
-// (test logs, PASS, ok) are not benchmark output and are passed over.
+// per-op values. -count N repeats the line: one sample per line. A unit is
+// anything without spaces: ns/op is wall_time, B/op, allocs/op and MB/s have
+// names of their own, and any other (b.ReportMetric's "commas/op",
+// "auxMetricUnits", a runner's "build-real-ns/op") is its own metric; a line
+// need not have ns/op (ReportMetric(0, "ns/op") drops it). "pkg:" lines name
+// the package of the lines that follow; "--- FAIL:" / "--- SKIP:" mark
+// benchmarks that did not finish. Other lines (test logs, PASS, ok) are not
+// benchmark output and are passed over.
+//
+// `go test -json` (test2json events, one JSON object per line) carries the
+// same text in its "output" events, a line sometimes split across two
+// events; each package's output is put back together and read as above.
 #include <map>
 
+#include "formats/json_support.h"
 #include "formats/parsers.h"
 #include "formats/text_lines.h"
 
@@ -96,20 +104,19 @@ class Reader {
                                       "', got '" + std::string(f[1].text) + "'");
     if (f.size() < 4 || (f.size() - 2) % 2 != 0)
       return fail(n, f.back().column, "expected pairs of <value> <unit> after the iteration count");
-    bool saw_ns = false;
     for (size_t i = 2; i + 1 < f.size(); i += 2) {
       auto v = parse_decimal(f[i].text);
       if (!v) return fail(n, f[i].column, "expected a finite number, got '" + std::string(f[i].text) + "'");
       std::string unit(f[i + 1].text);
-      if (unit.find('/') == std::string::npos)
-        return fail(n, f[i + 1].column, "expected a unit such as ns/op, B/op, allocs/op or MB/s, got '" + unit + "'");
+      // A number where the unit belongs: the pairs are out of step.
+      if (parse_decimal(unit))
+        return fail(n, f[i + 1].column, "expected a unit after the value " + std::string(f[i].text) + ", got '" +
+                                            unit + "'");
       Metric m = metric_for(unit);
-      if (m.metric && std::string(m.metric) == "wall_time") saw_ns = true;
       model::Benchmark& b = entry(name, procs, m.metric ? m.metric : unit, m.unit ? m.unit : unit, n);
       b.samples.push_back(*v * m.scale);
       b.iterations.push_back(*iters);
     }
-    if (!saw_ns) return fail(n, f[2].column, "expected a <value> ns/op measurement on the line");
     return true;
   }
 
@@ -170,9 +177,53 @@ class Reader {
   std::optional<Error> error_;
 };
 
+// test2json's events put back into each package's text, packages in the
+// order they first spoke; a package's text starts with its "pkg:" line.
+Result<std::string> from_test2json(const Input& in) {
+  std::vector<std::string> order;
+  std::map<std::string, std::string> text;
+  bool ok = for_each_line(in.text, [&](size_t n, std::string_view line) {
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
+    if (line[line.find_first_not_of(" \t")] != '{') {
+      text[""] = in.source + ":" + std::to_string(n) + ": not a test2json event (one JSON object per line)";
+      return false;
+    }
+    auto parsed = parse_json(line, in.source);
+    if (!parsed || !parsed->is_object()) {
+      const std::string at = in.source + ":" + std::to_string(n);
+      std::string why = parsed ? at + ": not a test2json event (one JSON object per line)" : parsed.error().message;
+      // The event's own "1:column" is this line's.
+      if (!parsed && why.rfind(in.source + ":1:", 0) == 0) why = at + why.substr(in.source.size() + 2);
+      text[""] = why;
+      return false;
+    }
+    const nlohmann::json& e = *parsed;
+    if (e.value("Action", "") != "output") return true;
+    auto out = e.find("Output");
+    if (out == e.end() || !out->is_string()) return true;
+    const std::string pkg = e.value("Package", "");
+    auto [it, first] = text.emplace(pkg, pkg.empty() ? "" : "pkg: " + pkg + "\n");
+    if (first) order.push_back(pkg);
+    it->second += out->get<std::string>();
+    return true;
+  });
+  if (!ok) return make_error(Errc::parse, text[""]);
+  std::string all;
+  for (const auto& pkg : order) all += text[pkg] + "\n";
+  return all;
+}
+
 }  // namespace
 
 Result<ParsedList> parse_go_test(const Input& in) {
+  const size_t first = in.text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && in.text[first] == '{') {
+    auto text = from_test2json(in);
+    if (!text) return text.error();
+    const std::string source = in.source + " (go test -json output, as text)";
+    Input again{*text, source, in.options};
+    return parse_go_test(again);
+  }
   Reader r(in);
   if (!for_each_line(in.text, [&](size_t n, std::string_view line) { return r.line(n, line); }))
     return *r.error();

@@ -14,6 +14,7 @@
 using namespace bb;
 using namespace bb::formats;
 using model::BenchmarkStatus;
+using model::Direction;
 
 namespace {
 
@@ -140,14 +141,46 @@ TEST_CASE("go-test: -cpu list and -v output") {
   CHECK(find(verbose, "BenchmarkJoin").samples.size() == 1);
 }
 
+TEST_CASE("go-test: any unit without spaces is a metric, and a line needs no ns/op (as benchfmt reads it)") {
+  auto v = ok("go-test", "go-test-real-custom-units.txt");
+  const auto& aux = find(v, "BenchmarkAux", "auxMetricUnits");
+  CHECK(aux.samples == std::vector<double>{4, 4});
+  CHECK(aux.unit == "auxMetricUnits");
+  CHECK(aux.direction == Direction::lower_is_better);
+  CHECK(find(v, "BenchmarkAux", "wall_time").samples.size() == 2);
+  const auto& real = find(v, "BenchmarkBuild", "build-real-ns/op");
+  CHECK(real.samples == std::vector<double>{1.25e9, 1.25e9});
+  CHECK(find(v, "BenchmarkBuild", "user-sys-ns/op").samples.at(1) == 3.5e9);
+  for (const auto& b : v) CHECK_FALSE((b.key.name == "BenchmarkBuild" && b.key.metric == "wall_time"));
+  // A rate of ReportMetric's is higher-is-better.
+  auto rate = parse_text("go-test", "BenchmarkR-2  10  5 ns/op  300 widgets/s\n", "in", {});
+  REQUIRE(rate.ok());
+  CHECK(rate->at(1).direction == Direction::higher_is_better);
+}
+
+TEST_CASE("go-test: go test -json output is read as the text it carries") {
+  auto text = ok("go-test", "go-test-real-custom-units.txt");
+  auto json = ok("go-test", "go-test-real-json.jsonl");
+  REQUIRE(json.size() == text.size());
+  for (size_t i = 0; i < json.size(); ++i) {
+    CHECK(json[i].key == text[i].key);  // package and procs too
+    CHECK(json[i].samples.size() == text[i].samples.size());
+  }
+  CHECK(find(json, "BenchmarkAux", "auxMetricUnits", {{"pkg", "example.com/units"}, {"procs", "2"}}).samples.size() == 2);
+}
+
 TEST_CASE("go-test: bad input") {
   CHECK(err("go-test", "BenchmarkX-2   \t  abc\t 12 ns/op\n") ==
         "in:1:19: expected the iteration count after 'BenchmarkX-2', got 'abc'");
   CHECK(err("go-test", "pkg: x\nBenchmarkX-2  100  1e999 ns/op\n") == "in:2:20: expected a finite number, got '1e999'");
   CHECK(err("go-test", "BenchmarkX-2  100  NaN ns/op\n") == "in:1:20: expected a finite number, got 'NaN'");
   CHECK(err("go-test", "BenchmarkX-2  100  12 ns/op  7\n") == "in:1:30: expected pairs of <value> <unit> after the iteration count");
-  CHECK(err("go-test", "BenchmarkX-2  100  12 bogus 3 B/op\n").find("in:1:23: expected a unit") == 0);
-  CHECK(err("go-test", "BenchmarkX-2  100  12 B/op\n") == "in:1:20: expected a <value> ns/op measurement on the line");
+  CHECK(err("go-test", "BenchmarkX-2  100  12 ns/op  7 8\n") == "in:1:32: expected a unit after the value 7, got '8'");
+  CHECK(err("go-test", "{\"Action\":\"output\",\"Output\":\"BenchmarkX-2  1  NaN ns/op\\n\"}\n")
+            .find("in (go test -json output, as text):1:18: expected a finite number, got 'NaN'") == 0);
+  CHECK(err("go-test", "{\"Action\":\"output\"}\nBenchmarkX-2 1 2 ns/op\n") ==
+        "in:2: not a test2json event (one JSON object per line)");
+  CHECK(err("go-test", "{\"Action\":\"output\"}\n{\"Action\": [[[\n").find("in:2:15: ") == 0);
   CHECK(err("go-test", "PASS\nok  x 0.1s\n").find("in: holds no benchmarks") == 0);
 }
 
@@ -340,6 +373,8 @@ TEST_CASE("detect_format recognises each fixture") {
       {"catch2-v2-real-benchmarks.xml", "catch2-xml"},
       {"catch2-v3-documented-schema.xml", "catch2-xml"},
       {"go-test-real-benchmem-count3.txt", "go-test"},
+      {"go-test-real-custom-units.txt", "go-test"},
+      {"go-test-real-json.jsonl", "go-test"},
       {"cargo-bench-documented-format.txt", "cargo-bench"},
       {"criterion-documented-schema/criterion", "criterion"},
   };

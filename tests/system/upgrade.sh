@@ -117,7 +117,8 @@ check_update_under_load() {
     tee "$stage/update-measured.txt"
   ((failed_conn == 0)) || fail "$failed_conn deliveries failed to connect during the update"
   ((upgrade_lost == 0)) || fail "$upgrade_lost accepted deliveries have no job"
-  ((other == 0)) || fail "$other deliveries got a non-2xx answer during the update"
+  ((other == 0)) || fail "$other deliveries got a non-2xx answer during the update:" \
+    "$(awk '$2 !~ /^20[02]$/ && $3 == 0 && $2 != "000"' "$stage/load.log" | head -5 | tr '\n' ' ')"
 
   wait_for 300 job_finished "$slow_id" || fail "job $slow_id did not finish after the update"
   [[ $(job_field "$slow_id" state) == done ]] ||
