@@ -4,7 +4,9 @@
 // "median", "iqr", "q1", "q3", "rounds", "iterations", "ops", "total",
 // "data": [...]}}], "datetime", "version"}. Times are seconds per
 // iteration; stats.data holds one per round when the run kept raw data
-// (--benchmark-json does), otherwise only the summaries exist.
+// (--benchmark-json does), otherwise only the summaries exist. Summary
+// values are in the benchmark's unit (seconds); "ops" (rounds per second)
+// is not, and goes to extra.
 #include <cmath>
 
 #include "formats/json_support.h"
@@ -41,7 +43,7 @@ Result<Parsed> one(const json& r, const Loc& at) {
   auto stats = need(r, at, "stats", Kind::object);
   if (!stats) return stats.error();
   Loc sat = at.child("stats");
-  for (const char* s : {"min", "max", "mean", "stddev", "median", "iqr", "q1", "q3", "ops", "total"}) {
+  for (const char* s : {"min", "max", "mean", "stddev", "median", "iqr", "q1", "q3", "total", "ops"}) {
     auto v = maybe(**stats, sat, s, Kind::number);
     if (!v) return v.error();
     if (!*v) continue;
@@ -51,7 +53,8 @@ Result<Parsed> one(const json& r, const Loc& at) {
       if (std::string(s) == "stddev" || std::string(s) == "iqr") continue;
       return finite_number(**v, sat.child(s)).error();
     }
-    b.summary[s] = *n;
+    if (std::string(s) == "ops") b.extra["ops"] = *n;
+    else b.summary[s] = *n;
   }
   double iterations = 1;
   if (auto it = maybe(**stats, sat, "iterations", Kind::number); !it) return it.error();

@@ -203,6 +203,21 @@ TEST_CASE("cargo-bench: libtest lines") {
   CHECK(err("cargo-bench", "test result: ok. 0 passed\n").find("holds no benchmarks") != std::string::npos);
 }
 
+TEST_CASE("pytest-benchmark: a [...] id stays in the name unless params names the parameters") {
+  auto v = parse_text("pytest-benchmark",
+                      R"({"benchmarks": [
+                        {"name": "t[a]", "fullname": "m.py::t[a]", "params": null, "stats": {"mean": 1}},
+                        {"name": "t[b]", "fullname": "m.py::t[b]", "params": null, "stats": {"mean": 2}},
+                        {"name": "u[1]", "fullname": "m.py::u[1]", "params": {"n": 1}, "stats": {"mean": 3}}]})",
+                      "in", {});
+  REQUIRE(v.ok());
+  REQUIRE(v->size() == 3);
+  CHECK(v->at(0).key.name == "m.py::t[a]");  // two ids, two benchmarks
+  CHECK(v->at(1).key.name == "m.py::t[b]");
+  CHECK(v->at(2).key.name == "m.py::u");
+  CHECK(v->at(2).key.params.at("n") == "1");
+}
+
 TEST_CASE("pytest-benchmark: documented schema") {
   auto v = ok("pytest-benchmark", "pytest-benchmark-documented-schema.json");
   const auto& parse = find(v, "tests/test_perf.py::test_parse");
@@ -210,6 +225,10 @@ TEST_CASE("pytest-benchmark: documented schema") {
   CHECK(parse.samples.size() == 5);
   CHECK(parse.iterations == std::vector<double>(5, 10));
   CHECK(parse.summary.at("median") == 1.2e-05);
+  // Summary values are seconds; ops (rounds per second) is not one of them.
+  CHECK_FALSE(parse.summary.count("ops"));
+  CHECK(parse.extra["ops"] == 80000.0);
+  CHECK(parse.summary.at("total") == 6.25e-05);
   const auto& write = find(v, "tests/test_perf.py::test_write");
   CHECK(write.summary_only);  // no stats.data
   CHECK(write.samples == std::vector<double>{0.002});
