@@ -65,7 +65,22 @@ class Reader {
       aggregate = *a;
       // Complexity fits (BigO, RMS) describe a whole family, not a run.
       if (aggregate == "BigO" || aggregate == "RMS") {
-        complexity_[run_name][aggregate] = r;
+        Complexity& c = complexity_[run_name];
+        c.fits[aggregate] = r;
+        if (c.place.empty()) c.place = at.ptr;
+        if (aggregate == "BigO") {
+          auto unit = need_string(r, at, "time_unit");
+          if (!unit) return unit.error();
+          auto scale = seconds_per(*unit);
+          if (!scale)
+            return at.child("time_unit").bad("unknown unit \"" + *unit + "\", expected " + kTimeUnitsExpected);
+          auto real = need_number(r, at, "real_coefficient");
+          if (!real) return real.error();
+          auto cpu = need_number(r, at, "cpu_coefficient");
+          if (!cpu) return cpu.error();
+          c.real = *real * *scale;
+          c.cpu = *cpu * *scale;
+        }
         return {};
       }
     }
@@ -116,6 +131,7 @@ class Reader {
       for (auto& [name, b] : g->counters) emit(out, *g, std::move(b));
       g.reset();  // a group's memory goes as soon as its benchmarks are out
     }
+    emit_fits(out);
     return out;
   }
 
@@ -200,14 +216,51 @@ class Reader {
       b.samples.push_back(mean != b.summary.end() ? mean->second : b.summary.begin()->second);
     }
     if (b.iterations.size() != b.samples.size()) b.iterations.clear();
-    for (const auto& [family, fits] : complexity_)
-      if (g.run_name.rfind(family + "/", 0) == 0 || g.run_name == family) b.extra["complexity"] = fits;
+    for (auto& [family, c] : complexity_)
+      if (g.run_name.rfind(family + "/", 0) == 0 || g.run_name == family) {
+        b.extra["complexity"] = c.fits;
+        c.claimed = true;
+      }
     out.push_back(Parsed{std::move(b), g.place});
+  }
+
+  // A family whose fit came without its runs (a filtered or trimmed file):
+  // the fit's coefficients are what it measured, kept as summaries of the
+  // family (seconds per unit of its big_o), or, with only an RMS row,
+  // recorded as skipped with why, never dropped.
+  void emit_fits(ParsedList& out) {
+    for (auto& [family, c] : complexity_) {
+      if (c.claimed) continue;
+      const std::pair<const char*, std::optional<double>> coefficients[] = {{"real_coefficient", c.real},
+                                                                            {"cpu_coefficient", c.cpu}};
+      for (const auto& [metric, value] : coefficients) {
+        model::Benchmark b;
+        b.key.name = family;
+        b.key.metric = metric;
+        b.unit = "s";
+        b.extra["complexity"] = c.fits;
+        if (value) {
+          b.summary_only = true;
+          b.samples = {*value};
+          b.summary["BigO"] = *value;
+        } else {
+          b.status = model::BenchmarkStatus::skipped;
+          b.reason = "a complexity fit (RMS) without its BigO row or its runs: nothing measured";
+        }
+        out.push_back(Parsed{std::move(b), c.place});
+      }
+    }
   }
 
   std::vector<std::unique_ptr<Group>> groups_;
   std::unordered_map<std::string, size_t> index_;
-  std::map<std::string, json> complexity_;
+  struct Complexity {
+    json fits = json::object();  // "BigO" and "RMS" rows as the harness wrote them
+    std::optional<double> real, cpu;  // BigO's coefficients, in seconds
+    std::string place;
+    bool claimed = false;  // a run of the family carries it
+  };
+  std::map<std::string, Complexity> complexity_;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 // and --format auto.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -95,6 +96,42 @@ TEST_CASE("google-benchmark: repetitions are samples, aggregates are summaries")
   CHECK(a.summary_only);
   CHECK(a.samples.size() == 1);
   CHECK(a.samples[0] == a.summary.at("mean"));
+}
+
+TEST_CASE("google-benchmark: a complexity fit stays with its family, or is kept without it") {
+  auto v = ok("google-benchmark", "google-benchmark-real-complexity.json");
+  const auto& run = find(v, "BM_Sort/64");
+  CHECK(run.extra["complexity"]["BigO"]["big_o"] == "NlgN");
+  CHECK(run.extra["complexity"].contains("RMS"));
+  for (const auto& b : v) CHECK(b.key.metric.find("coefficient") == std::string::npos);  // its runs carry it
+
+  // The same file without its runs (filtered, or trimmed by a CI step): the
+  // fit is what is left, and it is kept rather than dropped.
+  auto all = nlohmann::json::parse(*read_file(fixture("google-benchmark-real-complexity.json")));
+  auto& rows = all["benchmarks"];
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [](const nlohmann::json& r) { return r["run_type"] == "iteration"; }),
+             rows.end());
+  REQUIRE(rows.size() == 2);
+  auto fits = parse_text("google-benchmark", all.dump(), "in", {});
+  REQUIRE(fits.ok());
+  REQUIRE(fits->size() == 2);
+  const auto& real = find(*fits, "BM_Sort", "real_coefficient");
+  CHECK(real.summary_only);
+  CHECK(real.samples.at(0) == Approx(rows[0]["real_coefficient"].get<double>() * 1e-9));
+  CHECK(real.extra["complexity"]["BigO"]["big_o"] == "NlgN");
+  CHECK(find(*fits, "BM_Sort", "cpu_coefficient").samples.at(0) ==
+        Approx(rows[0]["cpu_coefficient"].get<double>() * 1e-9));
+
+  // Only the RMS row: nothing measured, and it says so.
+  rows.erase(rows.begin());
+  auto rms = parse_text("google-benchmark", all.dump(), "in", {});
+  REQUIRE(rms.ok());
+  CHECK(rms->at(0).status == BenchmarkStatus::skipped);
+  CHECK(rms->at(0).reason.find("complexity fit (RMS)") != std::string::npos);
+
+  CHECK(err("google-benchmark", R"({"benchmarks": [{"name": "F_BigO", "run_name": "F", "run_type": "aggregate",
+        "aggregate_name": "BigO", "real_coefficient": 1, "cpu_coefficient": 1, "time_unit": "fortnights"}]})") ==
+        "in:/benchmarks/0/time_unit: unknown unit \"fortnights\", expected a time unit (ns, us, µs, ms, s, seconds)");
 }
 
 TEST_CASE("google-benchmark: bad input") {
