@@ -11,6 +11,12 @@
 // time of one iteration averaged over stats_number iterations.
 // results/benchmarks.json, when present, gives the type, unit and parameter
 // names, and lists the benchmarks that should have produced a result.
+//
+// API version 1 (asv 0.4) is read as asv itself reads it (Results.update_to_2):
+// "results": {"<benchmark>": <value> | {"result": <value or list>, "params",
+// "samples", "stats": <dict or list of dicts: ci_99, q_25, q_75, number,
+// repeat>}}, versions in "benchmark_version". Each benchmark becomes a row of
+// named columns, so errors still point into the file as it is.
 #include <cmath>
 #include <map>
 
@@ -58,6 +64,10 @@ Result<MetricUnit> metric_for(const std::string& type, const std::string& declar
 
 // The column `name` of a result row, or nullptr (absent or null).
 const json* column(const json& row, const std::map<std::string, size_t>& columns, const char* name) {
+  if (row.is_object()) {  // an api version 1 row (v1_row)
+    auto it = row.find(name);
+    return it == row.end() || it->is_null() ? nullptr : &*it;
+  }
   auto it = columns.find(name);
   if (it == columns.end() || it->second >= row.size() || row[it->second].is_null()) return nullptr;
   return &row[it->second];
@@ -65,7 +75,8 @@ const json* column(const json& row, const std::map<std::string, size_t>& columns
 
 Status one_benchmark(const std::string& name, const json& row, const Loc& at,
                      const std::map<std::string, size_t>& columns, DeclaredMap* declared, ParsedList& out) {
-  if (auto st = expect(row, at, Kind::array); !st) return st;
+  if (!row.is_object())
+    if (auto st = expect(row, at, Kind::array); !st) return st;
   Declared* decl = nullptr;
   if (declared) {
     auto it = declared->find(name);
@@ -78,7 +89,7 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at,
   auto how = metric_for(type, decl ? decl->unit : "", at);
   if (!how) return how.error();
 
-  auto col_loc = [&](const char* c) { return at.child(columns.at(c)); };
+  auto col_loc = [&](const char* c) { return row.is_object() ? at.child(c) : at.child(columns.at(c)); };
   // The parameter combinations, in asv's order.
   std::vector<std::vector<std::string>> values;
   if (const json* params = column(row, columns, "params")) {
@@ -205,13 +216,86 @@ Result<DeclaredMap> read_benchmarks_json(std::string_view text, const std::strin
   return out;
 }
 
+// The benchmarks benchmarks.json lists that have no result: skipped, named.
+ParsedList add_undeclared(ParsedList out, DeclaredMap* declared, const Loc& root) {
+  if (declared)
+    for (const auto& [name, d] : *declared) {
+      if (d.has_result) continue;
+      Parsed p;
+      p.place = "/results";
+      p.bench.key.name = name;
+      auto how = metric_for(d.type, d.unit, root);
+      p.bench.key.metric = how ? how->metric : "wall_time";
+      p.bench.unit = how ? how->unit : "s";
+      p.bench.direction = model::direction_for_unit(p.bench.unit);
+      p.bench.status = model::BenchmarkStatus::skipped;
+      p.bench.reason = "listed in benchmarks.json but absent from this results file";
+      out.push_back(std::move(p));
+    }
+  return out;
+}
+
+// An api version 1 benchmark as a row of named columns (asv's update_to_2):
+// a bare value is a one-combination result, a non-list result or stats is
+// wrapped in a list, and the stats dicts are spread into asv 2's columns.
+Result<json> v1_row(const json& value, const Loc& at, const json* versions, const std::string& name) {
+  json row = json::object();
+  if (!value.is_object()) {
+    row["result"] = json::array({value});
+  } else {
+    if (auto r = value.find("result"); r != value.end()) row["result"] = r->is_array() ? *r : json::array({*r});
+    else return at.child("result").bad("is missing, expected a number, null or a list");
+    for (const char* k : {"params", "samples"})
+      if (auto v = value.find(k); v != value.end()) row[k] = *v;
+    if (auto st = value.find("stats"); st != value.end() && !st->is_null()) {
+      const json stats = st->is_array() ? *st : json::array({*st});
+      for (size_t i = 0; i < stats.size(); ++i)
+        if (!stats[i].is_null() && !stats[i].is_object())
+          return (st->is_array() ? at.child("stats").child(i) : at.child("stats")).bad("expected an object or null");
+      auto spread = [&](const char* column, auto pick) {
+        json list = json::array();
+        for (const auto& z : stats) list.push_back(z.is_object() ? pick(z) : json());
+        row[column] = std::move(list);
+      };
+      auto member = [](const json& z, const char* k) { return z.contains(k) ? z[k] : json(); };
+      auto ci = [](const json& z, size_t i) {
+        auto c = z.find("ci_99");
+        return c != z.end() && c->is_array() && c->size() == 2 ? (*c)[i] : json();
+      };
+      spread("stats_ci_99_a", [&](const json& z) { return ci(z, 0); });
+      spread("stats_ci_99_b", [&](const json& z) { return ci(z, 1); });
+      spread("stats_q_25", [&](const json& z) { return member(z, "q_25"); });
+      spread("stats_q_75", [&](const json& z) { return member(z, "q_75"); });
+      spread("stats_number", [&](const json& z) { return member(z, "number"); });
+    }
+  }
+  if (versions && versions->is_object())
+    if (auto v = versions->find(name); v != versions->end() && v->is_string()) row["version"] = *v;
+  return row;
+}
+
 Result<ParsedList> parse_results(const Input& in, DeclaredMap* declared) {
   auto doc = parse_json(in.text, in.source, /*python_nan=*/true);
   if (!doc) return doc.error();
   Loc root{&in.source, ""};
   if (auto st = expect(*doc, root, Kind::object); !st) return st.error();
-  if (auto v = doc->find("version"); v != doc->end() && (!v->is_number_integer() || v->get<int64_t>() != 2))
-    return root.child("version").bad("expected asv results api version 2, got " + v->dump());
+  if (auto v = doc->find("version");
+      v != doc->end() && (!v->is_number_integer() || (v->get<int64_t>() != 2 && v->get<int64_t>() != 1)))
+    return root.child("version").bad("expected asv results api version 1 or 2, got " + v->dump());
+  if (auto v = doc->find("version"); v != doc->end() && v->get<int64_t>() == 1) {
+    auto results = need(*doc, root, "results", Kind::object);
+    if (!results) return results.error();
+    const json* versions = doc->contains("benchmark_version") ? &(*doc)["benchmark_version"] : nullptr;
+    const std::map<std::string, size_t> none;
+    ParsedList out;
+    for (const auto& [name, value] : (*results)->items()) {
+      const Loc at = root.child("results").child(name);
+      auto row = v1_row(value, at, versions, name);
+      if (!row) return row.error();
+      if (auto st = one_benchmark(name, *row, at, none, declared, out); !st) return st.error();
+    }
+    return add_undeclared(std::move(out), declared, root);
+  }
   auto cols = need(*doc, root, "result_columns", Kind::array);
   if (!cols) return cols.error();
   std::map<std::string, size_t> columns;
@@ -229,21 +313,7 @@ Result<ParsedList> parse_results(const Input& in, DeclaredMap* declared) {
   for (const auto& [name, row] : (*results)->items())
     if (auto st = one_benchmark(name, row, root.child("results").child(name), columns, declared, out); !st)
       return st.error();
-  if (declared)
-    for (const auto& [name, d] : *declared) {
-      if (d.has_result) continue;
-      Parsed p;
-      p.place = "/results";
-      p.bench.key.name = name;
-      auto how = metric_for(d.type, d.unit, root);
-      p.bench.key.metric = how ? how->metric : "wall_time";
-      p.bench.unit = how ? how->unit : "s";
-      p.bench.direction = model::direction_for_unit(p.bench.unit);
-      p.bench.status = model::BenchmarkStatus::skipped;
-      p.bench.reason = "listed in benchmarks.json but absent from this results file";
-      out.push_back(std::move(p));
-    }
-  return out;
+  return add_undeclared(std::move(out), declared, root);
 }
 
 }  // namespace

@@ -365,9 +365,47 @@ TEST_CASE("asv: results alone, and bad input") {
   CHECK(err("asv", head + R"({"b.time_x": [[Infinity], []]}})") ==
         "in:/results/b.time_x/0/0: expected a finite number, got infinity");
   CHECK(err("asv", head + R"({"b.x": [[1], []]}})").find("in:/results/b.x: cannot tell the benchmark type") == 0);
-  CHECK(err("asv", R"({"version": 1, "results": {}})") == "in:/version: expected asv results api version 2, got 1");
+  CHECK(err("asv", R"({"version": 3, "results": {}})") == "in:/version: expected asv results api version 1 or 2, got 3");
   CHECK(err("asv", R"({"version": 2, "results": {}})") == "in:/result_columns: is missing, expected an array");
   CHECK(err("asv", truncated("asv-documented-schema/results/ci-box/4f1c2b3a-virtualenv-py3.11.json")).find("in:3:") == 0);
+}
+
+TEST_CASE("asv: api version 1 (asv 0.4) is read as asv reads it") {
+  auto v = ok("asv", "asv-documented-v1.json");
+  CHECK(v.size() == 9);
+  const auto& keys = find(v, "benchmarks.TimeSuite.time_keys");
+  CHECK(keys.samples.size() == 10);
+  CHECK(keys.iterations == std::vector<double>(10, 4096));  // stats.number
+  CHECK(keys.summary.at("median") == 2.3e-06);
+  CHECK(keys.summary.at("ci_99_b") == 2.5e-06);
+  CHECK(keys.summary.at("q_25") == 2.25e-06);
+  CHECK(keys.extra["benchmark_version"].get<std::string>().substr(0, 6) == "a1b2c3");
+  const auto& q10 = find(v, "benchmarks.TimeSuite.time_sort", "wall_time", {{"param1", "10"}, {"param2", "'quick'"}});
+  CHECK(q10.summary_only);
+  CHECK(q10.summary.at("ci_99_a") == 1.0e-07);
+  CHECK(find(v, "benchmarks.TimeSuite.time_sort", "wall_time", {{"param1", "1000"}, {"param2", "'quick'"}}).status ==
+        BenchmarkStatus::skipped);  // NaN
+  CHECK(find(v, "benchmarks.TimeSuite.time_sort", "wall_time", {{"param1", "1000"}, {"param2", "'merge'"}}).status ==
+        BenchmarkStatus::failed);  // null
+  // A bare result and a single stats dict (before lists), and a bare number.
+  const auto& parse = find(v, "benchmarks.TimeSuite.time_parse");
+  CHECK(parse.samples == std::vector<double>{4.5e-05});
+  CHECK(parse.summary.at("q_75") == 4.6e-05);
+  CHECK(find(v, "benchmarks.MemSuite.mem_list", "memory").samples == std::vector<double>{2104});
+  CHECK(find(v, "benchmarks.track_queue_depth", "track").samples == std::vector<double>{42});
+  CHECK(find(v, "benchmarks.TimeSuite.time_broken").status == BenchmarkStatus::failed);
+
+  // Errors point into the file as it is.
+  std::string head = R"({"version": 1, "results": )";
+  CHECK(err("asv", head + R"({"b.time_x": {"result": ["1"]}}})") ==
+        "in:/results/b.time_x/result/0: expected a number, null (failed) or NaN (skipped)");
+  CHECK(err("asv", head + R"({"b.time_x": {"result": [1, 2], "params": [["a"]]}}})") ==
+        "in:/results/b.time_x/result: has 2 values for 1 parameter combinations");
+  CHECK(err("asv", head + R"({"b.time_x": {"stats": [3]}}})") == "in:/results/b.time_x/result: is missing, expected a number, null or a list");
+  CHECK(err("asv", head + R"({"b.time_x": {"result": [1], "stats": [3]}}})") == "in:/results/b.time_x/stats/0: expected an object or null");
+  CHECK(err("asv", head + R"({"b.time_x": {"result": [1], "samples": [[1, "x"]]}}})") ==
+        "in:/results/b.time_x/samples/0/1: expected a number, got the string \"x\"");
+  CHECK(err("asv", R"({"version": 1})") == "in:/results: is missing, expected an object");
 }
 
 TEST_CASE("criterion: directory output") {
@@ -426,6 +464,7 @@ TEST_CASE("detect_format recognises each fixture") {
       {"pytest-benchmark-documented-schema.json", "pytest-benchmark"},
       {"bmf-documented-schema.json", "bmf"},
       {"asv-documented-schema/results/ci-box/4f1c2b3a-virtualenv-py3.11.json", "asv"},
+      {"asv-documented-v1.json", "asv"},
       {"catch2-v2-real-benchmarks.xml", "catch2-xml"},
       {"catch2-v3-documented-schema.xml", "catch2-xml"},
       {"go-test-real-benchmem-count3.txt", "go-test"},
