@@ -6,10 +6,13 @@
 //   estimates.json  {"mean"|"median"|"std_dev"|"median_abs_dev"|"slope":
 //                    {"point_estimate", "standard_error", "confidence_interval"}}
 // A sample is times[i]/iters[i] (seconds per iteration) with iters[i]
-// as its iteration count. Other directories (base/, change/, report/)
+// as its iteration count. Before 0.3, sample.json was a pair of arrays
+// [[iters...], [times...]] and estimates' keys were capitalised ("Mean",
+// "Median", "StdDev", "MedianAbsDev", "Slope"); both layouts are read. Other directories (base/, change/, report/)
 // hold older baselines and HTML and are not read.
 #include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "formats/json_support.h"
 #include "formats/parsers.h"
@@ -43,40 +46,63 @@ Result<Parsed> parse_criterion_files(const CriterionFiles& files) {
   auto sample = parse_json(files.sample_json, files.sample_source);
   if (!sample) return sample.error();
   Loc sroot{&files.sample_source, ""};
-  if (auto st = expect(*sample, sroot, Kind::object); !st) return st.error();
-  auto iters = need(*sample, sroot, "iters", Kind::array);
-  if (!iters) return iters.error();
-  auto times = need(*sample, sroot, "times", Kind::array);
-  if (!times) return times.error();
-  if ((*iters)->size() != (*times)->size())
-    return sroot.child("times").bad("has " + std::to_string((*times)->size()) + " entries for " +
-                                    std::to_string((*iters)->size()) + " iters; expected one time per entry of iters");
-  for (size_t i = 0; i < (*iters)->size(); ++i) {
-    auto n = finite_number((**iters)[i], sroot.child("iters").child(i));
+  // Where iters and times are: members of an object (0.3 on), or the two
+  // halves of a pair (before 0.3).
+  const json* iters = nullptr;
+  const json* times = nullptr;
+  Loc iters_at = sroot.child("iters"), times_at = sroot.child("times");
+  if (sample->is_array()) {
+    if (sample->size() != 2)
+      return sroot.bad("expected an object {\"iters\", \"times\"} or, before criterion 0.3, a pair "
+                       "[[iters...], [times...]]; got an array of " + std::to_string(sample->size()));
+    iters_at = sroot.child(size_t(0));
+    times_at = sroot.child(size_t(1));
+    for (size_t i = 0; i < 2; ++i)
+      if (auto st = expect((*sample)[i], sroot.child(i), Kind::array); !st) return st.error();
+    iters = &(*sample)[0];
+    times = &(*sample)[1];
+  } else {
+    if (auto st = expect(*sample, sroot, Kind::object); !st) return st.error();
+    auto i = need(*sample, sroot, "iters", Kind::array);
+    if (!i) return i.error();
+    auto t = need(*sample, sroot, "times", Kind::array);
+    if (!t) return t.error();
+    iters = *i;
+    times = *t;
+  }
+  if (iters->size() != times->size())
+    return times_at.bad("has " + std::to_string(times->size()) + " entries for " + std::to_string(iters->size()) +
+                        " iters; expected one time per entry of iters");
+  for (size_t i = 0; i < iters->size(); ++i) {
+    auto n = finite_number((*iters)[i], iters_at.child(i));
     if (!n) return n.error();
-    if (*n <= 0) return sroot.child("iters").child(i).bad("expected a positive iteration count");
-    auto t = finite_number((**times)[i], sroot.child("times").child(i));
+    if (*n <= 0) return iters_at.child(i).bad("expected a positive iteration count");
+    auto t = finite_number((*times)[i], times_at.child(i));
     if (!t) return t.error();
     b.samples.push_back(*t / *n * 1e-9);
     b.iterations.push_back(*n);
   }
-  if (auto m = sample->find("sampling_mode"); m != sample->end() && m->is_string()) b.extra["sampling_mode"] = *m;
+  if (sample->is_object())
+    if (auto m = sample->find("sampling_mode"); m != sample->end() && m->is_string()) b.extra["sampling_mode"] = *m;
 
   if (!files.estimates_json.empty()) {
     auto est = parse_json(files.estimates_json, files.estimates_source);
     if (!est) return est.error();
     Loc eroot{&files.estimates_source, ""};
     if (auto st = expect(*est, eroot, Kind::object); !st) return st.error();
-    const std::pair<const char*, const char*> kStats[] = {
-        {"mean", "mean"}, {"median", "median"}, {"std_dev", "stddev"},
-        {"median_abs_dev", "median_abs_dev"}, {"slope", "slope"}};
-    for (const auto& [key, as] : kStats) {
-      auto e = maybe(*est, eroot, key, Kind::object);
-      if (!e) return e.error();
-      if (!*e) continue;
-      auto v = need_number(**e, eroot.child(key), "point_estimate");
-      if (!v) return v.error();
-      b.summary[as] = *v * 1e-9;
+    // (key, key before 0.3, summary name)
+    const std::tuple<const char*, const char*, const char*> kStats[] = {
+        {"mean", "Mean", "mean"}, {"median", "Median", "median"}, {"std_dev", "StdDev", "stddev"},
+        {"median_abs_dev", "MedianAbsDev", "median_abs_dev"}, {"slope", "Slope", "slope"}};
+    for (const auto& [key, old_key, as] : kStats) {
+      for (const char* k : {key, old_key}) {
+        auto e = maybe(*est, eroot, k, Kind::object);
+        if (!e) return e.error();
+        if (!*e) continue;
+        auto v = need_number(**e, eroot.child(k), "point_estimate");
+        if (!v) return v.error();
+        b.summary[as] = *v * 1e-9;
+      }
     }
   }
   return p;

@@ -434,6 +434,34 @@ TEST_CASE("criterion: directory output") {
   CHECK(empty.error().message.find("holds no benchmarks") != std::string::npos);
 }
 
+TEST_CASE("criterion: the layout before 0.3 (sample pairs, capitalised estimates)") {
+  auto v = ok("criterion", "criterion-documented-pre-0.3/criterion");
+  REQUIRE(v.size() == 2);  // wall_time and the declared throughput
+  const auto& wall = find(v, "sort", "wall_time", {{"value", "1000"}});
+  CHECK(wall.iterations == std::vector<double>{10, 20, 30, 40, 50});
+  CHECK(wall.samples.at(0) == Approx(152000.0 / 10 * 1e-9));
+  CHECK(wall.summary.at("mean") == Approx(15127e-9));
+  CHECK(wall.summary.at("stddev") == Approx(103e-9));
+  CHECK(wall.summary.at("median_abs_dev") == Approx(74.1e-9));
+  CHECK(wall.summary.at("slope") == Approx(15110e-9));
+  CHECK(find(v, "sort", "throughput", {{"value", "1000"}}).unit == "elements/s");
+
+  using detail::CriterionFiles;
+  CriterionFiles f;
+  f.benchmark_source = "b.json";
+  f.sample_source = "s.json";
+  f.benchmark_json = R"({"group_id": "g"})";
+  f.sample_json = "[[1, 2], [1]]";
+  CHECK(detail::parse_criterion_files(f).error().message ==
+        "s.json:/1: has 1 entries for 2 iters; expected one time per entry of iters");
+  f.sample_json = "[[1], [1], [1]]";
+  CHECK(detail::parse_criterion_files(f).error().message.find("expected an object {\"iters\", \"times\"} or, before criterion 0.3, a pair") != std::string::npos);
+  f.sample_json = "[[0], [1]]";
+  CHECK(detail::parse_criterion_files(f).error().message == "s.json:/0/0: expected a positive iteration count");
+  f.sample_json = "[[1], 5]";
+  CHECK(detail::parse_criterion_files(f).error().message == "s.json:/1: expected an array, got a number");
+}
+
 TEST_CASE("criterion: bad files") {
   using detail::CriterionFiles;
   CriterionFiles f;
