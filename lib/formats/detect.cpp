@@ -147,6 +147,7 @@ Result<std::string> detect_text(std::string_view text, const std::string& path) 
   if (first == std::string_view::npos) return detail::error_at(path, "", "is empty; cannot tell its format");
   char c = text[first];
   if (c == '{' && is_test2json(text, first)) return std::string("go-test");
+  if (text.substr(first, 41) == "group,function,value,throughput_num,throu") return std::string("criterion-csv");
   if (c == '{' || c == '[') return detect_json(text, path);
   if (c == '<') {
     if (text.find("<Catch2TestRun") != std::string_view::npos ||

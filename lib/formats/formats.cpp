@@ -96,6 +96,7 @@ const Format kFormats[] = {
     {"cargo-bench", detail::parse_cargo_bench},
     {"catch2-xml", detail::parse_catch2_xml},
     {"criterion", nullptr},
+    {"criterion-csv", detail::parse_criterion_csv},
     {"go-test", detail::parse_go_test},
     {"google-benchmark", detail::parse_google_benchmark},
     {"hyperfine", detail::parse_hyperfine},

@@ -69,6 +69,8 @@ Result<Parsed> parse_criterion_files(const CriterionFiles& files);
 // the seconds per iteration, higher-is-better. Nothing when none is declared.
 std::vector<Parsed> criterion_throughput(const Parsed& wall);
 Result<ParsedList> parse_criterion_dir(const std::string& dir, const ParseOptions& options);
+// criterion's raw.csv: one row per sample, any number of benchmarks.
+Result<ParsedList> parse_criterion_csv(const Input& in);
 
 // asv: the results file plus, when known, benchmarks.json (units, parameter
 // names, and the benchmarks that should have produced a result).

@@ -462,6 +462,34 @@ TEST_CASE("criterion: the layout before 0.3 (sample pairs, capitalised estimates
   CHECK(detail::parse_criterion_files(f).error().message == "s.json:/1: expected an array, got a number");
 }
 
+TEST_CASE("criterion-csv: raw.csv, one row per sample, files concatenated") {
+  auto v = ok("criterion-csv", "criterion-csv-documented-raw.csv");
+  REQUIRE(v.size() == 4);  // sort (and its throughput), parse, fib
+  const auto& sort = find(v, "sort", "wall_time", {{"value", "1000"}});
+  CHECK(sort.iterations == std::vector<double>{10, 20, 30, 40});
+  CHECK(sort.samples.at(1) == Approx(301000.0 / 20 * 1e-9));
+  const auto& rate = find(v, "sort", "throughput", {{"value", "1000"}});
+  CHECK(rate.unit == "elements/s");
+  CHECK(rate.direction == Direction::higher_is_better);
+  CHECK(find(v, "parse/json, strict").samples.size() == 3);  // a quoted comma
+  CHECK(find(v, "fib \"fast\"/iterative", "wall_time", {{"value", "20"}}).samples.at(0) == Approx(30e-9));
+
+  const std::string head = "group,function,value,throughput_num,throughput_type,sample_measured_value,unit,iteration_count\n";
+  CHECK(err("criterion-csv", "a,b\n1,2\n").find("in:1:1: expected criterion's raw.csv header") == 0);
+  CHECK(err("criterion-csv", head + "g,,,,,x,ns,1\n") == "in:2:7: sample_measured_value: expected a finite number, got 'x'");
+  CHECK(err("criterion-csv", head + "g,,,,,1,ns,0\n") == "in:2:12: iteration_count: expected a positive count");
+  CHECK(err("criterion-csv", head + "g,,,,,1,ns\n") == "in:2:1: has 7 fields, expected 8");
+  CHECK(err("criterion-csv", head + "\"g,,,,,1,ns,1\n") == "in:2:1: a quoted field is not closed");
+  CHECK(err("criterion-csv", head + "\"g\"x,,,,,1,ns,1\n") == "in:2:4: expected ',' or the end of the line after a quoted field");
+  CHECK(err("criterion-csv", head + "g,,,5,bits,1,ns,1\n") == "in:2:7: throughput_type: expected bytes or elements, got 'bits'");
+  CHECK(err("criterion-csv", head).find("in: holds no benchmarks") == 0);
+  // A custom measurement keeps its unit.
+  auto custom = parse_text("criterion-csv", head + "g,,,,,30,cycles,10\n", "in", {});
+  REQUIRE(custom.ok());
+  CHECK(custom->at(0).key.metric == "cycles");
+  CHECK(custom->at(0).samples.at(0) == 3);
+}
+
 TEST_CASE("criterion: bad files") {
   using detail::CriterionFiles;
   CriterionFiles f;
@@ -500,6 +528,7 @@ TEST_CASE("detect_format recognises each fixture") {
       {"go-test-real-json.jsonl", "go-test"},
       {"cargo-bench-documented-format.txt", "cargo-bench"},
       {"criterion-documented-schema/criterion", "criterion"},
+      {"criterion-csv-documented-raw.csv", "criterion-csv"},
   };
   for (const auto& [file, format] : kCases) {
     INFO(file);
