@@ -50,6 +50,8 @@ Result<std::string> detect_json(std::string_view text, const std::string& path) 
   if (member("benchmarks", Kind::array) &&
       (member("machine_info", Kind::object) || has(first("benchmarks"), "fullname")))
     return std::string("pytest-benchmark");
+  if (member("benchmarks", Kind::array) && s.members.count("version") && has(first("benchmarks"), "runs"))
+    return std::string("pyperf");
   if (member("results", Kind::object) &&
       (s.members.count("result_columns") || s.members.count("commit_hash")))
     return std::string("asv");

@@ -101,6 +101,7 @@ const Format kFormats[] = {
     {"google-benchmark", detail::parse_google_benchmark},
     {"hyperfine", detail::parse_hyperfine},
     {"pytest-benchmark", detail::parse_pytest_benchmark},
+    {"pyperf", detail::parse_pyperf},
 };
 
 const Format* find_format(const std::string& name) {

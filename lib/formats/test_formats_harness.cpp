@@ -490,6 +490,36 @@ TEST_CASE("criterion-csv: raw.csv, one row per sample, files concatenated") {
   CHECK(custom->at(0).samples.at(0) == 3);
 }
 
+TEST_CASE("pyperf: every value of every run, warmups and calibration apart") {
+  auto v = ok("pyperf", "pyperf-documented-schema.json");
+  REQUIRE(v.size() == 3);
+  const auto& meteor = find(v, "meteor_contest");
+  CHECK(meteor.samples == std::vector<double>{0.1598, 0.1603, 0.1595, 0.1601, 0.1596, 0.1599});
+  CHECK(meteor.iterations == std::vector<double>(6, 4));  // loops, from the benchmark's metadata
+  CHECK(meteor.extra["runs"] == 2);      // the calibration run measured nothing
+  CHECK(meteor.extra["warmups"] == 5);   // and none of its warmups is a sample
+  const auto& unpack = find(v, "unpack_sequence");
+  CHECK(unpack.iterations == std::vector<double>(3, 8192.0 * 400));  // loops x inner_loops
+  const auto& rss = find(v, "startup_rss", "memory");
+  CHECK(rss.unit == "bytes");
+  CHECK(rss.samples.at(1) == 18878464);
+
+  CHECK(err("pyperf", R"({"version": "2.0", "benchmarks": []})") == "in:/version: expected pyperf format version 1.x, got \"2.0\"");
+  CHECK(err("pyperf", R"({"version": "1.0", "benchmarks": [{"runs": []}]})") ==
+        "in:/benchmarks/0/metadata/name: is missing, expected the benchmark's name (a string)");
+  CHECK(err("pyperf", R"({"version": "1.0", "benchmarks": [{"metadata": {"name": "a", "unit": "parsec"}, "runs": []}]})") ==
+        "in:/benchmarks/0/metadata/unit: unknown unit \"parsec\", expected second, byte or integer");
+  CHECK(err("pyperf", R"({"version": "1.0", "benchmarks": [{"metadata": {"name": "a"}, "runs": [{"values": [1, "x"]}]}]})") ==
+        "in:/benchmarks/0/runs/0/values/1: expected a number, got the string \"x\"");
+  CHECK(err("pyperf", R"({"version": "1.0", "benchmarks": [{"metadata": {"name": "a", "loops": 0}, "runs": [{"values": [1]}]}]})") ==
+        "in:/benchmarks/0/runs/0/metadata/loops: expected a positive number of loops");
+  // The name may be the file's (a single-benchmark file); no values: skipped.
+  auto one = parse_text("pyperf", R"({"version": "1.0", "metadata": {"name": "solo"}, "benchmarks": [{"runs": [{"warmups": [[1, 2]]}]}]})", "in", {});
+  REQUIRE(one.ok());
+  CHECK(one->at(0).key.name == "solo");
+  CHECK(one->at(0).status == BenchmarkStatus::skipped);
+}
+
 TEST_CASE("criterion: bad files") {
   using detail::CriterionFiles;
   CriterionFiles f;
@@ -529,6 +559,7 @@ TEST_CASE("detect_format recognises each fixture") {
       {"cargo-bench-documented-format.txt", "cargo-bench"},
       {"criterion-documented-schema/criterion", "criterion"},
       {"criterion-csv-documented-raw.csv", "criterion-csv"},
+      {"pyperf-documented-schema.json", "pyperf"},
   };
   for (const auto& [file, format] : kCases) {
     INFO(file);
