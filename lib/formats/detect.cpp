@@ -50,6 +50,7 @@ Result<std::string> detect_json(std::string_view text, const std::string& path) 
   if (member("benchmarks", Kind::array) &&
       (member("machine_info", Kind::object) || has(first("benchmarks"), "fullname")))
     return std::string("pytest-benchmark");
+  if (member("files", Kind::array) && has(first("files"), "groups")) return std::string("vitest");
   if (member("benchmarks", Kind::array) && s.members.count("version") && has(first("benchmarks"), "runs"))
     return std::string("pyperf");
   if (member("results", Kind::object) &&

@@ -102,6 +102,7 @@ const Format kFormats[] = {
     {"hyperfine", detail::parse_hyperfine},
     {"pytest-benchmark", detail::parse_pytest_benchmark},
     {"pyperf", detail::parse_pyperf},
+    {"vitest", detail::parse_vitest},
 };
 
 const Format* find_format(const std::string& name) {

@@ -520,6 +520,33 @@ TEST_CASE("pyperf: every value of every run, warmups and calibration apart") {
   CHECK(one->at(0).status == BenchmarkStatus::skipped);
 }
 
+TEST_CASE("vitest: bench --outputJson, summaries in milliseconds, samples when kept") {
+  auto v = ok("vitest", "vitest-real-bench.json");
+  REQUIRE(v.size() == 3);
+  const auto& native = find(v, "bench/sort.bench.js > sort > native");
+  CHECK(native.summary_only);  // vitest leaves samples out unless asked
+  CHECK(native.samples.at(0) == Approx(native.summary.at("mean")));
+  CHECK(native.summary.at("mean") < 0.01);  // milliseconds became seconds
+  CHECK(native.summary.count("p99"));
+  CHECK(native.summary.count("stddev"));
+  CHECK(native.extra.contains("hz"));
+  CHECK(find(v, "bench/sort.bench.js > json roundtrip").unit == "s");
+
+  auto doc = nlohmann::json::parse(*read_file(fixture("vitest-real-bench.json")));
+  doc["files"][0]["groups"][0]["benchmarks"][0]["samples"] = {0.5, 0.25, 0.75};
+  auto kept = parse_text("vitest", doc.dump(), "in", {});
+  REQUIRE(kept.ok());
+  CHECK(kept->at(0).samples == std::vector<double>{0.5e-3, 0.25e-3, 0.75e-3});
+  CHECK_FALSE(kept->at(0).summary_only);
+
+  CHECK(err("vitest", R"({"files": [{"groups": [{"fullName": "g", "benchmarks": [{"name": "b", "samples": [1, "x"]}]}]}]})") ==
+        "in:/files/0/groups/0/benchmarks/0/samples/1: expected a number, got the string \"x\"");
+  CHECK(err("vitest", R"({"files": [{"groups": [{"fullName": "g", "benchmarks": [{"name": "b"}]}]}]})") ==
+        "in:/files/0/groups/0/benchmarks/0/mean: is missing, expected a number");
+  CHECK(err("vitest", R"({"files": [{"groups": [{"benchmarks": []}]}]})") ==
+        "in:/files/0/groups/0/fullName: is missing, expected a string");
+}
+
 TEST_CASE("criterion: bad files") {
   using detail::CriterionFiles;
   CriterionFiles f;
@@ -560,6 +587,7 @@ TEST_CASE("detect_format recognises each fixture") {
       {"criterion-documented-schema/criterion", "criterion"},
       {"criterion-csv-documented-raw.csv", "criterion-csv"},
       {"pyperf-documented-schema.json", "pyperf"},
+      {"vitest-real-bench.json", "vitest"},
   };
   for (const auto& [file, format] : kCases) {
     INFO(file);
