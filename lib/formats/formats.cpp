@@ -100,6 +100,7 @@ const Format kFormats[] = {
     {"go-test", detail::parse_go_test},
     {"google-benchmark", detail::parse_google_benchmark},
     {"hyperfine", detail::parse_hyperfine},
+    {"jmh", detail::parse_jmh},
     {"pytest-benchmark", detail::parse_pytest_benchmark},
     {"pyperf", detail::parse_pyperf},
     {"vitest", detail::parse_vitest},

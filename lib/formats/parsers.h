@@ -56,6 +56,7 @@ Result<ParsedList> parse_cargo_bench(const Input& in);
 Result<ParsedList> parse_bmf(const Input& in);
 Result<ParsedList> parse_pyperf(const Input& in);
 Result<ParsedList> parse_vitest(const Input& in);
+Result<ParsedList> parse_jmh(const Input& in);
 
 // criterion keeps one benchmark in three files of one directory
 // (<id>/new/{benchmark,estimates,sample}.json); estimates may be absent.

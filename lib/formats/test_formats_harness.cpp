@@ -547,6 +547,42 @@ TEST_CASE("vitest: bench --outputJson, summaries in milliseconds, samples when k
         "in:/files/0/groups/0/fullName: is missing, expected a string");
 }
 
+TEST_CASE("jmh: primary and secondary metrics, every iteration of every fork, modes and units") {
+  auto v = ok("jmh", "jmh-documented-schema.json");
+  REQUIRE(v.size() == 5);
+  const std::map<std::string, std::string> p{{"size", "100"}, {"strict", "true"}};
+  const auto& thrpt = find(v, "org.example.ParseBench.parse", "throughput", p);
+  CHECK(thrpt.samples == std::vector<double>{1498.2, 1521.3, 1530.1, 1518.6, 1525.2, 1547.0});
+  CHECK(thrpt.direction == Direction::higher_is_better);  // thrpt
+  CHECK(thrpt.unit == "ops/s");
+  CHECK(thrpt.summary.at("score_error") == 21.7);
+  CHECK(thrpt.extra["forks"] == 2);
+  const auto& alloc = find(v, "org.example.ParseBench.parse", "gc.alloc.rate", p);
+  CHECK(alloc.direction == Direction::higher_is_better);  // MB/sec is a rate
+  const auto& norm = find(v, "org.example.ParseBench.parse", "gc.alloc.rate.norm", p);
+  CHECK(norm.direction == Direction::lower_is_better);
+  CHECK(norm.unit == "B/op");
+  const auto& avgt = find(v, "org.example.ParseBench.tokenize", "wall_time", p);
+  CHECK(avgt.samples.at(0) == Approx(408.1e-6));  // us/op in seconds
+  CHECK(avgt.summary.at("score") == Approx(412.3e-6));
+  CHECK(avgt.direction == Direction::lower_is_better);
+  const auto& sample = find(v, "org.example.ParseBench.lookup", "wall_time");
+  CHECK(sample.samples.size() == 11);  // the histogram's counts
+  CHECK(sample.samples.back() == Approx(31e-9));
+
+  CHECK(err("jmh", R"({"benchmark": "x"})") == "in:(document root): expected an array of JMH runs (-rf json)");
+  CHECK(err("jmh", R"([{"benchmark": "x", "mode": "fast", "primaryMetric": {}}])") ==
+        "in:/0/mode: expected thrpt, avgt, sample or ss, got \"fast\"");
+  CHECK(err("jmh", R"([{"benchmark": "x", "mode": "avgt", "primaryMetric": {"score": 1, "scoreUnit": "ops/s"}}])") ==
+        "in:/0/primaryMetric/scoreUnit: expected a time per operation (e.g. ms/op) in mode avgt, got \"ops/s\"");
+  CHECK(err("jmh", R"([{"benchmark": "x", "mode": "thrpt", "primaryMetric": {"score": 1, "scoreUnit": "ops/s", "rawData": [[1, "y"]]}}])") ==
+        "in:/0/primaryMetric/rawData/0/1: expected a number, got the string \"y\"");
+  CHECK(err("jmh", R"([{"benchmark": "x", "mode": "sample", "primaryMetric": {"score": 1, "scoreUnit": "ns/op", "rawDataHistogram": [[[[1, 2.5]]]]}}])") ==
+        "in:/0/primaryMetric/rawDataHistogram/0/0/0/1: expected a count (a whole number)");
+  CHECK(err("jmh", R"([{"benchmark": "x", "mode": "sample", "primaryMetric": {"score": 1, "scoreUnit": "ns/op", "rawDataHistogram": [[[[1, 1e12]]]]}}])")
+            .find("holds more than 10000000 samples") != std::string::npos);
+}
+
 TEST_CASE("criterion: bad files") {
   using detail::CriterionFiles;
   CriterionFiles f;
@@ -588,6 +624,7 @@ TEST_CASE("detect_format recognises each fixture") {
       {"criterion-csv-documented-raw.csv", "criterion-csv"},
       {"pyperf-documented-schema.json", "pyperf"},
       {"vitest-real-bench.json", "vitest"},
+      {"jmh-documented-schema.json", "jmh"},
   };
   for (const auto& [file, format] : kCases) {
     INFO(file);
