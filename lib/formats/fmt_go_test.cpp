@@ -18,6 +18,7 @@
 #include "formats/json_support.h"
 #include "formats/parsers.h"
 #include "formats/text_lines.h"
+#include "util/json_read.h"
 
 namespace bb::formats::detail {
 
@@ -198,10 +199,13 @@ Result<std::string> from_test2json(const Input& in) {
       return false;
     }
     const nlohmann::json& e = *parsed;
-    if (e.value("Action", "") != "output") return true;
+    // json::value() throws on a member of another type (found by fuzz-go-test).
+    std::string action, pkg;
+    read_member(e, "Action", action);
+    if (action != "output") return true;
     auto out = e.find("Output");
     if (out == e.end() || !out->is_string()) return true;
-    const std::string pkg = e.value("Package", "");
+    read_member(e, "Package", pkg);
     auto [it, first] = text.emplace(pkg, pkg.empty() ? "" : "pkg: " + pkg + "\n");
     if (first) order.push_back(pkg);
     it->second += out->get<std::string>();

@@ -218,6 +218,9 @@ TEST_CASE("go-test: bad input") {
   CHECK(err("go-test", "{\"Action\":\"output\"}\nBenchmarkX-2 1 2 ns/op\n") ==
         "in:2: not a test2json event (one JSON object per line)");
   CHECK(err("go-test", "{\"Action\":\"output\"}\n{\"Action\": [[[\n").find("in:2:15: ") == 0);
+  // A member of the wrong type is not an output event (found by fuzz-go-test).
+  CHECK(err("go-test", "{\"Action\":1,\"Output\":\"x\"}\n{\"Action\":\"output\",\"Package\":2,\"Output\":\"y\"}\n")
+            .find("holds no benchmarks") != std::string::npos);
   CHECK(err("go-test", "PASS\nok  x 0.1s\n").find("in: holds no benchmarks") == 0);
 }
 
