@@ -305,16 +305,16 @@ Status Manager::write_report(const report::JobReport& r, const std::string& dir)
   return write_file_atomic(path_join(dir, "report.json"), r.json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
-Result<std::pair<std::string, std::string>> Manager::stored_report(int64_t job_id) const {
-  std::string dir = report_dir(job_id);
+Result<std::pair<std::string, std::string>> Manager::read_stored_report(const std::string& dir,
+                                                                         const std::string& missing) {
   auto md = read_file(path_join(dir, "report.md"), 64 << 20);
-  if (!md) {
-    if (md.error().code == Errc::not_found)
-      return make_error(Errc::not_found, "no report for job " + std::to_string(job_id) +
-                                             " (not finished yet, or unknown)");
-    return md.error();
-  }
+  if (!md) return md.error().code == Errc::not_found ? make_error(Errc::not_found, missing) : md.error();
   return std::make_pair(std::move(*md), path_join(dir, "report.json"));
+}
+
+Result<std::pair<std::string, std::string>> Manager::stored_report(int64_t job_id) const {
+  return read_stored_report(report_dir(job_id),
+                            "no report for job " + std::to_string(job_id) + " (not finished yet, or unknown)");
 }
 
 Status Manager::reingest(int64_t job_id) {

@@ -95,6 +95,9 @@ class Manager {
   std::string report_dir(int64_t job_id) const;
   std::string group_report_dir(int64_t group_id) const;
   Status write_report(const report::JobReport& r, const std::string& dir);
+  // report.md of `dir` and the path of its report.json; NotFound says `missing`.
+  static Result<std::pair<std::string, std::string>> read_stored_report(const std::string& dir,
+                                                                        const std::string& missing);
 
   config::ApplianceConfig config_;
   report::HistoryStore history_;

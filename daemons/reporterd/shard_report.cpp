@@ -114,15 +114,9 @@ void Manager::shard_changed(const model::Job& job) {
 }
 
 Result<std::pair<std::string, std::string>> Manager::stored_group_report(int64_t group_id) const {
-  const std::string dir = group_report_dir(group_id);
-  auto md = read_file(path_join(dir, "report.md"), 64 << 20);
-  if (!md) {
-    if (md.error().code == Errc::not_found)
-      return make_error(Errc::not_found, "no report for job group " + std::to_string(group_id) +
-                                             " (not a group of shards, or none of them has changed yet)");
-    return md.error();
-  }
-  return std::make_pair(std::move(*md), path_join(dir, "report.json"));
+  return read_stored_report(group_report_dir(group_id),
+                            "no report for job group " + std::to_string(group_id) +
+                                " (not a group of shards, or none of them has changed yet)");
 }
 
 }  // namespace bb::reporterd

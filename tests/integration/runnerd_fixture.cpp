@@ -24,7 +24,7 @@ int last_online_cpu() {
 
 }  // namespace
 
-std::string fake_google_benchmark(const std::string& before_output) {
+std::string fake_google_benchmark(const std::string& before_output, const std::string& per_benchmark) {
   return "#!/bin/sh\n"
          "filter=.\n"
          "for a in \"$@\"; do case $a in --benchmark_filter=*) filter=${a#--benchmark_filter=};; esac; done\n" +
@@ -32,7 +32,8 @@ std::string fake_google_benchmark(const std::string& before_output) {
          "printf '{\"context\":{},\"benchmarks\":['\n"
          "sep=\n"
          "for n in BM_a BM_b BM_c BM_d BM_e BM_f BM_g BM_h; do\n"
-         "  echo \"$n\" | grep -Eq -- \"$filter\" || continue\n"
+         "  echo \"$n\" | grep -Eq -- \"$filter\" || continue\n" +
+         per_benchmark +
          "  printf '%s{\"name\":\"%s\",\"run_name\":\"%s\",\"run_type\":\"iteration\",\"repetitions\":1,"
          "\"repetition_index\":0,\"threads\":1,\"iterations\":1000,\"real_time\":1.5,\"cpu_time\":1.4,"
          "\"time_unit\":\"ns\"}' \"$sep\" \"$n\" \"$n\"\n"

@@ -18,8 +18,9 @@ namespace bb::test {
 // A stand-in for a Google Benchmark binary with eight benchmarks, BM_a to
 // BM_h: --benchmark_filter=REGEX (an anchored ERE, as the real one reads
 // it) picks among them, `$filter` holds it ("." without one), and
-// `before_output` (shell lines) runs before the JSON is printed.
-std::string fake_google_benchmark(const std::string& before_output);
+// `before_output` (shell lines) runs before the JSON is printed, and
+// `per_benchmark` (shell lines) once for each benchmark the filter picks.
+std::string fake_google_benchmark(const std::string& before_output, const std::string& per_benchmark = "");
 
 class RunnerdFixture {
  public:
