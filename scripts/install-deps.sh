@@ -7,6 +7,7 @@ packages=(
   meson ninja-build pkg-config g++ clang libclang-rt-14-dev
   libsystemd-dev libgit2-dev libyaml-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev
   libssl-dev catch2 libsqlite3-dev libboost-dev libmicrohttpd-dev libbenchmark-dev libxml2-dev
+  libsimdjson-dev
   dbus systemd systemd-container git curl openssl hyperfine valgrind python3
   iproute2 procps
   debhelper dpkg-dev lintian apt-utils gnupg polkitd

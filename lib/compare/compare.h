@@ -55,12 +55,15 @@ struct Options {
     std::string reason;
   };
   std::vector<Lost> lost;
-  // Metrics that repeat exactly (callgrind instruction counts): compared
-  // exactly when each side's samples agree within exact_tolerance (relative).
+  // Metrics that can repeat exactly (callgrind's and iai-callgrind's event
+  // counts, allocation counts): compared exactly when each side's samples
+  // agree within exact_tolerance (relative), statistically otherwise.
   std::vector<std::string> deterministic_metrics = {
       "instructions", "data_reads", "data_writes", "l1i_misses", "l1d_read_misses", "l1d_write_misses",
       "ll_instruction_misses", "ll_data_read_misses", "ll_data_write_misses", "conditional_branches",
-      "conditional_branch_misses", "indirect_branches", "indirect_branch_misses"};  // callgrind's events
+      "conditional_branch_misses", "indirect_branches", "indirect_branch_misses",  // callgrind's events
+      "l1_hits", "ll_hits", "ram_hits", "total_rw", "estimated_cycles",            // iai-callgrind's
+      "alloc_bytes", "allocs"};  // iai-callgrind's DHAT, Julia's BenchmarkTools
   double exact_tolerance = 1e-4;
   // Metrics where a larger value is better (throughput); all others: smaller is better.
   std::vector<std::string> higher_is_better;

@@ -158,6 +158,13 @@ std::string callgrind_metric(const std::string& event) {
       {"Bcm", "conditional_branch_misses"},
       {"Bi", "indirect_branches"},
       {"Bim", "indirect_branch_misses"},
+      // Derived from the cache events by iai-callgrind/gungraun (its summary
+      // JSON's names; its terminal output says "L1 Hits", "LL Hits", ...).
+      {"L1hits", "l1_hits"},
+      {"LLhits", "ll_hits"},
+      {"RamHits", "ram_hits"},
+      {"TotalRW", "total_rw"},
+      {"EstimatedCycles", "estimated_cycles"},
   };
   auto it = names.find(event);
   return it == names.end() ? "" : it->second;

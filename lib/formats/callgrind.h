@@ -37,7 +37,9 @@ std::vector<FunctionChange> profile_diff(const std::map<std::string, FunctionCos
                                          const std::map<std::string, FunctionCost>& head, size_t limit = 15);
 
 // The metric benchbox records a callgrind event as: "Ir" -> "instructions",
-// "D1mr" -> "l1d_read_misses", ...; "" for an event it does not know.
+// "D1mr" -> "l1d_read_misses", ..., and iai-callgrind's derived events
+// "L1hits" -> "l1_hits", "EstimatedCycles" -> "estimated_cycles", ...;
+// "" for an event it does not know.
 std::string callgrind_metric(const std::string& event);
 
 }  // namespace bb::formats

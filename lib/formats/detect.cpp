@@ -21,6 +21,13 @@ bool has(const std::vector<std::string>& v, const char* s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+// An iai-callgrind summary: what every schema version holds.
+bool is_iai_summary(std::string_view s) {
+  auto holds = [&](std::string_view k) { return s.find(k) != std::string_view::npos; };
+  return holds("\"module_path\"") && holds("\"benchmark_exe\"") &&
+         (holds("\"profiles\"") || holds("\"callgrind_summary\""));
+}
+
 Result<std::string> detect_json(std::string_view text, const std::string& path) {
   auto shape = detail::json_shape(text, path);
   // Python writes NaN/Infinity (asv, pytest-benchmark): look again allowing them.
@@ -35,6 +42,15 @@ Result<std::string> detect_json(std::string_view text, const std::string& path) 
     auto it = s.first_child_members.find(k);
     return it == s.first_child_members.end() ? std::vector<std::string>{} : it->second;
   };
+  // Julia BenchmarkTools.save: [{"Julia": v, "BenchmarkTools": v}, [values...]]
+  // (member_keys[""] holds the keys of a root array's objects).
+  if (s.root == Kind::array) {
+    auto it = s.member_keys.find("");
+    if (it != s.member_keys.end() && has(it->second, "Julia") && has(it->second, "BenchmarkTools"))
+      return std::string("julia-benchmarktools");
+  }
+  // iai-callgrind's summaries gathered into an array (jq -s).
+  if (s.root == Kind::array && is_iai_summary(text.substr(0, 65536))) return std::string("iai-callgrind");
   // JMH's -rf json: an array of runs, each with its primaryMetric.
   if (s.root == Kind::array && text.substr(0, 65536).find("\"primaryMetric\"") != std::string_view::npos)
     return std::string("jmh");
@@ -45,6 +61,14 @@ Result<std::string> detect_json(std::string_view text, const std::string& path) 
     return detail::error_at(path, "/schema", "names schema '" + s.schema +
                                                  "', expected '" + model::kResultSetSchema + "'");
   }
+  // One iai-callgrind summary.json: module_path and benchmark_exe in every
+  // schema version, the metrics under profiles (v4 on) or callgrind_summary.
+  if (member("module_path", Kind::string) && s.members.count("benchmark_exe") &&
+      (member("profiles", Kind::array) || s.members.count("callgrind_summary")))
+    return std::string("iai-callgrind");
+  // PkgBenchmark's writeresults: the BenchmarkTools document as a string.
+  if (member("benchmarkgroup", Kind::string) && member("benchmarkconfig", Kind::object))
+    return std::string("julia-benchmarktools");
   if (member("results", Kind::array) && has(first("results"), "command") &&
       has(first("results"), "times"))
     return std::string("hyperfine");
@@ -56,6 +80,11 @@ Result<std::string> detect_json(std::string_view text, const std::string& path) 
   if (member("files", Kind::array) && has(first("files"), "groups")) return std::string("vitest");
   if (member("benchmarks", Kind::array) && s.members.count("version") && has(first("benchmarks"), "runs"))
     return std::string("pyperf");
+  // BenchmarkDotNet's JsonExporter: {"Title", "HostEnvironmentInfo", "Benchmarks": [...]}.
+  if (member("Benchmarks", Kind::array) &&
+      (member("HostEnvironmentInfo", Kind::object) || has(first("Benchmarks"), "FullName") ||
+       has(first("Benchmarks"), "Statistics")))
+    return std::string("benchmarkdotnet");
   if (member("results", Kind::object) &&
       (s.members.count("result_columns") || s.members.count("commit_hash")))
     return std::string("asv");
@@ -137,6 +166,13 @@ bool is_cargo_bench_line(std::string_view line) {
   return l > k && line.substr(l, 8) == " ns/iter";
 }
 
+// iai-callgrind's summaries, one a line (--output-format=json, or
+// summary.json files concatenated): the first line is one whole summary.
+bool is_iai_stream(std::string_view text, size_t first) {
+  size_t end = text.find('\n', first);
+  return is_iai_summary(text.substr(first, std::min<size_t>(end == std::string_view::npos ? text.size() : end - first, 65536)));
+}
+
 bool any_line(std::string_view text, bool (*matches)(std::string_view)) {
   size_t start = 0;
   while (start < text.size()) {
@@ -153,6 +189,7 @@ Result<std::string> detect_text(std::string_view text, const std::string& path) 
   if (first == std::string_view::npos) return detail::error_at(path, "", "is empty; cannot tell its format");
   char c = text[first];
   if (c == '{' && is_test2json(text, first)) return std::string("go-test");
+  if (c == '{' && is_iai_stream(text, first)) return std::string("iai-callgrind");
   if (text.substr(first, 41) == "group,function,value,throughput_num,throu") return std::string("criterion-csv");
   if (c == '{' || c == '[') return detect_json(text, path);
   if (c == '<') {

@@ -5,7 +5,10 @@
 // run_name, kept apart. Every other numeric member of a row is a user
 // counter and becomes its own metric. Rows are streamed, so a file of
 // hundreds of MB is never a DOM.
+#include <algorithm>
+#include <iterator>
 #include <memory>
+#include <string_view>
 #include <unordered_map>
 
 #include "formats/json_support.h"
@@ -18,16 +21,16 @@ namespace bb::formats::detail {
 namespace {
 
 // Members Google Benchmark writes itself; any other number is a counter.
+// Sorted: every member of every row is looked up here.
 bool is_builtin(const std::string& k) {
-  static const char* const kBuiltin[] = {
-      "name", "family_index", "per_family_instance_index", "run_name", "run_type",
-      "repetitions", "repetition_index", "threads", "iterations", "real_time", "cpu_time",
-      "time_unit", "aggregate_name", "aggregate_unit", "error_occurred", "error_message",
-      "skipped", "skip_message", "label", "big_o", "cpu_coefficient", "real_coefficient", "rms",
+  static constexpr std::string_view kBuiltin[] = {
+      "aggregate_name", "aggregate_unit", "big_o", "cpu_coefficient", "cpu_time", "error_message",
+      "error_occurred", "family_index", "iterations", "label", "name", "per_family_instance_index",
+      "real_coefficient", "real_time", "repetition_index", "repetitions", "rms", "run_name", "run_type",
+      "skip_message", "skipped", "threads", "time_unit",
   };
-  for (const char* b : kBuiltin)
-    if (k == b) return true;
-  return false;
+  static_assert(std::is_sorted(std::begin(kBuiltin), std::end(kBuiltin)));
+  return std::binary_search(std::begin(kBuiltin), std::end(kBuiltin), std::string_view(k));
 }
 
 std::string counter_unit(const std::string& name) {
@@ -169,7 +172,7 @@ class Reader {
     for (const auto& [k, v] : r.items()) {
       if (is_builtin(k)) continue;
       if (!v.is_number()) continue;  // e.g. a string a newer version added
-      auto n = finite_number(v, at.child(k));
+      auto n = finite_number(v, [&, &name = k] { return at.child(name); });  // clang 14 captures no binding
       if (!n) return n.error();
       fn(k, *n);
     }

@@ -26,7 +26,7 @@ Result<Parsed> one_result(const json& r, const Loc& at) {
   auto times = need(r, at, "times", Kind::array);
   if (!times) return times.error();
   for (size_t i = 0; i < (*times)->size(); ++i) {
-    auto t = finite_number((**times)[i], at.child("times").child(i));
+    auto t = finite_number((**times)[i], [&] { return at.child("times").child(i); });
     if (!t) return t.error();
     b.samples.push_back(*t);
   }
@@ -36,7 +36,7 @@ Result<Parsed> one_result(const json& r, const Loc& at) {
     auto v = maybe(r, at, s, Kind::number);
     if (!v) return v.error();
     if (!*v) continue;
-    auto n = finite_number(**v, at.child(s));
+    auto n = finite_number(**v, [&] { return at.child(s); });
     if (!n) return n.error();
     b.summary[s] = *n;
   }
@@ -45,7 +45,7 @@ Result<Parsed> one_result(const json& r, const Loc& at) {
     auto v = maybe(r, at, s, Kind::number);
     if (!v) return v.error();
     if (!*v) continue;
-    auto n = finite_number(**v, at.child(s));
+    auto n = finite_number(**v, [&] { return at.child(s); });
     if (!n) return n.error();
     b.extra[std::string(s) + "_mean_s"] = *n;
   }

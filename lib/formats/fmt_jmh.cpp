@@ -39,7 +39,7 @@ Status metric_samples(const json& m, const Loc& at, double scale, model::Benchma
       const Loc fat = at.child("rawData").child(f);
       if (auto st = expect((**raw)[f], fat, Kind::array); !st) return st;
       for (size_t i = 0; i < (**raw)[f].size(); ++i) {
-        auto v = finite_number((**raw)[f][i], fat.child(i));
+        auto v = finite_number((**raw)[f][i], [&] { return fat.child(i); });
         if (!v) return v.error();
         b.samples.push_back(*v * scale);
       }

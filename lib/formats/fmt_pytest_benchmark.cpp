@@ -67,7 +67,7 @@ Result<Parsed> one(const json& r, const Loc& at) {
   if (!data) return data.error();
   if (*data && !(*data)->empty()) {
     for (size_t i = 0; i < (*data)->size(); ++i) {
-      auto n = finite_number((**data)[i], sat.child("data").child(i));
+      auto n = finite_number((**data)[i], [&] { return sat.child("data").child(i); });
       if (!n) return n.error();
       b.samples.push_back(*n);
       b.iterations.push_back(iterations);

@@ -46,7 +46,7 @@ Result<Parsed> one(const json& b, const Loc& at, const std::string& group) {
   if (!samples) return samples.error();
   if (*samples && !(*samples)->empty()) {
     for (size_t i = 0; i < (*samples)->size(); ++i) {
-      auto n = finite_number((**samples)[i], at.child("samples").child(i));
+      auto n = finite_number((**samples)[i], [&] { return at.child("samples").child(i); });
       if (!n) return n.error();
       out.samples.push_back(*n * kMs);
     }

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <utility>
 
 #include "formats/parsers.h"
 #include "util/file.h"
@@ -44,6 +46,13 @@ Status check_one(const model::Benchmark& b, const std::string& place, const std:
   return {};
 }
 
+uint64_t key_hash(const model::BenchmarkKey& k) {
+  std::hash<std::string> h;
+  uint64_t x = h(k.name) * 0x9e3779b97f4a7c15ull ^ h(k.metric);
+  for (const auto& [name, value] : k.params) x = (x * 0x100000001b3ull) ^ h(name) ^ (h(value) << 1);
+  return x;  // the suite is the same for every benchmark of one file
+}
+
 }  // namespace
 
 Result<std::vector<model::Benchmark>> finish(ParsedList parsed, const std::string& source,
@@ -54,19 +63,29 @@ Result<std::vector<model::Benchmark>> finish(ParsedList parsed, const std::strin
     if (!options.suite.empty()) benches[i].key.suite = options.suite;
     if (auto st = check_one(benches[i], places[i], source); !st) return st.error();
   }
-  // Duplicates by sorting indices, not by copying every key into a set.
-  std::vector<uint32_t> order(benches.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return benches[a].key < benches[b].key; });
+  // Duplicates by sorting (hash, index) pairs: a flat array, so the sort
+  // does not chase every key's strings (it did, and was most of the time
+  // a large file took after parsing). Keys are compared only where hashes
+  // are equal.
+  std::vector<std::pair<uint64_t, uint32_t>> order(benches.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = {key_hash(benches[i].key), uint32_t(i)};
+  std::sort(order.begin(), order.end());
   size_t dup = benches.size(), first = 0;
-  for (size_t i = 1; i < order.size(); ++i)
-    if (benches[order[i]].key == benches[order[i - 1]].key && order[i] < dup) {
-      dup = order[i];
-      size_t j = i - 1;
-      while (j > 0 && benches[order[j - 1]].key == benches[dup].key) --j;
-      first = order[j];
-    }
+  for (size_t i = 0, j = 0; i < order.size(); i = j) {
+    for (j = i + 1; j < order.size() && order[j].first == order[i].first;) ++j;
+    // In [i, j) the indices ascend: the first later one equal to an
+    // earlier one is this hash's earliest duplicate.
+    bool found = false;
+    for (size_t a = i + 1; a < j && !found; ++a)
+      for (size_t b = i; b < a && !found; ++b)
+        if (benches[order[a].second].key == benches[order[b].second].key) {
+          found = true;
+          if (order[a].second < dup) {
+            dup = order[a].second;
+            first = order[b].second;
+          }
+        }
+  }
   if (dup != benches.size())
     return error_at(source, places[dup],
                     "duplicate benchmark '" + benches[dup].key.to_string() + "' (first at " + places[first] +
@@ -92,6 +111,7 @@ struct Format {
 const Format kFormats[] = {
     {"asv", detail::parse_asv},
     {"benchbox", detail::parse_benchbox},
+    {"benchmarkdotnet", detail::parse_benchmarkdotnet},
     {"bmf", detail::parse_bmf},
     {"cargo-bench", detail::parse_cargo_bench},
     {"catch2-xml", detail::parse_catch2_xml},
@@ -100,7 +120,9 @@ const Format kFormats[] = {
     {"go-test", detail::parse_go_test},
     {"google-benchmark", detail::parse_google_benchmark},
     {"hyperfine", detail::parse_hyperfine},
+    {"iai-callgrind", detail::parse_iai_callgrind},
     {"jmh", detail::parse_jmh},
+    {"julia-benchmarktools", detail::parse_julia_benchmarktools},
     {"pytest-benchmark", detail::parse_pytest_benchmark},
     {"pyperf", detail::parse_pyperf},
     {"vitest", detail::parse_vitest},

@@ -21,7 +21,8 @@ struct ParseOptions {
 
 // Every format name benchbox knows, e.g. "hyperfine", "google-benchmark",
 // "benchbox" (canonical JSON), "asv", "criterion", "pytest-benchmark",
-// "catch2-xml", "go-test", "cargo-bench", "bmf", "criterion-csv", "pyperf", "vitest", "jmh".
+// "catch2-xml", "go-test", "cargo-bench", "bmf", "criterion-csv", "pyperf", "vitest", "jmh",
+// "benchmarkdotnet", "iai-callgrind", "julia-benchmarktools".
 std::vector<std::string> format_names();
 
 // Parses text already in memory. `source` names it in errors.

@@ -1,6 +1,8 @@
 #include "formats/json_support.h"
 
+#include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "formats/parsers.h"
 
@@ -22,33 +24,10 @@ namespace {
 // Same-length stand-ins for Python's non-JSON number tokens.
 constexpr std::string_view kNaN = "\"N\"", kInf = "\"Infini\"", kNegInf = "\"-Infini\"";
 
-std::string replace_python_nan(std::string_view text) {
-  std::string out(text);
-  bool in_string = false;
-  for (size_t i = 0; i < out.size(); ++i) {
-    char c = out[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (out.compare(i, 3, "NaN") == 0) {
-      out.replace(i, 3, kNaN);
-      i += 2;
-    } else if (out.compare(i, 8, "Infinity") == 0) {
-      out.replace(i, 8, kInf);
-      i += 7;
-    } else if (out.compare(i, 9, "-Infinity") == 0) {
-      out.replace(i, 9, kNegInf);
-      i += 8;
-    }
-  }
-  return out;
-}
+}  // namespace
 
 std::string escape_pointer_token(std::string_view key) {
+  if (key.find_first_of("~/") == std::string_view::npos) return std::string(key);
   std::string out;
   for (char c : key) {
     if (c == '~') out += "~0";
@@ -57,6 +36,37 @@ std::string escape_pointer_token(std::string_view key) {
   }
   return out;
 }
+
+void replace_python_nan(char* out, size_t size) {
+  std::string_view text(out, size);
+  // Most files hold neither token: one fast search instead of a walk.
+  if (text.find("NaN") == std::string_view::npos && text.find("Infinity") == std::string_view::npos) return;
+  bool in_string = false;
+  for (size_t i = 0; i < size; ++i) {
+    char c = out[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c != 'N' && c != 'I' && c != '-') {
+      continue;
+    } else if (text.compare(i, 3, "NaN") == 0) {
+      std::memcpy(out + i, kNaN.data(), 3);
+      i += 2;
+    } else if (text.compare(i, 8, "Infinity") == 0) {
+      std::memcpy(out + i, kInf.data(), 8);
+      i += 7;
+    } else if (text.compare(i, 9, "-Infinity") == 0) {
+      std::memcpy(out + i, kNegInf.data(), 9);
+      i += 8;
+    }
+  }
+}
+
+namespace {
 
 // nlohmann's message is "[json.exception.parse_error.101] parse error at line
 // L, column C: what"; keep "what", the position is computed from the offset.
@@ -230,9 +240,14 @@ bool run_sax(std::string_view text, Handler& h) {
 }  // namespace
 
 Result<json> parse_json(std::string_view text, const std::string& source, bool python_nan) {
+  if (auto fast = simd_stream(text, source, nullptr, nullptr, python_nan)) {
+    if (!*fast) return fast->error();
+    return std::move((*fast)->rest);
+  }
   std::string replaced;
   if (python_nan) {
-    replaced = replace_python_nan(text);
+    replaced = text;
+    replace_python_nan(replaced.data(), replaced.size());
     text = replaced;
   }
   StreamingBuilder b(text, source, "", nullptr);
@@ -243,12 +258,27 @@ Result<json> parse_json(std::string_view text, const std::string& source, bool p
 
 Result<Streamed> stream_children(std::string_view text, const std::string& source,
                                  const std::string& key, const ChildFn& on_child, bool python_nan) {
+  if (auto fast = simd_stream(text, source, &key, &on_child, python_nan)) return std::move(*fast);
   std::string replaced;
   if (python_nan) {
-    replaced = replace_python_nan(text);
+    replaced = text;
+    replace_python_nan(replaced.data(), replaced.size());
     text = replaced;
   }
   StreamingBuilder b(text, source, key, &on_child);
+  run_sax(text, b);
+  if (b.failed()) return b.error();
+  return b.take();
+}
+
+Result<Streamed> sax_resume(std::string_view text, const std::string& source, const std::string& key,
+                            const ChildFn& on_child, size_t skip) {
+  size_t seen = 0;
+  const ChildFn rest = [&](const std::string& k, json&& v, const Loc& at) -> Status {
+    if (seen++ < skip) return {};
+    return on_child(k, std::move(v), at);
+  };
+  StreamingBuilder b(text, source, key, &rest);
   run_sax(text, b);
   if (b.failed()) return b.error();
   return b.take();
@@ -273,8 +303,20 @@ Status expect_streamed(const Streamed& s, const std::string& source, const std::
   return root.child(key).bad(std::string("expected ") + kind_name(kind));
 }
 
-Loc Loc::child(std::string_view key) const { return {source, ptr + "/" + escape_pointer_token(key)}; }
-Loc Loc::child(size_t index) const { return {source, ptr + "/" + std::to_string(index)}; }
+// Called for every value a parser reads: one allocation, no temporaries.
+Loc Loc::child(std::string_view key) const {
+  Loc out{source, {}};
+  out.ptr.reserve(ptr.size() + 1 + key.size());
+  out.ptr.append(ptr).push_back('/');
+  if (key.find_first_of("~/") == std::string_view::npos) out.ptr.append(key);
+  else out.ptr.append(escape_pointer_token(key));
+  return out;
+}
+Loc Loc::child(size_t index) const {
+  char digits[24];
+  auto r = std::to_chars(digits, digits + sizeof digits, index);
+  return child(std::string_view(digits, size_t(r.ptr - digits)));
+}
 Error Loc::bad(const std::string& what) const {
   return error_at(*source, ptr.empty() ? "(document root)" : ptr, what);
 }
@@ -312,8 +354,8 @@ Result<const json*> maybe(const json& obj, const Loc& at, const char* key, Kind 
   if (!obj.is_object()) return at.bad(std::string("expected an object, got ") + type_of(obj));
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return static_cast<const json*>(nullptr);
-  if (auto st = expect(*it, at.child(key), kind); !st) return st.error();
-  return &*it;
+  if (is_kind(*it, kind)) return &*it;  // the place is built only for an error
+  return expect(*it, at.child(key), kind).error();
 }
 
 Result<const json*> need(const json& obj, const Loc& at, const char* key, Kind kind) {
@@ -348,7 +390,7 @@ Result<double> finite_number(const json& v, const Loc& at) {
 Result<double> need_number(const json& obj, const Loc& at, const char* key) {
   auto v = need(obj, at, key, Kind::number);
   if (!v) return v.error();
-  return finite_number(**v, at.child(key));
+  return finite_number(**v, [&] { return at.child(key); });
 }
 
 Result<std::string> need_string(const json& obj, const Loc& at, const char* key) {
@@ -444,7 +486,8 @@ class ShapeSax : public nlohmann::json_sax<json> {
 Result<Shape> json_shape(std::string_view text, const std::string& source, bool python_nan) {
   std::string replaced;
   if (python_nan) {
-    replaced = replace_python_nan(text);
+    replaced = text;
+    replace_python_nan(replaced.data(), replaced.size());
     text = replaced;
   }
   ShapeSax sax(text, source);

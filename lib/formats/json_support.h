@@ -8,7 +8,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -52,6 +54,16 @@ Status expect(const json& v, const Loc& at, Kind kind);
 std::optional<double> number(const json& v);
 // A finite number at `at`; NaN/inf and non-numbers are errors.
 Result<double> finite_number(const json& v, const Loc& at);
+// The same, with the place made only when there is an error: for loops over
+// many values, where building every pointer would cost more than the read.
+template <class LocFn>
+  requires std::is_invocable_r_v<Loc, LocFn>
+Result<double> finite_number(const json& v, LocFn&& at) {
+  if (v.is_number_integer()) return v.get<double>();
+  if (v.is_number_float())
+    if (double d = v.get<double>(); std::isfinite(d)) return d;
+  return finite_number(v, at());
+}
 Result<double> need_number(const json& obj, const Loc& at, const char* key);
 Result<std::string> need_string(const json& obj, const Loc& at, const char* key);
 
@@ -79,6 +91,34 @@ Result<Streamed> stream_children(std::string_view text, const std::string& sourc
 // a container of `kind`; otherwise an error saying what was there instead.
 Status expect_streamed(const Streamed& s, const std::string& source, const std::string& key,
                        Kind kind, const std::string& what_root);
+
+// The simdjson fast path behind parse_json and stream_children (json_simd.cpp):
+// the same result, or nullopt when simdjson refuses the text and the SAX
+// path must read it (and word the error). `key` and `on_child` as for
+// stream_children; both null for a plain DOM.
+std::optional<Result<Streamed>> simd_stream(std::string_view text, const std::string& source,
+                                            const std::string* key, const ChildFn* on_child,
+                                            bool python_nan);
+// stream_children's SAX path, handing on_child only the children after the
+// first `skip`: where the simdjson path stopped after handing those out.
+// `text` has had its Python tokens replaced already.
+Result<Streamed> sax_resume(std::string_view text, const std::string& source, const std::string& key,
+                            const ChildFn& on_child, size_t skip);
+// simdjson 3.0.1 (Debian 12) misreads decimals of more than 18 mantissa
+// digits (get_number gives 0 for about half of those with 19 or more, as a
+// test of 200,000 random numbers showed; found by the fuzzers). Such a
+// number is read with strtod, as nlohmann reads every number.
+bool simdjson_misreads(std::string_view number);
+// On by default, per thread; off makes every read take the SAX path (the
+// tests and fuzzers compare the two).
+void use_simdjson(bool on);
+bool simdjson_enabled();
+
+// Python's NaN, Infinity and -Infinity outside strings, replaced in place by
+// the same-length strings parse_json describes.
+void replace_python_nan(char* text, size_t size);
+// A JSON pointer token: "~" and "/" escaped.
+std::string escape_pointer_token(std::string_view key);
 
 // Deepest nesting any reader accepts; deeper input is refused, not recursed.
 inline constexpr size_t kMaxDepth = 256;

@@ -57,6 +57,9 @@ Result<ParsedList> parse_bmf(const Input& in);
 Result<ParsedList> parse_pyperf(const Input& in);
 Result<ParsedList> parse_vitest(const Input& in);
 Result<ParsedList> parse_jmh(const Input& in);
+Result<ParsedList> parse_benchmarkdotnet(const Input& in);
+Result<ParsedList> parse_iai_callgrind(const Input& in);
+Result<ParsedList> parse_julia_benchmarktools(const Input& in);
 
 // criterion keeps one benchmark in three files of one directory
 // (<id>/new/{benchmark,estimates,sample}.json); estimates may be absent.

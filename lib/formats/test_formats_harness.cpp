@@ -1,60 +1,19 @@
 // Every harness format against its fixture (real tool output where the
 // machine has the tool, the documented schema otherwise), its bad input,
 // and --format auto.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "formats/callgrind.h"
-#include "formats/formats.h"
-#include "formats/parsers.h"
-#include "util/file.h"
+#include "formats/test_formats_support.h"
 
 using namespace bb;
 using namespace bb::formats;
 using model::BenchmarkStatus;
 using model::Direction;
 
-namespace {
-
-std::string fixture(const std::string& name) { return std::string(BB_FORMATS_FIXTURES) + "/" + name; }
-
-ParseOptions opts() {
-  ParseOptions o;
-  o.suite = "s";
-  return o;
-}
-
-std::vector<model::Benchmark> ok(const std::string& format, const std::string& path) {
-  auto r = parse_path(format, fixture(path), opts());
-  if (!r) FAIL(r.error().message);
-  return *r;
-}
-
-const model::Benchmark& find(const std::vector<model::Benchmark>& v, const std::string& name,
-                             const std::string& metric = "wall_time",
-                             const std::map<std::string, std::string>& params = {}) {
-  for (const auto& b : v)
-    if (b.key.name == name && b.key.metric == metric && (params.empty() || b.key.params == params)) return b;
-  FAIL("no benchmark " << name << ":" << metric);
-  return v.front();
-}
-
-std::string err(const std::string& format, const std::string& text) {
-  auto r = parse_text(format, text, "in", opts());
-  REQUIRE_FALSE(r.ok());
-  return r.error().message;
-}
-
-std::string truncated(const std::string& path) {
-  auto t = read_file(fixture(path));
-  REQUIRE(t.ok());
-  return t->substr(0, t->size() * 2 / 3);
-}
-
-}  // namespace
+using namespace bb::formats::testing;
 
 TEST_CASE("google-benchmark: real output") {
   auto v = ok("google-benchmark", "google-benchmark-real-basic.json");
@@ -628,6 +587,13 @@ TEST_CASE("detect_format recognises each fixture") {
       {"pyperf-documented-schema.json", "pyperf"},
       {"vitest-real-bench.json", "vitest"},
       {"jmh-documented-schema.json", "jmh"},
+      {"benchmarkdotnet-documented-full.json", "benchmarkdotnet"},
+      {"julia-benchmarktools-documented-save.json", "julia-benchmarktools"},
+      {"iai-callgrind-documented-summary.json", "iai-callgrind"},
+      {"iai-callgrind-documented-output.jsonl", "iai-callgrind"},
+      {"iai-callgrind-documented-v2.json", "iai-callgrind"},
+      {"iai-callgrind-documented-v3.json", "iai-callgrind"},
+      {"iai-callgrind-documented-v7.json", "iai-callgrind"},
   };
   for (const auto& [file, format] : kCases) {
     INFO(file);

@@ -2,13 +2,17 @@
 // (-DBB_FUZZ_FORMAT="hyperfine"). Whatever the bytes, a parser must return a
 // value or an error: never crash, hang, or read out of bounds. Errors must
 // name the input, so every error message is checked for the source name.
+// And the simdjson fast path must agree with the SAX path on every input:
+// the same benchmarks, or the same error.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "formats/formats.h"
+#include "formats/json_support.h"
 #include "formats/parsers.h"
+#include "model/result_set.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -38,5 +42,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto r = bb::formats::parse_text(format, text, source, options);
   if (!r && r.error().message.rfind(source, 0) != 0) std::abort();
   if (r && r->empty() && !options.allow_empty) std::abort();
+
+  bb::formats::detail::use_simdjson(false);
+  auto sax = bb::formats::parse_text(format, text, source, options);
+  bb::formats::detail::use_simdjson(true);
+  if (r.ok() != sax.ok()) std::abort();
+  if (!r) {
+    if (r.error().message != sax.error().message) std::abort();
+    return 0;
+  }
+  if (r->size() != sax->size()) std::abort();
+  for (size_t i = 0; i < r->size(); ++i)
+    if (bb::model::to_json((*r)[i]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) !=
+        bb::model::to_json((*sax)[i]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) std::abort();
   return 0;
 }

@@ -12,7 +12,7 @@ seconds=${1:-30}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BB_FUZZ_BUILD:-$root/build-fuzz}
 corpus_root=$root/tests/fuzz/corpus
-formats=${*:-asv benchbox bmf cargo-bench catch2-xml criterion criterion-csv go-test google-benchmark hyperfine pytest-benchmark pyperf vitest jmh http-request}
+formats=${*:-asv benchbox bmf cargo-bench catch2-xml criterion criterion-csv go-test google-benchmark hyperfine pytest-benchmark pyperf vitest jmh benchmarkdotnet iai-callgrind julia-benchmarktools http-request}
 
 if [ ! -f "$build/build.ninja" ]; then
   rm -rf "$build"  # a setup that was stopped half-way leaves what a new one refuses

@@ -1,0 +1,303 @@
+// The fast path of parse_json and stream_children: simdjson's On-Demand
+// API over a padded copy of the text, building the same nlohmann values the
+// SAX path builds (numbers typed as nlohmann types them, last duplicate key
+// wins, the streamed container's children one at a time).
+//
+// One pass. Anything simdjson refuses before a child has been handed to
+// the parser's callback (a syntax error, a scalar root, anything stage 1
+// finds) goes back to the SAX path, which reads it the way it always did
+// and words the error as before (file:line:column). When simdjson stops
+// after children were handed out, the SAX path reads it again and hands
+// on only the children after those. Either way the parser gets what the
+// SAX path alone would give it; the fuzzers compare the two on every input.
+#include <simdjson.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "formats/json_support.h"
+#include "formats/parsers.h"
+
+namespace bb::formats::detail {
+
+namespace od = simdjson::ondemand;
+
+namespace {
+
+thread_local bool g_simdjson = true;
+
+// Nothing may follow the root value.
+bool at_end(od::document& doc) { return doc.current_location().error() == simdjson::OUT_OF_BOUNDS; }
+
+class Walker {
+ public:
+  explicit Walker(const char* end) : end_(end) {}
+
+  // v as nlohmann builds it; false where simdjson stops.
+  bool build(od::value v, json& out, size_t depth) {
+    od::json_type t;
+    if (v.type().get(t)) return false;
+    switch (t) {
+      case od::json_type::object: {
+        od::object o;
+        if (depth > kMaxDepth || v.get_object().get(o)) return false;
+        out = json::object();
+        auto& obj = out.get_ref<json::object_t&>();
+        for (auto r : o) {
+          od::field f;
+          std::string_view key;
+          if (std::move(r).get(f) || !key_of(f, key)) return false;
+          json child;
+          if (!build(f.value(), child, depth + 1)) return false;
+          obj.insert_or_assign(std::string(key), std::move(child));
+        }
+        return true;
+      }
+      case od::json_type::array: {
+        od::array a;
+        if (depth > kMaxDepth || v.get_array().get(a)) return false;
+        out = json::array();
+        auto& arr = out.get_ref<json::array_t&>();
+        for (auto r : a) {
+          od::value e;
+          if (r.get(e)) return false;
+          arr.emplace_back();
+          if (!build(e, arr.back(), depth + 1)) return false;
+        }
+        return true;
+      }
+      case od::json_type::string: {
+        std::string_view s;
+        if (!string_of(v, s)) return false;
+        out = std::string(s);
+        return true;
+      }
+      case od::json_type::number: return number_of(v, out);
+      case od::json_type::boolean: {
+        bool b;
+        if (v.get_bool().get(b)) return false;
+        out = b;
+        return true;
+      }
+      case od::json_type::null: {
+        bool is = false;  // type() looks only at the first byte: "nwll" is not null
+        if (v.is_null().get(is) || !is) return false;
+        out = nullptr;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // A string's content straight from the input when it has no escapes
+  // (stage 1 has already checked its UTF-8 and control characters), else
+  // decoded by simdjson into its string buffer.
+  std::optional<std::string_view> plain(const char* raw) const {
+    const void* q = std::memchr(raw, '"', size_t(end_ - raw));
+    if (!q) return std::nullopt;
+    std::string_view s(raw, size_t(static_cast<const char*>(q) - raw));
+    if (s.find('\\') != std::string_view::npos) return std::nullopt;
+    return s;
+  }
+
+  bool key_of(od::field& f, std::string_view& key) {
+    if (auto p = plain(f.key().raw())) {
+      key = *p;
+      return true;
+    }
+    return !f.unescaped_key().get(key);
+  }
+
+  bool string_of(od::value& v, std::string_view& s) {
+    od::raw_json_string raw;
+    if (v.get_raw_json_string().get(raw)) return false;
+    if (auto p = plain(raw.raw())) {
+      s = *p;
+      return true;
+    }
+    return !v.get_string().get(s);
+  }
+
+ private:
+  // nlohmann's types: a negative integer is signed, any other integer
+  // unsigned, the rest double.
+  static bool number_of(od::value& v, json& out) {
+    // The text first: once the number is read, the iterator has moved on.
+    const std::string_view t = trimmed_token(v);
+    od::number n;
+    if (v.get_number().get(n)) return big_integer(t, out);
+    switch (n.get_number_type()) {
+      case od::number_type::signed_integer: {
+        int64_t i = n.get_int64();
+        if (i < 0) out = json::number_integer_t(i);
+        else out = json::number_unsigned_t(i);  // "-0" too: equal to nlohmann's 0
+        return true;
+      }
+      case od::number_type::unsigned_integer: out = json::number_unsigned_t(n.get_uint64()); return true;
+      case od::number_type::floating_point_number: {
+        if (simdjson_misreads(t)) {
+          double d = std::strtod(std::string(t).c_str(), nullptr);
+          if (!std::isfinite(d)) return false;
+          out = json::number_float_t(d);
+          return true;
+        }
+        out = json::number_float_t(n.get_double());
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The number's text, without the whitespace simdjson keeps after it.
+  static std::string_view trimmed_token(od::value& v) {
+    std::string_view t = v.raw_json_token();
+    while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\n' || t.back() == '\r'))
+      t.remove_suffix(1);
+    return t;
+  }
+
+  // An integer beyond 64 bits, which nlohmann reads as a double.
+  static bool big_integer(std::string_view t, json& out) {
+    std::string_view digits = t.substr(!t.empty() && t[0] == '-' ? 1 : 0);
+    if (digits.empty() || (digits[0] == '0' && digits.size() > 1)) return false;
+    for (char c : digits)
+      if (c < '0' || c > '9') return false;
+    double d = std::strtod(std::string(t).c_str(), nullptr);
+    if (!std::isfinite(d)) return false;  // 400 digits: nlohmann's "number overflow"
+    out = json::number_float_t(d);
+    return true;
+  }
+
+  const char* end_;
+};
+
+// One pass: the rest of the document as a DOM, the streamed container's
+// children built one at a time and handed to the parser's callback.
+class Streamer {
+ public:
+  Streamer(Walker& w, const std::string& source, const ChildFn& on_child)
+      : w_(w), on_child_(on_child), target_{&source, ""} {}
+
+  // False when simdjson stopped or the callback refused a child (error).
+  bool run(od::value root, od::json_type t, const std::string& key) {
+    if (key.empty()) {
+      out.rest = t == od::json_type::object ? json::object() : json::array();
+      return deliver_all(root, t);
+    }
+    if (t == od::json_type::array) return w_.build(root, out.rest, 1);
+    od::object o;
+    if (root.get_object().get(o)) return false;
+    out.rest = json::object();
+    auto& rest = out.rest.get_ref<json::object_t&>();
+    for (auto r : o) {
+      od::field f;
+      std::string_view k;
+      od::json_type vt;
+      if (std::move(r).get(f) || !w_.key_of(f, k) || f.value().type().get(vt)) return false;
+      if (k == key && (vt == od::json_type::object || vt == od::json_type::array)) {
+        target_.ptr = "/" + escape_pointer_token(k);
+        if (!deliver_all(f.value(), vt)) return false;
+        continue;
+      }
+      json child;
+      if (!w_.build(f.value(), child, 2)) return false;
+      rest.insert_or_assign(std::string(k), std::move(child));
+    }
+    return true;
+  }
+
+  Streamed out;
+  std::optional<Error> error;  // the callback's
+
+ private:
+  bool deliver(std::string name, json&& child) {
+    ++out.children;
+    Loc at = target_.child(name);
+    if (auto st = on_child_(name, std::move(child), at); !st) {
+      error = st.error();
+      return false;
+    }
+    return true;
+  }
+
+  bool deliver_all(od::value container, od::json_type kind) {
+    out.found = true;
+    out.kind = kind == od::json_type::object ? Kind::object : Kind::array;
+    if (kind == od::json_type::object) {
+      od::object o;
+      if (container.get_object().get(o)) return false;
+      for (auto r : o) {
+        od::field f;
+        std::string_view k;
+        json child;
+        if (std::move(r).get(f) || !w_.key_of(f, k)) return false;
+        std::string name(k);
+        if (!w_.build(f.value(), child, 2) || !deliver(std::move(name), std::move(child))) return false;
+      }
+      return true;
+    }
+    od::array a;
+    if (container.get_array().get(a)) return false;
+    size_t i = 0;
+    for (auto r : a) {
+      od::value e;
+      json child;
+      if (r.get(e) || !w_.build(e, child, 2) || !deliver(std::to_string(i++), std::move(child))) return false;
+    }
+    return true;
+  }
+
+  Walker& w_;
+  const ChildFn& on_child_;
+  Loc target_;
+};
+
+}  // namespace
+
+bool simdjson_misreads(std::string_view number) {
+  size_t digits = 0;
+  for (char c : number) {
+    if (c == 'e' || c == 'E') break;
+    if (c >= '0' && c <= '9') ++digits;
+  }
+  return digits > 18;
+}
+
+void use_simdjson(bool on) { g_simdjson = on; }
+bool simdjson_enabled() { return g_simdjson; }
+
+std::optional<Result<Streamed>> simd_stream(std::string_view text, const std::string& source,
+                                            const std::string* key, const ChildFn* on_child,
+                                            bool python_nan) {
+  if (!g_simdjson) return std::nullopt;
+  simdjson::padded_string buf(text);
+  if (python_nan) replace_python_nan(buf.data(), buf.size());
+  const char* end = buf.data() + buf.size();
+  od::parser parser;
+  Walker w(end);
+  od::document doc;
+  od::value root;
+  od::json_type t;
+  if (parser.iterate(buf).get(doc) || doc.type().get(t)) return std::nullopt;
+  if (t != od::json_type::object && t != od::json_type::array) return std::nullopt;
+  if (doc.get_value().get(root)) return std::nullopt;
+  if (!on_child) {
+    Streamed out;
+    if (!w.build(root, out.rest, 1) || !at_end(doc)) return std::nullopt;
+    return Result<Streamed>(std::move(out));
+  }
+  Streamer st(w, source, *on_child);
+  bool ok = st.run(root, t, *key);
+  if (st.error) return Result<Streamed>(*st.error);
+  if (ok && at_end(doc)) return Result<Streamed>(std::move(st.out));
+  // Nothing handed out yet: the SAX path reads it all again.
+  if (st.out.children == 0) return std::nullopt;
+  // Children were handed out and cannot be taken back: the SAX path reads
+  // the document again and hands on only the ones after them, so the
+  // parser sees each child once, and the error is the one the SAX path
+  // alone would have stopped at.
+  return sax_resume({buf.data(), buf.size()}, source, *key, *on_child, st.out.children);
+}
+
+}  // namespace bb::formats::detail
