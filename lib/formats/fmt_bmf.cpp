@@ -75,7 +75,7 @@ std::optional<ParsedList> read_fast(std::string_view text, const std::string& so
       return std::nullopt;
     const std::string name(k);
     const Loc at = top.child(name);
-    std::vector<Parsed> mine;  // sorted by slug, as the DOM reader's map is
+    std::vector<std::pair<std::string, Parsed>> mine;  // sorted by slug, as the DOM reader's map is
     for (auto measure_field : measures) {
       od::field mf;
       od::object m;
@@ -97,13 +97,13 @@ std::optional<ParsedList> read_fast(std::string_view text, const std::string& so
         else return std::nullopt;
       }
       if (!value) return std::nullopt;
-      for (const auto& p : mine)
-        if (p.place == at.child(slug).ptr) return std::nullopt;  // a repeated measure: last one wins there
-      mine.push_back(measure(name, slug, *value, lower, upper, at.child(slug).ptr));
+      for (const auto& [seen, p] : mine)
+        if (seen == slug) return std::nullopt;  // a repeated measure: the last one wins there
+      mine.emplace_back(slug, measure(name, slug, *value, lower, upper, at.child(slug).ptr));
     }
     if (mine.empty()) return std::nullopt;
-    std::sort(mine.begin(), mine.end(), [](const Parsed& a, const Parsed& b) { return a.place < b.place; });
-    for (auto& p : mine) out.push_back(std::move(p));
+    std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [slug, p] : mine) out.push_back(std::move(p));
   }
   if (doc.current_location().error() != simdjson::OUT_OF_BOUNDS) return std::nullopt;
   return out;

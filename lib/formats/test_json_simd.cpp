@@ -159,6 +159,7 @@ TEST_CASE("bmf: the fast reader and the DOM reader agree, and the DOM reader wor
   const std::string docs[] = {
       R"({"b": {"latency": {"value": 3, "lower_value": 2, "upper_value": 4}, "a-custom": {"value": 1}}})",
       R"({"b": {"latency": {"value": 3, "lower_value": null}}})",
+      R"({"b": {"~/x": {"value": 1}, "throughput": {"value": 2}, "/y": {"value": 3}}})",  // map order, not pointer order
       R"({"b": {"latency": {"value": 3, "note": "kept out"}}})",
       R"({"b": {"latency": {"value": 1}, "latency": {"value": 2}}})",
       R"({"b": {"latency": {"value": 1}}, "b": {"latency": {"value": 2}}})",
