@@ -19,11 +19,7 @@ std::string v6(const std::string& metrics, const std::string& tool = "Callgrind"
          R"(", "summaries": {"parts": [], "total": {"regressions": [], "summary": )" + metrics + "}}}]}";
 }
 
-std::vector<model::Benchmark> text(const std::string& t) {
-  auto r = parse_text("iai-callgrind", t, "in", opts());
-  if (!r) FAIL(r.error().message);
-  return *r;
-}
+std::vector<model::Benchmark> text(const std::string& t) { return ok_text("iai-callgrind", t); }
 
 }  // namespace
 

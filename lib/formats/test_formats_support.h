@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/formats.h"
@@ -37,6 +38,14 @@ inline const model::Benchmark& find(const std::vector<model::Benchmark>& v, cons
     if (b.key.name == name && b.key.metric == metric && (params.empty() || b.key.params == params)) return b;
   FAIL("no benchmark " << name << ":" << metric);
   return v.front();
+}
+
+// The benchmarks of `text` (named "in") read as `format`; the test fails
+// with the parser's error otherwise.
+inline std::vector<model::Benchmark> ok_text(const std::string& format, std::string_view text) {
+  auto r = parse_text(format, text, "in", opts());
+  if (!r) FAIL(r.error().message);
+  return *r;
 }
 
 // The error of parsing `text` (named "in") as `format`, which must fail.
