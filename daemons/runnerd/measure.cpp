@@ -250,7 +250,8 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
         b.status = model::BenchmarkStatus::skipped;
         b.reason = "unavailable: " + r.unavailable;
       } else if (!r.available) {
-        b.extra["rounds_unavailable"] = b.extra.value("rounds_unavailable", 0) + 1;
+        auto& n = b.extra["rounds_unavailable"];  // null the first time
+        n = n.is_number_unsigned() ? n.get<uint64_t>() + 1 : 1;
       }
     }
     return true;

@@ -60,7 +60,10 @@ struct Benchmark {
   std::map<std::string, double> summary;  // mean/median/stddev/min/max as the harness reported
   BenchmarkStatus status = BenchmarkStatus::ok;
   std::string reason;            // why failed/skipped
-  nlohmann::json extra = nlohmann::json::object();  // format-specific (counters, exit codes)
+  // Format-specific (counters, exit codes): null until something is put in
+  // (operator[] makes it an object), so a result of 100,000s of benchmarks
+  // does not hold as many empty maps.
+  nlohmann::json extra;
 };
 
 // How a suite's skip reason starts when a pull request changed none of its
