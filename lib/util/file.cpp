@@ -21,11 +21,12 @@ Result<std::string> read_file(const std::string& path, size_t max_bytes) {
     return make_error(Errc::invalid_argument, path + ": file is " + std::to_string(st.st_size) +
                                                   " bytes, more than the limit of " +
                                                   std::to_string(max_bytes));
-  return read_to_end(fd.get(), max_bytes, path);
+  return read_to_end(fd.get(), max_bytes, path, size_t(st.st_size));
 }
 
-Result<std::string> read_to_end(int fd, size_t max_bytes, const std::string& what) {
+Result<std::string> read_to_end(int fd, size_t max_bytes, const std::string& what, size_t expected) {
   std::string out;
+  if (expected > 0) out.reserve(expected + kReadSlack);
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);

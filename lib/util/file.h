@@ -11,11 +11,16 @@ namespace bb {
 
 // Reads a whole regular file. Fails (Errc::invalid_argument) if it is larger
 // than max_bytes or is not a regular file (a directory where a file should be).
+// The string is allocated once, with kReadSlack bytes of capacity to spare
+// unless the file grew while it was read: a JSON reader that reads past the
+// end in SIMD blocks (simdjson) can then read it in place, not copy it.
 Result<std::string> read_file(const std::string& path, size_t max_bytes = size_t(1) << 30);
+inline constexpr size_t kReadSlack = 64;
 // Reads `fd` to its end (retrying EINTR); more than max_bytes is an error.
 // `what` names the file in errors. For files whose size stat() does not
 // know (procfs, sysfs), where read_file's size check says nothing.
-Result<std::string> read_to_end(int fd, size_t max_bytes, const std::string& what);
+// `expected`: the size the caller knows, to allocate for at once.
+Result<std::string> read_to_end(int fd, size_t max_bytes, const std::string& what, size_t expected = 0);
 
 // Writes content to path atomically and durably.
 Status write_file_atomic(const std::string& path, const std::string& content, int mode = 0644);
