@@ -17,6 +17,7 @@
 // "samples", "stats": <dict or list of dicts: ci_99, q_25, q_75, number,
 // repeat>}}, versions in "benchmark_version". Each benchmark becomes a row of
 // named columns, so errors still point into the file as it is.
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -275,8 +276,83 @@ Result<json> v1_row(const json& value, const Loc& at, const json* versions, cons
   return row;
 }
 
+// Column name -> index, from the root's "result_columns" (api version 2).
+Result<std::map<std::string, size_t>> read_columns(const json& doc, const Loc& root) {
+  auto cols = need(doc, root, "result_columns", Kind::array);
+  if (!cols) return cols.error();
+  std::map<std::string, size_t> columns;
+  for (size_t i = 0; i < (*cols)->size(); ++i) {
+    if (auto st = expect((**cols)[i], root.child("result_columns").child(i), Kind::string); !st) return st.error();
+    columns[(**cols)[i].get<std::string>()] = i;
+  }
+  if (!columns.count("result"))
+    return root.child("result_columns").bad("expected a \"result\" column");
+  for (const char* c : {"params", "samples", "stats_number", "version"})
+    if (!columns.count(c)) columns[c] = size_t(-1);  // absent: column() returns nullptr
+  return columns;
+}
+
+// asv writes "result_columns" before "results" (and the api version after
+// them): each row is then read as it streams past, and a large file is
+// never a DOM. Anything else (api version 1, columns after the results, a
+// name twice, any error) gives nullopt, and the DOM reader below reads the
+// file as it always has and words every error. On success both give the
+// same benchmarks in the same order: the DOM's, by name.
+std::optional<ParsedList> read_streamed(const Input& in, DeclaredMap* declared) {
+  const Loc root{&in.source, ""};
+  const Error stop = make_error(Errc::parse, "not streamed");
+  std::optional<DeclaredMap> mine;  // has_result marks, kept only on success
+  if (declared) mine = *declared;
+  std::map<std::string, size_t> columns;
+  json columns_seen;
+  size_t starts = 0;
+  const StartFn on_start = [&](const json& before) -> Status {
+    auto c = before.find("result_columns");
+    if (++starts > 1 || c == before.end()) return stop;
+    auto read = read_columns(before, root);
+    if (!read) return stop;
+    columns = std::move(*read);
+    columns_seen = *c;
+    return {};
+  };
+  ParsedList out;
+  struct Row {
+    std::string name;
+    size_t begin, end;  // its benchmarks in `out`
+  };
+  std::vector<Row> rows;
+  const ChildFn on_row = [&](const std::string& name, json&& row, const Loc& at) -> Status {
+    const size_t begin = out.size();
+    if (!one_benchmark(name, row, at, columns, mine ? &*mine : nullptr, out)) return stop;
+    rows.push_back({name, begin, out.size()});
+    return {};
+  };
+  auto streamed = stream_children(in.json(), in.source, "results", on_row, /*python_nan=*/true, &on_start);
+  if (!streamed || !streamed->found || streamed->kind != Kind::object) return std::nullopt;
+  const json& rest = streamed->rest;
+  if (auto v = rest.find("version"); v != rest.end() && !(v->is_number_integer() && v->get<int64_t>() == 2))
+    return std::nullopt;
+  if (auto c = rest.find("result_columns"); c == rest.end() || *c != columns_seen) return std::nullopt;
+  // asv writes its rows in the order it ran them; the DOM reader goes by name.
+  auto by_name = [](const Row& a, const Row& b) { return a.name < b.name; };
+  if (!std::is_sorted(rows.begin(), rows.end(), by_name)) {
+    std::sort(rows.begin(), rows.end(), by_name);
+    ParsedList sorted;
+    sorted.reserve(out.size());
+    for (const Row& r : rows)
+      for (size_t i = r.begin; i < r.end; ++i) sorted.push_back(Parsed{std::move(out.benches[i]), out.place(i)});
+    out = std::move(sorted);
+  }
+  for (size_t i = 1; i < rows.size(); ++i)
+    if (rows[i - 1].name == rows[i].name) return std::nullopt;  // the DOM keeps the last one
+  if (declared) *declared = std::move(*mine);
+  return add_undeclared(std::move(out), declared, root);
+}
+
 Result<ParsedList> parse_results(const Input& in, DeclaredMap* declared) {
-  auto doc = parse_json(in.text, in.source, /*python_nan=*/true);
+  if (simdjson_enabled())
+    if (auto streamed = read_streamed(in, declared)) return std::move(*streamed);
+  auto doc = parse_json(in.json(), in.source, /*python_nan=*/true);
   if (!doc) return doc.error();
   Loc root{&in.source, ""};
   if (auto st = expect(*doc, root, Kind::object); !st) return st.error();
@@ -297,22 +373,13 @@ Result<ParsedList> parse_results(const Input& in, DeclaredMap* declared) {
     }
     return add_undeclared(std::move(out), declared, root);
   }
-  auto cols = need(*doc, root, "result_columns", Kind::array);
-  if (!cols) return cols.error();
-  std::map<std::string, size_t> columns;
-  for (size_t i = 0; i < (*cols)->size(); ++i) {
-    if (auto st = expect((**cols)[i], root.child("result_columns").child(i), Kind::string); !st) return st.error();
-    columns[(**cols)[i].get<std::string>()] = i;
-  }
-  if (!columns.count("result"))
-    return root.child("result_columns").bad("expected a \"result\" column");
-  for (const char* c : {"params", "samples", "stats_number", "version"})
-    if (!columns.count(c)) columns[c] = size_t(-1);  // absent: column() returns nullptr
+  auto columns = read_columns(*doc, root);
+  if (!columns) return columns.error();
   auto results = need(*doc, root, "results", Kind::object);
   if (!results) return results.error();
   ParsedList out;
   for (const auto& [name, row] : (*results)->items())
-    if (auto st = one_benchmark(name, row, root.child("results").child(name), columns, declared, out); !st)
+    if (auto st = one_benchmark(name, row, root.child("results").child(name), *columns, declared, out); !st)
       return st.error();
   return add_undeclared(std::move(out), declared, root);
 }

@@ -9,7 +9,7 @@ namespace bb::formats::detail {
 Result<ParsedList> parse_benchbox(const Input& in) {
   ParsedList out;
   auto streamed = stream_children(
-      in.text, in.source, "benchmarks", [&](const std::string&, json&& j, const Loc& at) -> Status {
+      in.json(), in.source, "benchmarks", [&](const std::string&, json&& j, const Loc& at) -> Status {
         auto b = model::benchmark_from_json(j, at.ptr);
         if (!b) return make_error(Errc::parse, in.source + ":" + b.error().message);
         out.push_back(Parsed{std::move(*b), at.ptr});

@@ -148,7 +148,7 @@ Parsed single(const model::Benchmark& base, const Loc& at, const std::string& me
   p.bench.samples = {v};
   p.bench.summary["mean"] = v;
   p.bench.extra = base.extra;
-  p.bench.extra.erase("launches");
+  if (p.bench.extra.is_object()) p.bench.extra.erase("launches");
   return p;
 }
 
@@ -283,7 +283,7 @@ Status once_per_benchmark(const json& e, const Loc& at, const model::Benchmark& 
 
 Result<ParsedList> parse_benchmarkdotnet(const Input& in) {
   // Before 0.13 BDN wrote NaN bare (Skewness of a single iteration).
-  auto doc = parse_json(in.text, in.source, /*python_nan=*/true);
+  auto doc = parse_json(in.json(), in.source, /*python_nan=*/true);
   if (!doc) return doc.error();
   Loc root{&in.source, ""};
   if (auto st = expect(*doc, root, Kind::object); !st) return st.error();

@@ -21,17 +21,15 @@ namespace bb::formats::detail {
 namespace {
 
 // Members Google Benchmark writes itself; any other number is a counter.
-// Sorted: every member of every row is looked up here.
-bool is_builtin(const std::string& k) {
-  static constexpr std::string_view kBuiltin[] = {
-      "aggregate_name", "aggregate_unit", "big_o", "cpu_coefficient", "cpu_time", "error_message",
-      "error_occurred", "family_index", "iterations", "label", "name", "per_family_instance_index",
-      "real_coefficient", "real_time", "repetition_index", "repetitions", "rms", "run_name", "run_type",
-      "skip_message", "skipped", "threads", "time_unit",
-  };
-  static_assert(std::is_sorted(std::begin(kBuiltin), std::end(kBuiltin)));
-  return std::binary_search(std::begin(kBuiltin), std::end(kBuiltin), std::string_view(k));
-}
+// Sorted as std::map sorts a row's keys, so one walk alongside the row's
+// members tells them apart (every member of every row is looked at).
+constexpr std::string_view kBuiltin[] = {
+    "aggregate_name", "aggregate_unit", "big_o", "cpu_coefficient", "cpu_time", "error_message",
+    "error_occurred", "family_index", "iterations", "label", "name", "per_family_instance_index",
+    "real_coefficient", "real_time", "repetition_index", "repetitions", "rms", "run_name", "run_type",
+    "skip_message", "skipped", "threads", "time_unit",
+};
+static_assert(std::is_sorted(std::begin(kBuiltin), std::end(kBuiltin)));
 
 std::string counter_unit(const std::string& name) {
   if (name == "bytes_per_second") return "bytes/s";
@@ -39,11 +37,19 @@ std::string counter_unit(const std::string& name) {
   return "count";
 }
 
+// What the rows say of one metric of a run; it becomes a model::Benchmark
+// only when the file is read, so a run held meanwhile is its data, not
+// three or four whole benchmarks (a quarter of a large file's memory).
+struct Series {
+  std::vector<double> samples, iterations;
+  std::map<std::string, double> summary;
+};
+
 struct Group {
   std::string run_name, place;
-  model::Benchmark wall, cpu;
-  std::map<std::string, model::Benchmark> counters;
-  json extra = json::object();
+  Series wall, cpu;
+  std::map<std::string, Series> counters;
+  json extra;  // null, like model::Benchmark::extra, until a row sets something
   model::BenchmarkStatus status = model::BenchmarkStatus::ok;
   std::string reason;
 };
@@ -117,6 +123,7 @@ class Reader {
 
     auto iters = need_number(r, at, "iterations");
     if (!iters) return iters.error();
+    if (g.wall.samples.empty()) reserve_repetitions(r, g);
     g.wall.samples.push_back(*real * *scale);
     g.wall.iterations.push_back(*iters);
     g.cpu.samples.push_back(*cpu * *scale);
@@ -129,9 +136,14 @@ class Reader {
   ParsedList finish() {
     std::unordered_map<std::string, size_t>().swap(index_);
     ParsedList out;
+    size_t n = 2 * complexity_.size();
+    for (const auto& g : groups_) n += 2 + g->counters.size();
+    out.reserve(n);
     for (auto& g : groups_) {
-      for (auto* b : {&g->wall, &g->cpu}) emit(out, *g, std::move(*b));
-      for (auto& [name, b] : g->counters) emit(out, *g, std::move(b));
+      Complexity* fits = fits_of(g->run_name);
+      emit(out, *g, fits, "wall_time", "s", std::move(g->wall));
+      emit(out, *g, fits, "cpu_time", "s", std::move(g->cpu));
+      for (auto& [name, series] : g->counters) emit(out, *g, fits, name, counter_unit(name), std::move(series));
       g.reset();  // a group's memory goes as soon as its benchmarks are out
     }
     emit_fits(out);
@@ -140,37 +152,40 @@ class Reader {
 
  private:
   Group& group(const std::string& run_name, const Loc& at) {
-    auto [it, fresh] = index_.emplace(run_name, groups_.size());
+    // A run's rows mostly come together (its repetitions, then its
+    // aggregates): the last group, without hashing its name again.
+    if (!groups_.empty() && groups_[last_]->run_name == run_name) return *groups_[last_];
+    auto [it, fresh] = index_.try_emplace(run_name, groups_.size());  // no node when it is there
+    last_ = it->second;
     if (fresh) {
       groups_.push_back(std::make_unique<Group>());
       Group& g = *groups_.back();
       g.run_name = run_name;
       g.place = at.ptr;
-      g.wall.key.name = g.cpu.key.name = run_name;
-      g.wall.key.metric = "wall_time";
-      g.cpu.key.metric = "cpu_time";
     }
     return *groups_[it->second];
   }
 
-  model::Benchmark& counter(Group& g, const std::string& name) {
-    auto [it, fresh] = g.counters.try_emplace(name);
-    if (fresh) {
-      it->second.key.name = g.run_name;
-      it->second.key.metric = name;
-      it->second.unit = counter_unit(name);
-      // The JSON does not carry a counter's flags: the two rates the
-      // library itself sets (SetBytesProcessed/SetItemsProcessed) are
-      // higher-is-better, a user counter is taken as lower-is-better.
-      it->second.direction = model::direction_for_unit(it->second.unit);
+  static Series& counter(Group& g, const std::string& name) { return g.counters[name]; }
+
+  // A run's first sample: room for as many as its "repetitions" says will
+  // come, so each of its series is allocated once, not grown.
+  static void reserve_repetitions(const json& r, Group& g) {
+    auto reps = r.find("repetitions");
+    if (reps == r.end() || !reps->is_number_unsigned()) return;
+    const size_t n = std::min<uint64_t>(reps->get<uint64_t>(), 1024);
+    for (Series* s : {&g.wall, &g.cpu}) {
+      s->samples.reserve(n);
+      s->iterations.reserve(n);
     }
-    return it->second;
   }
 
   template <class Fn>
   Status for_counters(const json& r, const Loc& at, Fn fn) {
-    for (const auto& [k, v] : r.items()) {
-      if (is_builtin(k)) continue;
+    const std::string_view* builtin = std::begin(kBuiltin);
+    for (const auto& [k, v] : r.items()) {  // in key order
+      while (builtin != std::end(kBuiltin) && *builtin < k) ++builtin;
+      if (builtin != std::end(kBuiltin) && *builtin == k) continue;
       if (!v.is_number()) continue;  // e.g. a string a newer version added
       auto n = finite_number(v, [&, &name = k] { return at.child(name); });  // clang 14 captures no binding
       if (!n) return n.error();
@@ -204,27 +219,51 @@ class Reader {
     return {};
   }
 
-  void emit(ParsedList& out, const Group& g, model::Benchmark b) {
+  // The complexity fits of the family run `run_name` belongs to, if any
+  // (the last such family, as the map orders them).
+  struct Complexity;
+  Complexity* fits_of(const std::string& run_name) {
+    Complexity* fits = nullptr;
+    for (auto& [family, c] : complexity_)
+      if (run_name.size() >= family.size() && run_name.compare(0, family.size(), family) == 0 &&
+          (run_name.size() == family.size() || run_name[family.size()] == '/'))
+        fits = &c;
+    return fits;
+  }
+
+  // One metric of a run as a benchmark, built where it will stay.
+  static void emit(ParsedList& out, const Group& g, Complexity* fits, const std::string& metric,
+                   const std::string& unit, Series&& series) {
+    const bool ok = g.status == model::BenchmarkStatus::ok;
+    // --benchmark_report_aggregates_only gives summaries alone; with neither
+    // there is nothing to report.
+    if (ok && series.samples.empty() && series.summary.empty()) return;
+    model::Benchmark& b = out.emplace(g.place);
+    b.key.name = g.run_name;
+    b.key.metric = metric;
+    b.unit = unit;
+    // The JSON does not carry a counter's flags: the two rates the library
+    // itself sets (SetBytesProcessed/SetItemsProcessed) are higher-is-better,
+    // a user counter is taken as lower-is-better.
+    b.direction = model::direction_for_unit(unit);
+    b.summary = std::move(series.summary);
     b.status = g.status;
     b.reason = g.reason;
     b.extra = g.extra;
-    if (b.status != model::BenchmarkStatus::ok) {
-      b.samples.clear();
-      b.iterations.clear();
-    } else if (b.samples.empty()) {
-      // --benchmark_report_aggregates_only: the summaries are all there is.
-      if (b.summary.empty()) return;
+    if (ok) {
+      b.samples = std::move(series.samples);
+      b.iterations = std::move(series.iterations);
+    }
+    if (ok && b.samples.empty()) {
       b.summary_only = true;
       auto mean = b.summary.find("mean");
       b.samples.push_back(mean != b.summary.end() ? mean->second : b.summary.begin()->second);
     }
     if (b.iterations.size() != b.samples.size()) b.iterations.clear();
-    for (auto& [family, c] : complexity_)
-      if (g.run_name.rfind(family + "/", 0) == 0 || g.run_name == family) {
-        b.extra["complexity"] = c.fits;
-        c.claimed = true;
-      }
-    out.push_back(Parsed{std::move(b), g.place});
+    if (fits) {
+      b.extra["complexity"] = fits->fits;
+      fits->claimed = true;  // a run of the family carries it
+    }
   }
 
   // A family whose fit came without its runs (a filtered or trimmed file):
@@ -257,6 +296,7 @@ class Reader {
 
   std::vector<std::unique_ptr<Group>> groups_;
   std::unordered_map<std::string, size_t> index_;
+  size_t last_ = 0;  // the group of the last row
   struct Complexity {
     json fits = json::object();  // "BigO" and "RMS" rows as the harness wrote them
     std::optional<double> real, cpu;  // BigO's coefficients, in seconds
@@ -270,7 +310,7 @@ class Reader {
 
 Result<ParsedList> parse_google_benchmark(const Input& in) {
   Reader reader;
-  auto streamed = stream_children(in.text, in.source, "benchmarks",
+  auto streamed = stream_children(in.json(), in.source, "benchmarks",
                                   [&](const std::string&, json&& r, const Loc& at) -> Status {
                                     if (auto st = expect(r, at, Kind::object); !st) return st;
                                     return reader.row(r, at);

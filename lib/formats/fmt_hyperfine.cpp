@@ -88,7 +88,7 @@ Result<Parsed> one_result(const json& r, const Loc& at) {
 Result<ParsedList> parse_hyperfine(const Input& in) {
   ParsedList out;
   auto streamed = stream_children(
-      in.text, in.source, "results", [&](const std::string&, json&& r, const Loc& at) -> Status {
+      in.json(), in.source, "results", [&](const std::string&, json&& r, const Loc& at) -> Status {
         auto p = one_result(r, at);
         if (!p) return p.error();
         out.push_back(std::move(*p));

@@ -316,7 +316,7 @@ Result<ParsedList> parse_iai_callgrind(const Input& in) {
     return error_at(in.source, line_col(in.text, first),
                     "expected iai-callgrind's JSON summary (--save-summary=json, or --output-format=json "
                     "on stdout); its terminal text is not read");
-  auto doc = parse_json(in.text, in.source);
+  auto doc = parse_json(in.json(), in.source);
   const Loc root{&in.source, ""};
   if (!doc && in.text[first] == '{') {  // several summaries, not one document
     if (auto st = read_stream(in, out); !st) return st.error();

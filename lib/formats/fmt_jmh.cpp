@@ -124,7 +124,7 @@ Result<Parsed> metric(const json& m, const Loc& at, const model::BenchmarkKey& b
 }  // namespace
 
 Result<ParsedList> parse_jmh(const Input& in) {
-  auto doc = parse_json(in.text, in.source);
+  auto doc = parse_json(in.json(), in.source);
   if (!doc) return doc.error();
   Loc root{&in.source, ""};
   if (!doc->is_array()) return root.bad("expected an array of JMH runs (-rf json)");

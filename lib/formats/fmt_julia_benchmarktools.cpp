@@ -307,7 +307,7 @@ Result<ParsedList> parse_julia_benchmarktools(const Input& in) {
   // PkgBenchmark's writeresults: the document is a string member of an object.
   size_t first = in.text.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && in.text[first] == '{') {
-    auto doc = parse_json(in.text, in.source);
+    auto doc = parse_json(in.json(), in.source);
     if (!doc) return doc.error();
     const Loc root{&in.source, ""};
     if (!doc->contains("benchmarkgroup"))

@@ -102,7 +102,7 @@ Result<Parsed> one(const json& bench, const Loc& at, const json* common) {
 }  // namespace
 
 Result<ParsedList> parse_pyperf(const Input& in) {
-  auto doc = parse_json(in.text, in.source);
+  auto doc = parse_json(in.json(), in.source);
   if (!doc) return doc.error();
   Loc root{&in.source, ""};
   if (auto st = expect(*doc, root, Kind::object); !st) return st.error();

@@ -89,7 +89,7 @@ Result<Parsed> one(const json& r, const Loc& at) {
 Result<ParsedList> parse_pytest_benchmark(const Input& in) {
   ParsedList out;
   auto streamed = stream_children(
-      in.text, in.source, "benchmarks",
+      in.json(), in.source, "benchmarks",
       [&](const std::string&, json&& r, const Loc& at) -> Status {
         auto p = one(r, at);
         if (!p) return p.error();

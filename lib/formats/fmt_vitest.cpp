@@ -62,7 +62,7 @@ Result<Parsed> one(const json& b, const Loc& at, const std::string& group) {
 }  // namespace
 
 Result<ParsedList> parse_vitest(const Input& in) {
-  auto doc = parse_json(in.text, in.source);
+  auto doc = parse_json(in.json(), in.source);
   if (!doc) return doc.error();
   Loc root{&in.source, ""};
   if (auto st = expect(*doc, root, Kind::object); !st) return st.error();

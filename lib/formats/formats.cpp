@@ -58,10 +58,9 @@ uint64_t key_hash(const model::BenchmarkKey& k) {
 Result<std::vector<model::Benchmark>> finish(ParsedList parsed, const std::string& source,
                                              const ParseOptions& options) {
   auto& benches = parsed.benches;
-  const auto& places = parsed.places;
   for (size_t i = 0; i < benches.size(); ++i) {
     if (!options.suite.empty()) benches[i].key.suite = options.suite;
-    if (auto st = check_one(benches[i], places[i], source); !st) return st.error();
+    if (auto st = check_one(benches[i], parsed.place(i), source); !st) return st.error();
   }
   // Duplicates by sorting (hash, index) pairs: a flat array, so the sort
   // does not chase every key's strings (it did, and was most of the time
@@ -87,8 +86,8 @@ Result<std::vector<model::Benchmark>> finish(ParsedList parsed, const std::strin
         }
   }
   if (dup != benches.size())
-    return error_at(source, places[dup],
-                    "duplicate benchmark '" + benches[dup].key.to_string() + "' (first at " + places[first] +
+    return error_at(source, parsed.place(dup),
+                    "duplicate benchmark '" + benches[dup].key.to_string() + "' (first at " + parsed.place(first) +
                         "); expected every name/parameters/metric once");
   if (benches.empty() && !options.allow_empty)
     return error_at(source, "",
@@ -192,19 +191,21 @@ Result<std::vector<model::Benchmark>> parse_path(const std::string& format, cons
     return detail::error_at(path, "", "is a directory; expected a " + format + " result file");
   auto text = read_file(path, options.max_bytes);
   if (!text) return make_error(Errc::parse, text.error().message);
+  ParseOptions read = options;
+  read.text_padded = has_text_padding(*text);
   if (format == "asv") {
     // results/<machine>/<commit>-<env>.json; benchmarks.json sits in results/.
     std::string listing = path_join(parent_dir(parent_dir(path)), "benchmarks.json");
     if (path_exists(listing)) {
       auto list_text = read_file(listing, options.max_bytes);
       if (!list_text) return make_error(Errc::parse, list_text.error().message);
-      auto parsed = detail::parse_asv_with_benchmarks(detail::Input{*text, path, options},
+      auto parsed = detail::parse_asv_with_benchmarks(detail::Input{*text, path, read},
                                                       *list_text, listing);
       if (!parsed) return parsed.error();
       return detail::finish(std::move(*parsed), path, options);
     }
   }
-  return parse_text(format, *text, path, options);
+  return parse_text(format, *text, path, read);
 }
 
 }  // namespace bb::formats

@@ -17,7 +17,17 @@ struct ParseOptions {
   std::string suite;          // goes into every BenchmarkKey.suite
   bool allow_empty = false;   // a result with zero benchmarks is an error unless set
   size_t max_bytes = size_t(2) << 30;  // larger inputs are refused, not read
+  // The caller promises kTextPadding readable bytes after parse_text's text
+  // (their content does not matter): JSON is then read in place instead of
+  // from a padded copy. has_text_padding says whether a string has them;
+  // bb::read_file leaves them. parse_path sets it itself.
+  bool text_padded = false;
 };
+
+// What ParseOptions::text_padded promises: simdjson reads up to this many
+// bytes past the end of the text (in SIMD blocks, masking what it reads).
+inline constexpr size_t kTextPadding = 64;
+inline bool has_text_padding(const std::string& text) { return text.capacity() >= text.size() + kTextPadding; }
 
 // Every format name benchbox knows, e.g. "hyperfine", "google-benchmark",
 // "benchbox" (canonical JSON), "asv", "criterion", "pytest-benchmark",

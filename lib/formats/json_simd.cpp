@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "formats/json_simd.h"
 #include "formats/json_support.h"
 #include "formats/parsers.h"
 
@@ -90,29 +91,12 @@ class Walker {
     return false;
   }
 
-  // A string's content straight from the input when it has no escapes
-  // (stage 1 has already checked its UTF-8 and control characters), else
-  // decoded by simdjson into its string buffer.
-  std::optional<std::string_view> plain(const char* raw) const {
-    const void* q = std::memchr(raw, '"', size_t(end_ - raw));
-    if (!q) return std::nullopt;
-    std::string_view s(raw, size_t(static_cast<const char*>(q) - raw));
-    if (s.find('\\') != std::string_view::npos) return std::nullopt;
-    return s;
-  }
-
-  bool key_of(od::field& f, std::string_view& key) {
-    if (auto p = plain(f.key().raw())) {
-      key = *p;
-      return true;
-    }
-    return !f.unescaped_key().get(key);
-  }
+  bool key_of(od::field& f, std::string_view& key) { return detail::key_of(f, end_, key); }
 
   bool string_of(od::value& v, std::string_view& s) {
     od::raw_json_string raw;
     if (v.get_raw_json_string().get(raw)) return false;
-    if (auto p = plain(raw.raw())) {
+    if (auto p = plain_string(raw.raw(), end_)) {
       s = *p;
       return true;
     }
@@ -176,14 +160,14 @@ class Walker {
 // children built one at a time and handed to the parser's callback.
 class Streamer {
  public:
-  Streamer(Walker& w, const std::string& source, const ChildFn& on_child)
-      : w_(w), on_child_(on_child), target_{&source, ""} {}
+  Streamer(Walker& w, const std::string& source, const ChildFn& on_child, const StartFn* on_start)
+      : w_(w), on_child_(on_child), on_start_(on_start), target_{&source, ""} {}
 
   // False when simdjson stopped or the callback refused a child (error).
   bool run(od::value root, od::json_type t, const std::string& key) {
     if (key.empty()) {
       out.rest = t == od::json_type::object ? json::object() : json::array();
-      return deliver_all(root, t);
+      return start(json::object()) && deliver_all(root, t);
     }
     if (t == od::json_type::array) return w_.build(root, out.rest, 1);
     od::object o;
@@ -197,7 +181,7 @@ class Streamer {
       if (std::move(r).get(f) || !w_.key_of(f, k) || f.value().type().get(vt)) return false;
       if (k == key && (vt == od::json_type::object || vt == od::json_type::array)) {
         target_.ptr = "/" + escape_pointer_token(k);
-        if (!deliver_all(f.value(), vt)) return false;
+        if (!start(out.rest) || !deliver_all(f.value(), vt)) return false;
         continue;
       }
       json child;
@@ -208,9 +192,20 @@ class Streamer {
   }
 
   Streamed out;
+  size_t out_starts = 0;       // calls of on_start
   std::optional<Error> error;  // the callback's
 
  private:
+  bool start(const json& before) {
+    if (!on_start_) return true;
+    ++out_starts;
+    if (auto st = (*on_start_)(before); !st) {
+      error = st.error();
+      return false;
+    }
+    return true;
+  }
+
   bool deliver(std::string name, json&& child) {
     ++out.children;
     Loc at = target_.child(name);
@@ -250,10 +245,39 @@ class Streamer {
 
   Walker& w_;
   const ChildFn& on_child_;
+  const StartFn* on_start_;
   Loc target_;
 };
 
 }  // namespace
+
+static_assert(kTextPadding >= simdjson::SIMDJSON_PADDING, "ParseOptions::text_padded promises too little");
+
+SimdText::SimdText(JsonText text, bool python_nan) {
+  if (text.padded && !(python_nan && may_hold_python_nan(text.text))) {
+    view_ = simdjson::padded_string_view(text.text.data(), text.text.size(), text.text.size() + kTextPadding);
+    return;
+  }
+  copy_ = simdjson::padded_string(text.text);
+  if (python_nan) replace_python_nan(copy_.data(), copy_.size());
+  view_ = simdjson::padded_string_view(copy_.data(), copy_.size(), copy_.size() + simdjson::SIMDJSON_PADDING);
+}
+
+std::optional<std::string_view> plain_string(const char* raw, const char* end) {
+  const void* q = std::memchr(raw, '"', size_t(end - raw));
+  if (!q) return std::nullopt;
+  std::string_view s(raw, size_t(static_cast<const char*>(q) - raw));
+  if (s.find('\\') != std::string_view::npos) return std::nullopt;
+  return s;
+}
+
+bool key_of(od::field& f, const char* end, std::string_view& key) {
+  if (auto p = plain_string(f.key().raw(), end)) {
+    key = *p;
+    return true;
+  }
+  return !f.unescaped_key().get(key);
+}
 
 bool simdjson_misreads(std::string_view number) {
   size_t digits = 0;
@@ -267,19 +291,17 @@ bool simdjson_misreads(std::string_view number) {
 void use_simdjson(bool on) { g_simdjson = on; }
 bool simdjson_enabled() { return g_simdjson; }
 
-std::optional<Result<Streamed>> simd_stream(std::string_view text, const std::string& source,
+std::optional<Result<Streamed>> simd_stream(JsonText text, const std::string& source,
                                             const std::string* key, const ChildFn* on_child,
-                                            bool python_nan) {
+                                            bool python_nan, const StartFn* on_start) {
   if (!g_simdjson) return std::nullopt;
-  simdjson::padded_string buf(text);
-  if (python_nan) replace_python_nan(buf.data(), buf.size());
-  const char* end = buf.data() + buf.size();
+  SimdText buf(text, python_nan);
   od::parser parser;
-  Walker w(end);
+  Walker w(buf.end());
   od::document doc;
   od::value root;
   od::json_type t;
-  if (parser.iterate(buf).get(doc) || doc.type().get(t)) return std::nullopt;
+  if (parser.iterate(buf.view()).get(doc) || doc.type().get(t)) return std::nullopt;
   if (t != od::json_type::object && t != od::json_type::array) return std::nullopt;
   if (doc.get_value().get(root)) return std::nullopt;
   if (!on_child) {
@@ -287,17 +309,18 @@ std::optional<Result<Streamed>> simd_stream(std::string_view text, const std::st
     if (!w.build(root, out.rest, 1) || !at_end(doc)) return std::nullopt;
     return Result<Streamed>(std::move(out));
   }
-  Streamer st(w, source, *on_child);
+  Streamer st(w, source, *on_child, on_start);
   bool ok = st.run(root, t, *key);
   if (st.error) return Result<Streamed>(*st.error);
   if (ok && at_end(doc)) return Result<Streamed>(std::move(st.out));
   // Nothing handed out yet: the SAX path reads it all again.
-  if (st.out.children == 0) return std::nullopt;
+  if (st.out.children == 0 && st.out_starts == 0) return std::nullopt;
   // Children were handed out and cannot be taken back: the SAX path reads
   // the document again and hands on only the ones after them, so the
-  // parser sees each child once, and the error is the one the SAX path
-  // alone would have stopped at.
-  return sax_resume({buf.data(), buf.size()}, source, *key, *on_child, st.out.children);
+  // parser sees each child (and each start) once, and the error is the
+  // one the SAX path alone would have stopped at.
+  return sax_resume({buf.data(), buf.size()}, source, *key, *on_child, st.out.children, on_start,
+                    st.out_starts);
 }
 
 }  // namespace bb::formats::detail

@@ -37,10 +37,14 @@ std::string escape_pointer_token(std::string_view key) {
   return out;
 }
 
+bool may_hold_python_nan(std::string_view text) {
+  return text.find("NaN") != std::string_view::npos || text.find("Infinity") != std::string_view::npos;
+}
+
 void replace_python_nan(char* out, size_t size) {
   std::string_view text(out, size);
   // Most files hold neither token: one fast search instead of a walk.
-  if (text.find("NaN") == std::string_view::npos && text.find("Infinity") == std::string_view::npos) return;
+  if (!may_hold_python_nan(text)) return;
   bool in_string = false;
   for (size_t i = 0; i < size; ++i) {
     char c = out[i];
@@ -91,8 +95,8 @@ std::string syntax_message(const nlohmann::detail::exception& ex, std::string_vi
 class StreamingBuilder : public nlohmann::json_sax<json> {
  public:
   StreamingBuilder(std::string_view text, const std::string& source, std::string key,
-                   const ChildFn* on_child)
-      : text_(text), source_(source), key_(std::move(key)), on_child_(on_child) {
+                   const ChildFn* on_child, const StartFn* on_start = nullptr)
+      : text_(text), source_(source), key_(std::move(key)), on_child_(on_child), on_start_(on_start) {
     target_loc_.source = &source_;
   }
 
@@ -185,7 +189,7 @@ class StreamingBuilder : public nlohmann::json_sax<json> {
     if (stack_.empty()) {
       root_ = std::move(container);
       bool target = on_child_ && key_.empty();
-      if (target) mark_target(is_object, "");
+      if (target && !mark_target(is_object, "", json::object())) return false;
       stack_.push_back({&root_, target, {}, 0});
       return true;
     }
@@ -197,7 +201,7 @@ class StreamingBuilder : public nlohmann::json_sax<json> {
     }
     if (on_child_ && stack_.size() == 1 && f.value->is_object() && f.key == key_) {
       placeholder_ = std::move(container);
-      mark_target(is_object, "/" + escape_pointer_token(key_));
+      if (!mark_target(is_object, "/" + escape_pointer_token(key_), root_)) return false;
       stack_.push_back({&placeholder_, true, {}, 0});
       return true;
     }
@@ -206,10 +210,17 @@ class StreamingBuilder : public nlohmann::json_sax<json> {
     return true;
   }
 
-  void mark_target(bool is_object, std::string ptr) {
+  bool mark_target(bool is_object, std::string ptr, const json& before) {
     streamed_.found = true;
     streamed_.kind = is_object ? Kind::object : Kind::array;
     target_loc_.ptr = std::move(ptr);
+    if (!on_start_) return true;
+    if (auto st = (*on_start_)(before); !st) {
+      error_ = st.error();
+      failed_ = true;
+      return false;
+    }
+    return true;
   }
 
   bool close() {
@@ -224,6 +235,7 @@ class StreamingBuilder : public nlohmann::json_sax<json> {
   const std::string& source_;
   std::string key_;
   const ChildFn* on_child_;
+  const StartFn* on_start_;
   json root_, child_, placeholder_;
   std::vector<Frame> stack_;
   Loc target_loc_;
@@ -239,11 +251,12 @@ bool run_sax(std::string_view text, Handler& h) {
 
 }  // namespace
 
-Result<json> parse_json(std::string_view text, const std::string& source, bool python_nan) {
-  if (auto fast = simd_stream(text, source, nullptr, nullptr, python_nan)) {
+Result<json> parse_json(JsonText in, const std::string& source, bool python_nan) {
+  if (auto fast = simd_stream(in, source, nullptr, nullptr, python_nan)) {
     if (!*fast) return fast->error();
     return std::move((*fast)->rest);
   }
+  std::string_view text = in.text;
   std::string replaced;
   if (python_nan) {
     replaced = text;
@@ -256,29 +269,35 @@ Result<json> parse_json(std::string_view text, const std::string& source, bool p
   return b.take().rest;
 }
 
-Result<Streamed> stream_children(std::string_view text, const std::string& source,
-                                 const std::string& key, const ChildFn& on_child, bool python_nan) {
-  if (auto fast = simd_stream(text, source, &key, &on_child, python_nan)) return std::move(*fast);
+Result<Streamed> stream_children(JsonText in, const std::string& source, const std::string& key,
+                                 const ChildFn& on_child, bool python_nan, const StartFn* on_start) {
+  if (auto fast = simd_stream(in, source, &key, &on_child, python_nan, on_start)) return std::move(*fast);
+  std::string_view text = in.text;
   std::string replaced;
   if (python_nan) {
     replaced = text;
     replace_python_nan(replaced.data(), replaced.size());
     text = replaced;
   }
-  StreamingBuilder b(text, source, key, &on_child);
+  StreamingBuilder b(text, source, key, &on_child, on_start);
   run_sax(text, b);
   if (b.failed()) return b.error();
   return b.take();
 }
 
 Result<Streamed> sax_resume(std::string_view text, const std::string& source, const std::string& key,
-                            const ChildFn& on_child, size_t skip) {
-  size_t seen = 0;
+                            const ChildFn& on_child, size_t skip, const StartFn* on_start,
+                            size_t skip_starts) {
+  size_t seen = 0, started = 0;
   const ChildFn rest = [&](const std::string& k, json&& v, const Loc& at) -> Status {
     if (seen++ < skip) return {};
     return on_child(k, std::move(v), at);
   };
-  StreamingBuilder b(text, source, key, &rest);
+  const StartFn start = [&](const json& before) -> Status {
+    if (started++ < skip_starts) return {};
+    return (*on_start)(before);
+  };
+  StreamingBuilder b(text, source, key, &rest, on_start ? &start : nullptr);
   run_sax(text, b);
   if (b.failed()) return b.error();
   return b.take();

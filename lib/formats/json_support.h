@@ -20,6 +20,19 @@ namespace bb::formats::detail {
 
 using json = nlohmann::json;
 
+// JSON text as the readers take it. `padded`: at least kTextPadding
+// readable bytes follow it (ParseOptions::text_padded), so simdjson reads
+// it in place rather than from a padded copy of a file that may be 100s of MB.
+struct JsonText {
+  // Any text converts, unpadded.
+  JsonText(std::string_view t) : text(t) {}         // NOLINT(google-explicit-constructor)
+  JsonText(const std::string& t) : text(t) {}       // NOLINT(google-explicit-constructor)
+  JsonText(const char* t) : text(t) {}              // NOLINT(google-explicit-constructor)
+  JsonText(std::string_view t, bool p) : text(t), padded(p) {}
+  std::string_view text;
+  bool padded = false;
+};
+
 // 1-based "line:column" of a byte offset (column counts bytes).
 std::string line_col(std::string_view text, size_t offset);
 
@@ -27,7 +40,7 @@ std::string line_col(std::string_view text, size_t offset);
 // python_nan, those tokens (outside strings) are read as the same-length
 // strings "N", "Infini" and "-Infini", which number() turns back into
 // NaN/inf, so the caller can say what a NaN means in its format.
-Result<json> parse_json(std::string_view text, const std::string& source, bool python_nan = false);
+Result<json> parse_json(JsonText text, const std::string& source, bool python_nan = false);
 
 // Where a value sits: the file and the JSON pointer inside it.
 struct Loc {
@@ -83,9 +96,13 @@ struct Streamed {
   Kind kind = Kind::any;     // Kind::array or Kind::object when found
   size_t children = 0;
 };
-Result<Streamed> stream_children(std::string_view text, const std::string& source,
+// on_start, when given, is called once as the container opens, with the
+// members of the root before it: what a reader needs to know before the
+// first child (asv's column names); its error stops the read.
+using StartFn = std::function<Status(const json& before)>;
+Result<Streamed> stream_children(JsonText text, const std::string& source,
                                  const std::string& key, const ChildFn& on_child,
-                                 bool python_nan = false);
+                                 bool python_nan = false, const StartFn* on_start = nullptr);
 
 // After stream_children: the root must be an object whose member `key` was
 // a container of `kind`; otherwise an error saying what was there instead.
@@ -96,14 +113,16 @@ Status expect_streamed(const Streamed& s, const std::string& source, const std::
 // the same result, or nullopt when simdjson refuses the text and the SAX
 // path must read it (and word the error). `key` and `on_child` as for
 // stream_children; both null for a plain DOM.
-std::optional<Result<Streamed>> simd_stream(std::string_view text, const std::string& source,
+std::optional<Result<Streamed>> simd_stream(JsonText text, const std::string& source,
                                             const std::string* key, const ChildFn* on_child,
-                                            bool python_nan);
+                                            bool python_nan, const StartFn* on_start = nullptr);
 // stream_children's SAX path, handing on_child only the children after the
-// first `skip`: where the simdjson path stopped after handing those out.
+// first `skip` (and on_start only the calls after the first skip_starts):
+// where the simdjson path stopped after handing those out.
 // `text` has had its Python tokens replaced already.
 Result<Streamed> sax_resume(std::string_view text, const std::string& source, const std::string& key,
-                            const ChildFn& on_child, size_t skip);
+                            const ChildFn& on_child, size_t skip, const StartFn* on_start = nullptr,
+                            size_t skip_starts = 0);
 // simdjson 3.0.1 (Debian 12) misreads decimals of more than 18 mantissa
 // digits (get_number gives 0 for about half of those with 19 or more, as a
 // test of 200,000 random numbers showed; found by the fuzzers). Such a
@@ -117,6 +136,9 @@ bool simdjson_enabled();
 // Python's NaN, Infinity and -Infinity outside strings, replaced in place by
 // the same-length strings parse_json describes.
 void replace_python_nan(char* text, size_t size);
+// False when text cannot hold one of those tokens (one fast search), so
+// nothing would be replaced.
+bool may_hold_python_nan(std::string_view text);
 // A JSON pointer token: "~" and "/" escaped.
 std::string escape_pointer_token(std::string_view key);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "formats/formats.h"
+#include "formats/json_support.h"
 #include "model/result_set.h"
 #include "util/result.h"
 
@@ -20,22 +21,47 @@ struct Parsed {
 };
 // Benchmarks and their places side by side, so the dispatcher can hand the
 // benchmarks on without copying: a result can hold hundreds of thousands.
+// A place is kept once for a run of benchmarks from the same place (the
+// metrics of one row), each benchmark holding only its index.
 struct ParsedList {
   std::vector<model::Benchmark> benches;
-  std::vector<std::string> places;
 
   void push_back(Parsed&& p) {
     benches.push_back(std::move(p.bench));
-    places.push_back(std::move(p.place));
+    add_place(std::move(p.place));
   }
+  // A default benchmark at the end, to be filled in place.
+  model::Benchmark& emplace(std::string place) {
+    benches.emplace_back();
+    add_place(std::move(place));
+    return benches.back();
+  }
+  // Where the count is known before the first push: a vector of 100,000s
+  // that grows by doubling holds the old and the new array at once.
+  void reserve(size_t n) {
+    benches.reserve(n);
+    place_of_.reserve(n);
+  }
+  const std::string& place(size_t i) const { return places_[place_of_[i]]; }
   size_t size() const { return benches.size(); }
   bool empty() const { return benches.empty(); }
+
+ private:
+  void add_place(std::string&& place) {
+    if (places_.empty() || places_.back() != place) places_.push_back(std::move(place));
+    place_of_.push_back(uint32_t(places_.size() - 1));
+  }
+
+  std::vector<std::string> places_;
+  std::vector<uint32_t> place_of_;
 };
 
 struct Input {
   std::string_view text;
   const std::string& source;  // file name used in every error
   const ParseOptions& options;
+
+  JsonText json() const { return {text, options.text_padded}; }
 };
 
 // "source:place: what" as an Errc::parse error. place is "line:column" or a

@@ -6,6 +6,7 @@
 #include "formats/json_support.h"
 #include "formats/test_formats_support.h"
 #include "model/result_set.h"
+#include "util/file.h"
 
 using namespace bb;
 using namespace bb::formats;
@@ -34,6 +35,46 @@ std::string streamed(std::string_view text, const std::string& key, bool simd) {
   use_simdjson(true);
   if (!r) return seen + " error: " + r.error().message;
   return seen + " rest=" + r->rest.dump() + " children=" + std::to_string(r->children);
+}
+
+// The same, with an on_start that records what it was given (and refuses
+// when the members before hold "refuse_start").
+std::string streamed_with_start(std::string_view text, const std::string& key, bool simd) {
+  std::string seen;
+  use_simdjson(simd);
+  const detail::StartFn start = [&](const detail::json& before) -> Status {
+    seen += "start(" + before.dump() + ");";
+    if (before.contains("refuse_start")) return make_error(Errc::parse, "start refused");
+    return {};
+  };
+  auto r = detail::stream_children(
+      text, "in", key,
+      [&](const std::string& k, detail::json&& v, const detail::Loc&) {
+        seen += k + "=" + v.dump() + ";";
+        return Status{};
+      },
+      false, &start);
+  use_simdjson(true);
+  if (!r) return seen + " error: " + r.error().message;
+  return seen + " rest=" + r->rest.dump();
+}
+
+// Both paths' benchmarks, or both errors, for `text` read as `format`;
+// true when it was read.
+bool same_both_ways(const std::string& format, const std::string& text) {
+  INFO(text);
+  use_simdjson(false);
+  auto slow = parse_text(format, text, "in", opts());
+  use_simdjson(true);
+  auto fast = parse_text(format, text, "in", opts());
+  REQUIRE(fast.ok() == slow.ok());
+  if (!fast) {
+    CHECK(fast.error().message == slow.error().message);
+    return false;
+  }
+  REQUIRE(fast->size() == slow->size());
+  for (size_t i = 0; i < fast->size(); ++i) CHECK(model::to_json((*fast)[i]) == model::to_json((*slow)[i]));
+  return true;
 }
 
 std::string benchmarks(const std::string& format, const std::string& file, bool simd) {
@@ -123,6 +164,85 @@ TEST_CASE("simdjson path: streamed children, their places, and errors after some
   }
 }
 
+TEST_CASE("simdjson path: on_start sees the members before the container, once, on either path") {
+  const std::string docs[] = {
+      R"({"head": 1, "rows": [{"x": 1}], "tail": 2})",
+      R"({"rows": [{"x": 1}], "head": 1})",
+      R"({"refuse_start": 1, "rows": [{"x": 1}]})",
+      R"({"head": 1, "rows": [tru]})",              // simdjson stops after the start, before any row
+      R"({"head": 1, "rows": [{"x": 1}, tru]})",    // and after a row
+      R"({"rows": [1], "rows": [2]})",              // twice: started twice
+      R"([{"x": 1}])",
+  };
+  for (const auto& d : docs) {
+    INFO(d);
+    CHECK(streamed_with_start(d, "rows", true) == streamed_with_start(d, "rows", false));
+    CHECK(streamed_with_start(d, "", true) == streamed_with_start(d, "", false));
+  }
+  CHECK(streamed_with_start(R"({"head": 1, "rows": [tru]})", "rows", true).rfind(R"(start({"head":1}); error)", 0) == 0);
+}
+
+TEST_CASE("simdjson path: padded text is read in place, whatever the padding holds") {
+  const std::string docs[] = {
+      R"({"a": 1, "b": [1.5, "x", null, true], "c": {"d": -2}})",
+      R"({"a": 12345)",
+      R"({"n": NaN, "i": [Infinity, -Infinity], "s": "NaN"})",
+      R"({"s": "unterminated)",
+      R"([1, 2, 3])",
+      "  123",
+  };
+  for (const std::string& d : docs)
+    for (const char fill : {'\0', '"', '1', '\\', '}', ' '}) {
+      INFO(d << " padded with '" << fill << "'");
+      std::string buf = d + std::string(formats::kTextPadding, fill);
+      const detail::JsonText padded(std::string_view(buf.data(), d.size()), true);
+      for (bool nan : {false, true}) {
+        auto in_place = detail::parse_json(padded, "in", nan);
+        auto copied = detail::parse_json(d, "in", nan);
+        REQUIRE(in_place.ok() == copied.ok());
+        if (in_place) CHECK(in_place->dump() == copied->dump());
+        else CHECK(in_place.error().message == copied.error().message);
+      }
+    }
+  // What read_file hands parse_path: room to spare.
+  auto text = read_file(fixture("google-benchmark-real-basic.json"));
+  REQUIRE(text);
+  CHECK(formats::has_text_padding(*text));
+  ParseOptions o = opts();
+  o.text_padded = true;
+  auto a = parse_text("google-benchmark", *text, "in", o);
+  auto b = parse_text("google-benchmark", std::string_view(*text), "in", opts());
+  REQUIRE(a);
+  REQUIRE(b);
+  REQUIRE(a->size() == b->size());
+  for (size_t i = 0; i < a->size(); ++i) CHECK(model::to_json((*a)[i]) == model::to_json((*b)[i]));
+}
+
+TEST_CASE("asv: rows read as they stream and the DOM reader agree") {
+  const std::string cols = R"("result_columns": ["result", "params", "version", "samples"])";
+  const std::string docs[] = {
+      "{" + cols + R"(, "results": {"a.time_x": [[1.0]], "b.time_y": [[2.0], [], "v1", [[1.0, 2.0]]]}, "version": 2})",
+      // in the order asv ran them, not by name
+      "{" + cols + R"(, "results": {"z.time_b": [[1.0]], "a.time_c": [[2.0]], "m.time_a": [[3.0, 4.0], [["1", "2"]]]}, "version": 2})",
+      "{" + cols + R"(, "results": {"a.time_x": [[1.0]], "a.time_x": [[2.0]]}, "version": 2})",  // the last one kept
+      R"({"results": {"a.time_x": [[1.0]]}, )" + cols + R"(, "version": 2})",                    // columns after
+      "{" + cols + R"(, "results": {"a.time_x": [[1.0]]}, "result_columns": ["params", "result"], "version": 2})",
+      "{" + cols + R"(, "results": {"a.time_x": [[NaN]], "b.time_x": [[null]]}, "version": 2})",
+      "{" + cols + R"(, "results": {"a.time_x": [[1.0]]}})",                                      // no version
+      "{" + cols + R"(, "results": {"a.time_x": [[1.0]]}, "version": 1})",
+      "{" + cols + R"(, "results": {"a.time_x": [[1.0]]}, "version": "2"})",
+      "{" + cols + R"(, "results": {"b.time_x": [[1.0]], "a.time_x": "no"}, "version": 2})",
+      "{" + cols + R"(, "results": {"a.time_x": [[1.0]], "b.nope": [[1.0]]}, "version": 2})",
+      "{" + cols + R"(, "results": [], "version": 2})",
+      R"({"result_columns": ["params"], "results": {"a.time_x": [[1.0]]}, "version": 2})",
+      R"({"results": {"a.time_x": {"result": 1.5, "stats": {"ci_99": [1, 2]}}}, "version": 1})",
+      "{" + cols + R"(, "results": {"a.time_x": [[1.0]], "b.time_x": [[2.0]] tru}, "version": 2})",
+  };
+  size_t read = 0;
+  for (const auto& d : docs) read += same_both_ways("asv", d);
+  CHECK(read == 7);  // the others are errors, worded by the DOM reader
+}
+
 TEST_CASE("simdjson path: every JSON fixture gives the same benchmarks") {
   const std::pair<const char*, const char*> kCases[] = {
       {"hyperfine-real-basic.json", "hyperfine"},
@@ -168,18 +288,5 @@ TEST_CASE("bmf: the fast reader and the DOM reader agree, and the DOM reader wor
       R"({"b": {}})",
       R"({"b": {"latency": {"value": 1e400}}})",
   };
-  for (const auto& d : docs) {
-    INFO(d);
-    use_simdjson(false);
-    auto slow = parse_text("bmf", d, "in", opts());
-    use_simdjson(true);
-    auto fast = parse_text("bmf", d, "in", opts());
-    REQUIRE(fast.ok() == slow.ok());
-    if (!fast) {
-      CHECK(fast.error().message == slow.error().message);
-      continue;
-    }
-    REQUIRE(fast->size() == slow->size());
-    for (size_t i = 0; i < fast->size(); ++i) CHECK(model::to_json((*fast)[i]) == model::to_json((*slow)[i]));
-  }
+  for (const auto& d : docs) same_both_ways("bmf", d);
 }
