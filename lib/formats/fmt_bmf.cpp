@@ -83,8 +83,9 @@ std::optional<ParsedList> read_fast(JsonText text, const std::string& source) {
     return n;
   };
   auto count = measures_in();
+  if (!count) return std::nullopt;  // a document simdjson stopped in cannot be rewound
   doc.rewind();
-  if (!count || doc.get_object().get(root)) return std::nullopt;
+  if (doc.get_object().get(root)) return std::nullopt;
   ParsedList out;
   out.reserve(*count);
   const Loc top{&source, ""};

@@ -287,6 +287,7 @@ TEST_CASE("bmf: the fast reader and the DOM reader agree, and the DOM reader wor
       R"({"b": {"latency": {"value": null}}})",
       R"({"b": {}})",
       R"({"b": {"latency": {"value": 1e400}}})",
+      R"({"b": {"latency": {"value": 1}}, "c": {"file-size": }})",  // simdjson stops while counting
   };
   for (const auto& d : docs) same_both_ways("bmf", d);
 }
