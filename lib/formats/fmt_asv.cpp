@@ -126,9 +126,8 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at,
   if (const json* v = column(row, columns, "version"); v && v->is_string()) version = v->get<std::string>();
 
   for (size_t j = 0; j < combos.size(); ++j) {
-    Parsed p;
-    p.place = at.ptr;
-    auto& b = p.bench;
+    // Built where it stays; on an error the whole list is dropped.
+    model::Benchmark& b = out.emplace(at.ptr);
     b.key.name = name;
     b.key.params = combos[j];
     b.key.metric = how->metric;
@@ -138,14 +137,12 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at,
     if (decl && !decl->version.empty() && !version.empty() && decl->version != version) {
       b.status = model::BenchmarkStatus::skipped;
       b.reason = "result is for benchmark version " + version + ", benchmarks.json has " + decl->version;
-      out.push_back(std::move(p));
       continue;
     }
     const json* value = result ? &(*result)[j] : nullptr;
     if (!value || value->is_null()) {
       b.status = model::BenchmarkStatus::failed;
       b.reason = "asv recorded no result (the benchmark failed)";
-      out.push_back(std::move(p));
       continue;
     }
     auto n = number(*value);
@@ -153,7 +150,6 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at,
     if (std::isnan(*n)) {
       b.status = model::BenchmarkStatus::skipped;
       b.reason = "asv skipped this parameter combination (NaN)";
-      out.push_back(std::move(p));
       continue;
     }
     if (!std::isfinite(*n)) return col_loc("result").child(j).bad("expected a finite number, got infinity");
@@ -171,6 +167,8 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at,
       // Places are made only for an error: a file holds millions of samples.
       auto sl = [&] { return col_loc("samples").child(j); };
       if (!mine->is_array()) return expect(*mine, sl(), Kind::array);
+      b.samples.reserve(mine->size());
+      if (iters > 0) b.iterations.reserve(mine->size());
       for (size_t k = 0; k < mine->size(); ++k) {
         auto s = finite_number((*mine)[k], [&] { return sl().child(k); });
         if (!s) return s.error();
@@ -183,7 +181,6 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at,
       b.samples = {*n * how->scale};
       b.iterations.clear();
     }
-    out.push_back(std::move(p));
   }
   return {};
 }

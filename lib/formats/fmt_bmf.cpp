@@ -33,25 +33,23 @@ Measure measure_for(const std::string& slug) {
   return {slug, "unspecified", 1};
 }
 
-// One measure of one benchmark, from either reader.
-Parsed measure(const std::string& name, const std::string& slug, double value, std::optional<double> lower,
-               std::optional<double> upper, std::string place) {
+// One measure of one benchmark, from either reader, filled in where it stays.
+void measure(model::Benchmark& b, const std::string& name, const std::string& slug, double value,
+             std::optional<double> lower, std::optional<double> upper) {
   Measure how = measure_for(slug);
-  Parsed p;
-  p.place = std::move(place);
-  p.bench.key.name = name;
-  p.bench.key.metric = how.metric;
-  p.bench.unit = how.unit;
+  b.key.name = name;
+  b.key.metric = how.metric;
+  b.unit = how.unit;
   // Bencher keeps a measure's direction on its server, not in the file:
   // throughput and rates are higher-is-better, every other measure lower.
-  p.bench.direction = how.metric == "throughput" ? model::Direction::higher_is_better
-                                                  : model::direction_for_unit(how.unit);
-  p.bench.summary_only = true;
-  p.bench.samples = {value * how.scale};
-  p.bench.summary["value"] = value * how.scale;
-  if (lower) p.bench.summary["lower_value"] = *lower * how.scale;
-  if (upper) p.bench.summary["upper_value"] = *upper * how.scale;
-  return p;
+  b.direction = how.metric == "throughput" ? model::Direction::higher_is_better
+                                           : model::direction_for_unit(how.unit);
+  b.summary_only = true;
+  b.samples = {value * how.scale};
+  // In the map's order, each at the end: no search.
+  if (lower) b.summary.emplace_hint(b.summary.end(), "lower_value", *lower * how.scale);
+  if (upper) b.summary.emplace_hint(b.summary.end(), "upper_value", *upper * how.scale);
+  b.summary.emplace_hint(b.summary.end(), "value", value * how.scale);
 }
 
 // The fast reader: simdjson straight into benchmarks, no DOM. It takes only
@@ -89,6 +87,12 @@ std::optional<ParsedList> read_fast(JsonText text, const std::string& source) {
   ParsedList out;
   out.reserve(*count);
   const Loc top{&source, ""};
+  struct Read {
+    std::string_view slug;  // in the text, or in simdjson's buffer: both outlive the document
+    double value;
+    std::optional<double> lower, upper;
+  };
+  std::vector<Read> mine;  // one benchmark's, put in slug order as the DOM reader's map is
   for (auto bench_field : root) {
     od::field bf;
     std::string_view k;
@@ -97,14 +101,14 @@ std::optional<ParsedList> read_fast(JsonText text, const std::string& source) {
       return std::nullopt;
     const std::string name(k);
     const Loc at = top.child(name);
-    std::vector<std::pair<std::string, Parsed>> mine;  // sorted by slug, as the DOM reader's map is
+    mine.clear();
     for (auto measure_field : measures) {
       od::field mf;
       od::object m;
       if (std::move(measure_field).get(mf) || !key_of(mf, end, k) || mf.value().get_object().get(m))
         return std::nullopt;
-      std::string slug(k);
-      std::optional<double> value, lower, upper;
+      Read r{k, 0, std::nullopt, std::nullopt};
+      std::optional<double> value;
       for (auto number_field : m) {
         od::field nf;
         double v;
@@ -114,18 +118,23 @@ std::optional<ParsedList> read_fast(JsonText text, const std::string& source) {
             nf.value().get_double().get(v) || !std::isfinite(v))
           return std::nullopt;
         if (k == "value") value = v;
-        else if (k == "lower_value") lower = v;
-        else if (k == "upper_value") upper = v;
+        else if (k == "lower_value") r.lower = v;
+        else if (k == "upper_value") r.upper = v;
         else return std::nullopt;
       }
       if (!value) return std::nullopt;
-      for (const auto& [seen, p] : mine)
-        if (seen == slug) return std::nullopt;  // a repeated measure: the last one wins there
-      mine.emplace_back(slug, measure(name, slug, *value, lower, upper, at.child(slug).ptr));
+      r.value = *value;
+      for (const Read& seen : mine)
+        if (seen.slug == r.slug) return std::nullopt;  // a repeated measure: the last one wins there
+      mine.push_back(r);
     }
     if (mine.empty()) return std::nullopt;
-    std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [slug, p] : mine) out.push_back(std::move(p));
+    if (mine.size() > 1)
+      std::sort(mine.begin(), mine.end(), [](const Read& a, const Read& b) { return a.slug < b.slug; });
+    for (const Read& r : mine) {
+      const std::string slug(r.slug);
+      measure(out.emplace(at.child(slug).ptr), name, slug, r.value, r.lower, r.upper);
+    }
   }
   if (doc.current_location().error() != simdjson::OUT_OF_BOUNDS) return std::nullopt;
   return out;
@@ -159,7 +168,7 @@ Result<ParsedList> parse_bmf(const Input& in) {
         if (!n) return n.error();
         bounds[i] = *n;
       }
-      out.push_back(measure(name, slug, *value, bounds[0], bounds[1], std::move(mat.ptr)));
+      measure(out.emplace(std::move(mat.ptr)), name, slug, *value, bounds[0], bounds[1]);
     }
     return {};
   });

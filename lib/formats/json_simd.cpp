@@ -58,15 +58,25 @@ class Walker {
       case od::json_type::array: {
         od::array a;
         if (depth > kMaxDepth || v.get_array().get(a)) return false;
-        out = json::array();
-        auto& arr = out.get_ref<json::array_t&>();
+        // The elements go to a scratch vector kept for this depth, then
+        // into an array of their number: one allocation, not one per
+        // doubling (asv's rows are arrays of arrays of samples).
+        if (scratch_.size() <= depth) scratch_.resize(depth + 1);
+        std::vector<json> items = std::move(scratch_[depth]);
+        items.clear();
+        bool ok = true;
         for (auto r : a) {
           od::value e;
-          if (r.get(e)) return false;
-          arr.emplace_back();
-          if (!build(e, arr.back(), depth + 1)) return false;
+          items.emplace_back();
+          if (r.get(e) || !build(e, items.back(), depth + 1)) {
+            ok = false;
+            break;
+          }
         }
-        return true;
+        if (ok) out = json::array_t(std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
+        items.clear();
+        scratch_[depth] = std::move(items);
+        return ok;
       }
       case od::json_type::string: {
         std::string_view s;
@@ -154,6 +164,7 @@ class Walker {
   }
 
   const char* end_;
+  std::vector<std::vector<json>> scratch_;  // per depth, reused
 };
 
 // One pass: the rest of the document as a DOM, the streamed container's
