@@ -1,21 +1,26 @@
 // A suite sharded four ways across three boxes, each with its own
-// benchbox-queued and benchbox-runnerd on its own bus, all on one
-// PostgreSQL queue: one box is killed (-9, queued and runnerd) in the middle
-// of a shard, another box measures that shard once the lease runs out, and
-// the shards' results together hold every declared benchmark exactly once.
-// A front box (queued and reporterd, the fake GitHub) on the same database
-// reports the suite as its shards arrive: one check run updated shard by
-// shard, and one merged report with every benchmark exactly once.
+// benchbox-queued, benchbox-runnerd and benchbox-tunerd (on its own copy of
+// the fake sysfs tree) on its own bus, all on one PostgreSQL queue: one box
+// is killed (-9, queued and runnerd) in the middle of a shard, another box
+// measures that shard once the lease runs out, and the shards' results
+// together hold every declared benchmark exactly once, each measured on a
+// tuned box. A front box (queued and reporterd, the fake GitHub) on the same
+// database reports the suite as its shards arrive: one check run updated
+// shard by shard, and one merged report with every benchmark exactly once.
+// Then a pull request that touches none of the suite's paths: the suite is
+// skipped (not affected), never sharded and never missing.
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
 #include "reporterd_fixture.h"
 #include "runnerd_fixture.h"
+#include "tunerd_support.h"
 #include "util/file.h"
 #include "util/text.h"
 
@@ -47,6 +52,19 @@ std::vector<std::string> updates(github_api::FakeGitHub& gh, int64_t id, const s
   return out;
 }
 
+// A box's benchbox-tunerd on its own bus and its own copy of the fake
+// Intel tree, configured before its runnerd starts.
+std::unique_ptr<Process> start_box_tunerd(RunnerdFixture& box) {
+  const std::string root = box.dir() / "sysfs";
+  REQUIRE(run_shell("cp -a " + source_root() + "/tests/fixtures/sysfs/intel " + root) == 0);
+  std::ofstream(box.dir() / "tuning.yml") << "# all defaults\n";
+  std::ofstream(box.config_path(), std::ios::app)
+      << "tuner:\n  sysfs_root: " << root << "\n  profile: " << (box.dir() / "tuning.yml") << "\n";
+  auto tunerd = start_tunerd(box.address(), box.config_path(), box.dir() / "tunerd.log");
+  REQUIRE(TunerClient(box.address()).name_owned());
+  return tunerd;
+}
+
 }  // namespace
 
 TEST_CASE("a suite sharded four ways over three boxes survives a box killed mid-shard", "[fleet][kill]") {
@@ -72,8 +90,11 @@ TEST_CASE("a suite sharded four ways over three boxes survives a box killed mid-
                                             "    shards: 4\n"
                                             "    repetitions: 2\n"
                                             "    warmup: 0\n"
-                                            "    env: {MARKS: " + marks + "}\n",
+                                            "    env: {MARKS: " + marks + "}\n"
+                                            "    paths: [slow-gb.sh]\n",
                                             "shard the suite");
+  std::vector<std::unique_ptr<Process>> tuners;
+  for (auto& b : boxes) tuners.push_back(start_box_tunerd(*b));
   for (auto& b : boxes) b->start_runner();
 
   json spec = origin_box.push_spec(sha);
@@ -130,6 +151,8 @@ TEST_CASE("a suite sharded four ways over three boxes survives a box killed mid-
     json done = alive.wait_finished(s["id"].get<int64_t>(), 120);
     REQUIRE(done["state"] == "done");
     json head = alive.result_of(done)["head"];
+    // Measured on a box its tunerd checked: the tuning's fingerprint, not "unavailable".
+    CHECK(head["machine_fingerprint"].get<std::string>().size() == 64);
     std::set<std::string> want;
     for (const auto& n : s["shard_benchmarks"]) want.insert(n.get<std::string>());
     std::set<std::string> got;
@@ -175,4 +198,33 @@ TEST_CASE("a suite sharded four ways over three boxes survives a box killed mid-
   CHECK(reported.size() == 8);
   CHECK(std::set<std::string>(reported.begin(), reported.end()).size() == 8);
   CHECK(page["shards"]["done"] == 4);
+
+  // A pull request that changes only the README, none of the suite's paths.
+  origin_box.git("-C " + (origin_box.dir() / "work") + " checkout -q -b docs");
+  const std::string pr_head = origin_box.commit("README", "better docs\n", "docs only");
+  origin_box.make_pr_ref(7, pr_head);
+  const int64_t pr = front.enqueue({{"kind", "pull_request"},
+                                    {"repository", "o/r"},
+                                    {"clone_url", origin_box.origin()},
+                                    {"ref", "refs/pull/7/head"},
+                                    {"head_sha", pr_head},
+                                    {"base_ref", "refs/heads/main"},
+                                    {"base_sha", sha},
+                                    {"pr_number", 7}});
+  json pr_job = alive.wait_finished(pr, 120);
+  REQUIRE(pr_job["state"] == "done");
+  const json suite = alive.result_of(pr_job)["head"]["suites"]["micro"];
+  CHECK(suite["status"] == "skipped");
+  CHECK(suite.value("reason", "").rfind("not affected", 0) == 0);
+  std::vector<json> all;
+  REQUIRE_FALSE(alive.client().list("", 0, &all));
+  for (const auto& j : all)  // no second group of shards
+    CHECK((j.value("group_id", int64_t{0}) == 0 || j.value("group_id", int64_t{0}) == group));
+  REQUIRE(wait_until([&] { return front.reported(pr); }, std::chrono::seconds(60)));
+  const std::string report = slurp(front.report_path(pr));
+  INFO(report);
+  CHECK(report.find("not affected: the pull request changes none of its paths (slow-gb.sh)") != std::string::npos);
+  CHECK(report.find("last on refs/heads/main: ") != std::string::npos);
+  CHECK(report.find("(not re-measured)") != std::string::npos);
+  CHECK(report.find("issing") == std::string::npos);  // never missing
 }
