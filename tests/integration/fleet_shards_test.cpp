@@ -37,8 +37,9 @@ const std::string kSlowGoogleBenchmark = fake_google_benchmark(
     "sleep 1\n");
 
 // What the fake saw of one check run (GitHub's `id`, our `external_id`), in
-// order: "status: title".
-std::vector<std::string> updates(github_api::FakeGitHub& gh, int64_t id, const std::string& external_id) {
+// order: "status: title", or with `summaries` the summaries.
+std::vector<std::string> updates(github_api::FakeGitHub& gh, int64_t id, const std::string& external_id,
+                                 bool summaries = false) {
   std::vector<std::string> out;
   for (const auto& r : gh.requests()) {
     if (r.path.find("/check-runs") == std::string::npos || r.status / 100 != 2 || r.method == "GET") continue;
@@ -47,7 +48,8 @@ std::vector<std::string> updates(github_api::FakeGitHub& gh, int64_t id, const s
     const bool ours = r.method == "POST" ? body.value("external_id", "") == external_id
                                          : r.path.find("/check-runs/" + std::to_string(id)) != std::string::npos;
     if (ours)
-      out.push_back(body["status"].get<std::string>() + ": " + body.value("output", json::object()).value("title", ""));
+      out.push_back(body["status"].get<std::string>() + ": " +
+                    body.value("output", json::object()).value(summaries ? "summary" : "title", ""));
   }
   return out;
 }
@@ -187,6 +189,11 @@ TEST_CASE("a suite sharded four ways over three boxes survives a box killed mid-
     partial = partial || (done > 0 && done < 4);
   }
   CHECK(partial);  // seen while shards were still pending
+  bool named = false;  // and those updates say which shards are still to come
+  for (const auto& u : updates(*front.github, run()["id"], "group-" + std::to_string(group), true))
+    named = named || (u.rfind("in_progress", 0) == 0 && u.find("ending:") != std::string::npos &&
+                      u.find("shard ") != std::string::npos);
+  CHECK(named);
   const json page = [&] {
     const std::string text = slurp(front.dir / ("state/site/data/r/o/r/runs/group-" + std::to_string(group) + ".js"));
     const size_t open = text.find(", ");
@@ -227,4 +234,47 @@ TEST_CASE("a suite sharded four ways over three boxes survives a box killed mid-
   CHECK(report.find("last on refs/heads/main: ") != std::string::npos);
   CHECK(report.find("(not re-measured)") != std::string::npos);
   CHECK(report.find("issing") == std::string::npos);  // never missing
+
+  // A pull request that does change the benchmark: sharded again, and each
+  // shard measures base and head (interleaved, in one job) on its own box.
+  const std::string touched = origin_box.commit("slow-gb.sh", kSlowGoogleBenchmark + "# touched\n", "touch it");
+  origin_box.make_pr_ref(8, touched);
+  const int64_t pr2 = front.enqueue({{"kind", "pull_request"},
+                                     {"repository", "o/r"},
+                                     {"clone_url", origin_box.origin()},
+                                     {"ref", "refs/pull/8/head"},
+                                     {"head_sha", touched},
+                                     {"base_ref", "refs/heads/main"},
+                                     {"base_sha", sha},
+                                     {"pr_number", 8}});
+  json pr2_job = alive.wait_finished(pr2, 120);
+  REQUIRE(pr2_job["state"] == "done");
+  const std::string why = alive.result_of(pr2_job)["head"]["suites"]["micro"].value("reason", "");
+  REQUIRE(why.find("job group ") != std::string::npos);
+  const int64_t group2 = std::stoll(why.substr(why.find("job group ") + 10));
+  std::vector<json> pr_shards;
+  REQUIRE_FALSE(alive.client().list("", 0, &all));
+  for (const auto& j : all)
+    if (j.value("group_id", int64_t{0}) == group2) pr_shards.push_back(j);
+  REQUIRE(pr_shards.size() == 4);
+  std::multiset<std::string> both;
+  for (const auto& s : pr_shards) {
+    json done = alive.wait_finished(s["id"].get<int64_t>(), 120);
+    REQUIRE(done["state"] == "done");
+    const json r = alive.result_of(done);
+    REQUIRE(r["base"].is_object());
+    CHECK(r["base"]["commit"] == sha);
+    CHECK(r["head"]["commit"] == touched);
+    for (const char* side : {"base", "head"}) {
+      std::set<std::string> got;
+      for (const auto& b : r[side]["benchmarks"])
+        if (b["metric"] == "wall_time") got.insert(b["name"].get<std::string>());
+      std::set<std::string> want;
+      for (const auto& n : s["shard_benchmarks"]) want.insert(n.get<std::string>());
+      CHECK(got == want);
+      if (std::string(side) == "head") both.insert(got.begin(), got.end());
+    }
+  }
+  CHECK(both.size() == 8);
+  CHECK(std::set<std::string>(both.begin(), both.end()).size() == 8);
 }
