@@ -2,7 +2,7 @@
 # Runs every benchbox test: unit and integration tests in a normal build and
 # again under AddressSanitizer + UBSan, every fuzzer for a bounded time, and
 # the system test on a booted systemd (systemd-nspawn). Installs what it needs.
-#   FUZZ_SECONDS=25  seconds per fuzzer (0 skips fuzzing)
+#   FUZZ_SECONDS=20  seconds per fuzzer (0 skips fuzzing)
 #   SKIP_ASAN=1, SKIP_SYSTEM=1  skip those stages (development only)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -77,7 +77,7 @@ stage "unit and integration tests"
 run_suites build --suite unit --suite integration
 
 fuzz=""
-[[ ${FUZZ_SECONDS:-25} != 0 && -x tests/fuzz/run-fuzzers.sh ]] && fuzz=1
+[[ ${FUZZ_SECONDS:-20} != 0 && -x tests/fuzz/run-fuzzers.sh ]] && fuzz=1
 if [[ -n $asan ]]; then
   background_stop
   stage "build with AddressSanitizer and UBSan: the rest"
@@ -93,8 +93,8 @@ if [[ -n $asan ]]; then
 fi
 
 if [[ -n $fuzz ]]; then
-  stage "fuzzers (${FUZZ_SECONDS:-25} s each)"
-  if tests/fuzz/run-fuzzers.sh "${FUZZ_SECONDS:-25}"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+  stage "fuzzers (${FUZZ_SECONDS:-20} s each)"
+  if tests/fuzz/run-fuzzers.sh "${FUZZ_SECONDS:-20}"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 fi
 
 upgrade_line=""
