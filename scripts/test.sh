@@ -15,23 +15,46 @@ jobs=${JOBS:-$(nproc)}
 stage() { echo "== $* (at ${SECONDS} s)"; }
 passed=0
 failed=0
+skipped=0
+# One line per test or stage that failed or was skipped, with why; printed
+# above the closing line. Under CI=true a skip is a failure
+# (scripts/test-results.py says which are exempt and why).
+results=()
+ci=""
+[[ ${CI:-} == true ]] && ci=--ci
+skip_stage() {  # NAME REASON: a whole stage that does not run
+  if [[ -n $ci ]]; then
+    failed=$((failed + 1))
+    results+=("FAIL stage '$1': skipped, and under CI=true a skip is a failure: $2")
+  else
+    skipped=$((skipped + 1))
+    results+=("SKIP stage '$1': $2")
+  fi
+}
 
-# Runs `meson test` and adds its Ok/Fail counts to the totals.
+# Runs `meson test` and adds its counts, from meson's own testlog.json, to
+# the totals.
 run_suites() {
   local dir=$1; shift
-  local log
-  log=$(mktemp)
-  local rc=0
-  meson test -C "$dir" --print-errorlogs --num-processes 1 "$@" 2>&1 | tee "$log" || rc=$?
-  local ok fail
-  ok=$(awk '/^Ok:/ {print $2}' "$log" | tail -n1)
-  fail=$(awk '/^Fail:/ {print $2}' "$log" | tail -n1)
-  local timeout_n
-  timeout_n=$(awk '/^Timeout:/ {print $2}' "$log" | tail -n1)
-  passed=$((passed + ${ok:-0}))
-  failed=$((failed + ${fail:-0} + ${timeout_n:-0}))
-  if [[ $rc -ne 0 && ${fail:-0} -eq 0 && ${timeout_n:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
-  rm -f "$log"
+  local rc=0 out line
+  rm -f "$dir/meson-logs/testlog.json"
+  meson test -C "$dir" --print-errorlogs --num-processes 1 "$@" || rc=$?
+  out=$(python3 "$root/scripts/test-results.py" $ci "$dir/meson-logs/testlog.json")
+  local p=0 f=0 s=0
+  while IFS= read -r line; do
+    case $line in
+      "counts "*) read -r _ p f s <<<"$line" ;;
+      *) results+=("$line") ;;
+    esac
+  done <<<"$out"
+  passed=$((passed + p))
+  failed=$((failed + f))
+  skipped=$((skipped + s))
+  # meson failed, yet no test did: a build error, say.
+  if [[ $rc -ne 0 && $f -eq 0 ]]; then
+    failed=$((failed + 1))
+    results+=("FAIL meson test -C $dir $*: exited $rc with no failed test")
+  fi
 }
 
 # Compiling is what CPU time goes to; the tests mostly wait on daemons. So
@@ -64,7 +87,9 @@ stage "build (debugoptimized)"
 [[ -d build ]] || meson setup build >/dev/null
 ninja -C build -j "$jobs"
 asan=""
-if [[ -z ${SKIP_ASAN:-} ]]; then
+if [[ -n ${SKIP_ASAN:-} ]]; then
+  skip_stage "unit and integration tests under ASan/UBSan" "SKIP_ASAN is set"
+else
   asan=1
   # -O0 and no bench programs: this build exists to run the tests, and CI
   # time is better spent running them than compiling.
@@ -77,7 +102,11 @@ stage "unit and integration tests"
 run_suites build --suite unit --suite integration
 
 fuzz=""
-[[ ${FUZZ_SECONDS:-20} != 0 && -x tests/fuzz/run-fuzzers.sh ]] && fuzz=1
+if [[ ${FUZZ_SECONDS:-20} == 0 ]]; then
+  skip_stage fuzzers "FUZZ_SECONDS=0"
+else
+  fuzz=1
+fi
 if [[ -n $asan ]]; then
   background_stop
   stage "build with AddressSanitizer and UBSan: the rest"
@@ -94,13 +123,20 @@ fi
 
 if [[ -n $fuzz ]]; then
   stage "fuzzers (${FUZZ_SECONDS:-20} s each)"
-  if tests/fuzz/run-fuzzers.sh "${FUZZ_SECONDS:-20}"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+  if tests/fuzz/run-fuzzers.sh "${FUZZ_SECONDS:-20}"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    results+=("FAIL fuzzers: tests/fuzz/run-fuzzers.sh failed (its output is above)")
+  fi
 fi
 
 upgrade_line=""
 containment_line=""
 dashboard_line=""
-if [[ -z ${SKIP_SYSTEM:-} ]]; then
+if [[ -n ${SKIP_SYSTEM:-} ]]; then
+  skip_stage "system test" "SKIP_SYSTEM is set"
+else
   stage "system test (systemd-nspawn): the package, the signed archive, the self-update"
   run_suites build --suite system
   upgrade_line=$(grep -m1 '^upgrade: ' build/meson-logs/testlog.txt || true)
@@ -112,5 +148,6 @@ echo
 [[ -z $upgrade_line ]] || echo "$upgrade_line"
 [[ -z $containment_line ]] || echo "$containment_line"
 [[ -z $dashboard_line ]] || echo "$dashboard_line"
-echo "${passed} passed, ${failed} failed in ${SECONDS} s"
+for line in "${results[@]}"; do echo "$line"; done
+echo "${passed} passed, ${failed} failed, ${skipped} skipped in ${SECONDS} s"
 [[ $failed -eq 0 ]]

@@ -8,25 +8,14 @@
 
 #include "exec/cgroup_memory.h"
 #include "exec/pinned_runner.h"
+#include "exec/test_scratch.h"
 #include "util/file.h"
 
 using namespace bb;
 
 namespace {
 
-struct Tree {
-  std::string root;
-  Tree() {
-    char t[] = "/tmp/bb-cgroup-XXXXXX";
-    root = ::mkdtemp(t);
-  }
-  ~Tree() { std::system(("rm -rf " + root).c_str()); }
-  void put(const std::string& path, const std::string& text) {
-    const std::string full = root + path;
-    REQUIRE(make_dirs(full.substr(0, full.rfind('/'))).ok());
-    REQUIRE(write_file_atomic(full, text).ok());
-  }
-};
+using Tree = bb::exec::test::FakeTree;
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include "skip.h"
 #include <cstdlib>
 #include <fstream>
 
@@ -68,10 +69,9 @@ TEST_CASE("a path in a job's tree is used only if it stays inside") {
   CHECK(inside(s.dir + "/tree", s.dir + "/tree/missing").error().code == Errc::not_found);
 }
 
-TEST_CASE("as root: a command runs as the job's identity, with nothing of root's, and leaves nothing behind") {
+TEST_CASE("as root: a command runs as the job's identity, with nothing of root's, and leaves nothing behind", "[root]") {
   if (!can_change_identity()) {
-    WARN("not root: the identity drop cannot be tried here");
-    return;
+    BB_SKIP("not root: the identity drop cannot be tried here");
   }
   Scratch s;
   const Identity id = job_identity(4242);
@@ -128,10 +128,9 @@ TEST_CASE("as root: a command runs as the job's identity, with nothing of root's
   CHECK(o->stdout_text.find("listed") == std::string::npos);
 }
 
-TEST_CASE("as root: a command's network is none, its own loopback, or the host's") {
+TEST_CASE("as root: a command's network is none, its own loopback, or the host's", "[root]") {
   if (!can_change_identity()) {
-    WARN("not root: network namespaces cannot be made here");
-    return;
+    BB_SKIP("not root: network namespaces cannot be made here");
   }
   // A listener of the host's, on its loopback.
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -54,10 +54,7 @@ bool dies_soon(pid_t pid) {
   return false;
 }
 
-bool no_children_left() {
-  int st;
-  return ::waitpid(-1, &st, WNOHANG) < 0 && errno == ECHILD;
-}
+using bb::exec::test::no_children_left;
 
 pid_t read_pid(const std::string& path) {
   auto text = read_file(path);

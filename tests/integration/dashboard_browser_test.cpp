@@ -8,7 +8,10 @@
 
 #include <fstream>
 
+#include <unistd.h>
+
 #include "reporterd_fixture.h"
+#include "skip.h"
 
 using namespace bb;
 using namespace bb::test;
@@ -39,6 +42,9 @@ model::JobResult push_result(const std::string& commit, double seconds, int64_t 
 }  // namespace
 
 TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error, every link resolves") {
+  for (const char* tool : {"/usr/bin/chromium", "/usr/bin/chromedriver"})
+    if (::access(tool, X_OK) != 0)
+      BB_SKIP("no " << tool << " (apt-get install chromium chromium-driver; scripts/install-deps.sh does)");
   ReporterFixture s("  regression_issues: true\n");
   std::vector<int64_t> jobs;
   // Main: 14 pushes with a 12 % step after the eighth, each a little noisy.

@@ -3,6 +3,7 @@
 // are made with busctl under setpriv, as another user; that needs root
 // (CI runs as root).
 #include <catch2/catch.hpp>
+#include "skip.h"
 
 #include <grp.h>
 #include <unistd.h>
@@ -46,8 +47,7 @@ bool denied(const std::string& out) { return out.find("Access denied") != std::s
 
 TEST_CASE("queued lets each daemon's user call only its own methods", "[queued][access]") {
   if (::geteuid() != 0) {
-    WARN("not root: cannot call as another user, the access test does not run");
-    return;
+    BB_SKIP("not root: cannot call as another user");
   }
   // webhookd is "nobody" here; runnerd's user does not exist (so grants
   // nothing); the operators are group "users", which every Debian has.
@@ -127,8 +127,7 @@ TEST_CASE("queued lets each daemon's user call only its own methods", "[queued][
 
 TEST_CASE("reporterd may queue a bisection's compare jobs and nothing else", "[queued][access]") {
   if (::geteuid() != 0) {
-    WARN("not root: cannot call as another user, the access test does not run");
-    return;
+    BB_SKIP("not root: cannot call as another user");
   }
   QueuedFixture q("", "access:\n  reporter_user: nobody\n  webhook_user: benchbox-test-no-such-user\n");
   q.start_and_wait();
@@ -165,8 +164,7 @@ TEST_CASE("reporterd may queue a bisection's compare jobs and nothing else", "[q
 
 TEST_CASE("runnerd may queue a suite's shards and no other group", "[queued][access]") {
   if (::geteuid() != 0) {
-    WARN("not root: cannot call as another user, the access test does not run");
-    return;
+    BB_SKIP("not root: cannot call as another user");
   }
   QueuedFixture q("", "access:\n  runner_user: nobody\n  webhook_user: benchbox-test-no-such-user\n");
   q.start_and_wait();
@@ -202,8 +200,7 @@ TEST_CASE("runnerd may queue a suite's shards and no other group", "[queued][acc
 
 TEST_CASE("the shipped Queue1 policy refuses on the bus, before queued is asked", "[queued][access]") {
   if (::geteuid() != 0) {
-    WARN("not root: cannot call as another user, the access test does not run");
-    return;
+    BB_SKIP("not root: cannot call as another user");
   }
   QueuedFixture q("", "", source_root() + "/policy/org.benchbox.Queue1.conf");
   q.start_and_wait();

@@ -3,6 +3,7 @@
 // .benchbox.yml, a failing fetch, a hanging benchmark, CancelCurrent,
 // sequential sampling of a pull request.
 #include <catch2/catch.hpp>
+#include "skip.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -846,10 +847,9 @@ TEST_CASE("sequential sampling: max_seconds ends the suite with a final look onc
   CHECK(f.runner_log().find("6 of at most 40 rounds (out of time)") != std::string::npos);
 }
 
-TEST_CASE("as root, a job's build and benchmark run as the job's own uid and can harm nothing else") {
+TEST_CASE("as root, a job's build and benchmark run as the job's own uid and can harm nothing else", "[root]") {
   if (::geteuid() != 0) {
-    WARN("not root: runnerd cannot give jobs an identity here");
-    return;
+    BB_SKIP("not root: runnerd cannot give jobs an identity here");
   }
   RunnerdFixture f;
   const std::string log = f.dir() / "attempts.log";
