@@ -25,7 +25,7 @@ namespace bb::cli {
 
 namespace {
 
-const char* kUsage =
+const char* kBackfillUsage =
     "usage: benchboxctl backfill OWNER/NAME (--tags GLOB | --range A..B | --first-parent) [--every N]\n"
     "         [--branch NAME] [--clone-url URL] [--git-dir PATH] [--suite NAME] [--priority N]\n"
     "         [--max-jobs N] [--again] [--dry-run]";
@@ -94,7 +94,7 @@ Result<std::vector<model::JobSpec>> plan(const Options& o, const git::Repository
 }  // namespace
 
 int cmd_backfill(const Args& args) {
-  if (args.empty() || args[0].rfind("--", 0) == 0) return fail(kUsage);
+  if (args.empty() || args[0].rfind("--", 0) == 0) return fail(kBackfillUsage);
   Options o;
   o.repository = args[0];
   int modes = 0;
@@ -123,9 +123,9 @@ int cmd_backfill(const Args& args) {
       } catch (...) {
         return fail("--priority wants an integer, got '" + v + "'");
       }
-    } else return fail(std::string(kUsage) + "\n(at '" + k + "')");
+    } else return fail(std::string(kBackfillUsage) + "\n(at '" + k + "')");
   }
-  if (modes != 1) return fail("backfill takes exactly one of --tags, --range and --first-parent\n" + std::string(kUsage));
+  if (modes != 1) return fail("backfill takes exactly one of --tags, --range and --first-parent\n" + std::string(kBackfillUsage));
   if (!o.tags.empty() && o.every > 1) return fail("--every goes with --range or --first-parent, not --tags");
   if (o.repository.find('/') == std::string::npos) return fail("the repository is OWNER/NAME, got '" + o.repository + "'");
 

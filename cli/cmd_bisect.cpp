@@ -18,7 +18,7 @@ namespace bb::cli {
 
 namespace {
 
-const char* kUsage =
+const char* kBisectUsage =
     "usage: benchboxctl bisect OWNER/NAME GOOD BAD [--benchmark KEY]... [--branch NAME] [--clone-url URL]\n"
     "         [--git-dir PATH] [--no-wait]\n"
     "       benchboxctl bisect --follow BISECTION_ID";
@@ -88,13 +88,13 @@ int cmd_bisect(const Args& args) {
     try {
       id = std::stoll(args[1]);
     } catch (...) {
-      return fail(kUsage);
+      return fail(kBisectUsage);
     }
     auto client = BusClient::connect();
     if (!client) return fail(client.error().message);
     return follow(*client, id);
   }
-  if (args.size() < 3 || args[0].rfind("--", 0) == 0) return fail(kUsage);
+  if (args.size() < 3 || args[0].rfind("--", 0) == 0) return fail(kBisectUsage);
   const std::string repository = args[0];
   std::string good = args[1], bad = args[2], branch = "main", clone_url, git_dir;
   std::vector<std::string> benchmarks;
@@ -106,7 +106,7 @@ int cmd_bisect(const Args& args) {
     else if (i + 1 < args.size() && k == "--branch") branch = args[++i];
     else if (i + 1 < args.size() && k == "--clone-url") clone_url = args[++i];
     else if (i + 1 < args.size() && k == "--git-dir") git_dir = args[++i];
-    else return fail(std::string(kUsage) + "\n(at '" + k + "')");
+    else return fail(std::string(kBisectUsage) + "\n(at '" + k + "')");
   }
   if (repository.find('/') == std::string::npos) return fail("the repository is OWNER/NAME, got '" + repository + "'");
 

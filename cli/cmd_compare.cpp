@@ -24,7 +24,7 @@ namespace bb::cli {
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kCompareUsage =
     "usage: benchboxctl compare BASE [HEAD] [--json] [--threshold [METRIC=]FRACTION]...\n"
     "                           [--confidence LEVEL] [--fdr-q Q] [--seed N]\n"
     "BASE, HEAD: result-set or job-result files, or ids of finished jobs of the running appliance\n"
@@ -124,11 +124,11 @@ int cmd_compare(const Args& args) {
     if (a == "--json") {
       json = true;
     } else if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
+      std::cout << kCompareUsage;
       return 0;
     } else if (a == "--threshold" || a == "--confidence" || a == "--fdr-q" || a == "--seed") {
       auto v = value();
-      if (!v) return fail(a + " needs a value\n" + kUsage);
+      if (!v) return fail(a + " needs a value\n" + kCompareUsage);
       if (a == "--seed") {
         char* end = nullptr;
         options.seed = std::strtoull(v->c_str(), &end, 10);
@@ -152,12 +152,12 @@ int cmd_compare(const Args& args) {
         options.overrides[metric] = *f;
       }
     } else if (!a.empty() && a[0] == '-') {
-      return fail("unknown option '" + a + "'\n" + kUsage);
+      return fail("unknown option '" + a + "'\n" + kCompareUsage);
     } else {
       files.push_back(a);
     }
   }
-  if (files.empty() || files.size() > 2) return fail(std::string("expected BASE [HEAD]\n") + kUsage);
+  if (files.empty() || files.size() > 2) return fail(std::string("expected BASE [HEAD]\n") + kCompareUsage);
 
   auto first = load_arg(files[0]);
   if (!first) return fail(first.error().message);

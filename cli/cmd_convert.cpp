@@ -13,7 +13,7 @@ namespace bb::cli {
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kConvertUsage =
     "usage: benchboxctl convert --format NAME|auto [--suite S] [--allow-empty] PATH...";
 
 std::string joined_formats() {
@@ -39,16 +39,16 @@ int cmd_convert(const Args& args) {
     } else if (a == "--allow-empty") {
       options.allow_empty = true;
     } else if (a == "--help" || a == "-h") {
-      std::cout << kUsage << "\nformats: auto, " << joined_formats() << "\n";
+      std::cout << kConvertUsage << "\nformats: auto, " << joined_formats() << "\n";
       return 0;
     } else if (!a.empty() && a[0] == '-' && a != "-") {
-      return fail("convert: unknown option '" + a + "'\n" + kUsage);
+      return fail("convert: unknown option '" + a + "'\n" + kConvertUsage);
     } else {
       paths.push_back(a);
     }
   }
-  if (format.empty()) return fail(std::string("convert: --format is required (auto, ") + joined_formats() + ")\n" + kUsage);
-  if (paths.empty()) return fail(std::string("convert: no PATH given\n") + kUsage);
+  if (format.empty()) return fail(std::string("convert: --format is required (auto, ") + joined_formats() + ")\n" + kConvertUsage);
+  if (paths.empty()) return fail(std::string("convert: no PATH given\n") + kConvertUsage);
 
   model::ResultSet set;
   set.created = 0;

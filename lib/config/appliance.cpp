@@ -172,7 +172,6 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
   return {};
 }
 
-#undef BB_TRY
 
 std::string or_default(const std::string& value, const std::string& base, const char* leaf) {
   return value.empty() ? path_join(base, leaf) : value;

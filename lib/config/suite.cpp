@@ -262,7 +262,6 @@ Status parse_root(const std::string& src, const YAML::Node& root, SuiteConfig& c
   return {};
 }
 
-#undef BB_TRY
 
 
 }  // namespace

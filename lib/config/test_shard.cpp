@@ -19,7 +19,7 @@ Suite parse_one(const std::string& body) {
   return r->suites.at(0);
 }
 
-std::string error_of(const std::string& body) {
+std::string shard_error(const std::string& body) {
   auto r = parse_suite_config("version: 1\nsuites:\n  - name: s\n" + body, ".benchbox.yml");
   if (r) FAIL("expected an error for:\n" << body);
   return r.error().message;
@@ -61,16 +61,16 @@ TEST_CASE("shards and shard_by parse, with their defaults") {
 
 TEST_CASE("a broken shards or shard_by is refused with where and why") {
   const std::string gb = "    run: ./b\n    format: google-benchmark\n    benchmarks: [BM_a]\n";
-  CHECK_THAT(error_of(gb + "    shards: 0\n"), Catch::Contains("suites[0].shards") && Catch::Contains("1 to 64"));
-  CHECK_THAT(error_of(gb + "    shards: 65\n"), Catch::Contains("1 to 64"));
-  CHECK_THAT(error_of(gb + "    shards: many\n"), Catch::Contains("shards"));
-  CHECK_THAT(error_of(gb + "    shards: 2\n    shard_by: [[a], [b], [c]]\n"),
+  CHECK_THAT(shard_error(gb + "    shards: 0\n"), Catch::Contains("suites[0].shards") && Catch::Contains("1 to 64"));
+  CHECK_THAT(shard_error(gb + "    shards: 65\n"), Catch::Contains("1 to 64"));
+  CHECK_THAT(shard_error(gb + "    shards: many\n"), Catch::Contains("shards"));
+  CHECK_THAT(shard_error(gb + "    shards: 2\n    shard_by: [[a], [b], [c]]\n"),
              Catch::Contains("names 3 shards but 'shards' is 2"));
-  CHECK_THAT(error_of(gb + "    shard_by: []\n"), Catch::Contains("one list of benchmark patterns per shard"));
-  CHECK_THAT(error_of(gb + "    shard_by: [[\"\"]]\n"), Catch::Contains("must not be empty"));
-  CHECK_THAT(error_of(gb + "    shard_by: [{a: b}]\n"), Catch::Contains("shard_by[0]"));
-  CHECK_THAT(error_of("    run: ./b\n    shards: 2\n"), Catch::Contains("format 'command' measures one command"));
-  CHECK_THAT(error_of("    run: ./b\n    format: google-benchmark\n    shards: 2\n"),
+  CHECK_THAT(shard_error(gb + "    shard_by: []\n"), Catch::Contains("one list of benchmark patterns per shard"));
+  CHECK_THAT(shard_error(gb + "    shard_by: [[\"\"]]\n"), Catch::Contains("must not be empty"));
+  CHECK_THAT(shard_error(gb + "    shard_by: [{a: b}]\n"), Catch::Contains("shard_by[0]"));
+  CHECK_THAT(shard_error("    run: ./b\n    shards: 2\n"), Catch::Contains("format 'command' measures one command"));
+  CHECK_THAT(shard_error("    run: ./b\n    format: google-benchmark\n    shards: 2\n"),
              Catch::Contains("needs the benchmarks declared") && Catch::Contains(".benchbox.yml:6:"));
 }
 

@@ -136,7 +136,7 @@ std::vector<Parsed> criterion_throughput(const Parsed& wall) {
 
 namespace {
 
-Result<std::string> read_member(const std::filesystem::path& p, const ParseOptions& options) {
+Result<std::string> read_criterion_file(const std::filesystem::path& p, const ParseOptions& options) {
   auto text = read_file(p.string(), options.max_bytes);
   if (!text) return make_error(Errc::parse, text.error().message);
   return std::move(*text);
@@ -170,16 +170,16 @@ Result<ParsedList> parse_criterion_dir(const std::string& dir, const ParseOption
     files.benchmark_source = (d / "benchmark.json").string();
     files.sample_source = (d / "sample.json").string();
     files.estimates_source = (d / "estimates.json").string();
-    auto bench = read_member(files.benchmark_source, options);
+    auto bench = read_criterion_file(files.benchmark_source, options);
     if (!bench) return bench.error();
     files.benchmark_json = std::move(*bench);
     if (!path_exists(files.sample_source))
       return error_at(files.sample_source, "", "is missing; expected criterion's samples beside benchmark.json");
-    auto sample = read_member(files.sample_source, options);
+    auto sample = read_criterion_file(files.sample_source, options);
     if (!sample) return sample.error();
     files.sample_json = std::move(*sample);
     if (path_exists(files.estimates_source)) {
-      auto est = read_member(files.estimates_source, options);
+      auto est = read_criterion_file(files.estimates_source, options);
       if (!est) return est.error();
       files.estimates_json = std::move(*est);
     }

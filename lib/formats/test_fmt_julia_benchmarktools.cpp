@@ -14,8 +14,8 @@ using model::Direction;
 
 namespace {
 
-const char* kFormat = "julia-benchmarktools";
-const char* kFixture = "julia-benchmarktools-documented-save.json";
+const char* kJulia = "julia-benchmarktools";
+const char* kJuliaFixture = "julia-benchmarktools-documented-save.json";
 
 // save()'s document around `values` (the inside of the values array).
 std::string saved(const std::string& values) {
@@ -37,14 +37,14 @@ std::string group(const std::string& data, const std::string& tags = "[]") {
   return R"(["BenchmarkGroup", {"data": {)" + data + R"(}, "tags": )" + tags + "}]";
 }
 
-std::vector<model::Benchmark> parse(const std::string& text) { return ok_text(kFormat, text); }
+std::vector<model::Benchmark> parse_julia(const std::string& text) { return ok_text(kJulia, text); }
 
 }  // namespace
 
 TEST_CASE("julia-benchmarktools: trials and estimates of nested groups") {
   // save("results.json", results, median(results)): two results, so each
   // benchmark carries its position as params value.
-  auto v = ok(kFormat, kFixture);
+  auto v = ok(kJulia, kJuliaFixture);
   REQUIRE(v.size() == 30);  // 5 benchmarks x (wall_time, alloc_bytes, allocs) x 2 values
   const std::map<std::string, std::string> trials{{"value", "1"}}, medians{{"value", "2"}};
 
@@ -101,7 +101,7 @@ TEST_CASE("julia-benchmarktools: trials and estimates of nested groups") {
 
 TEST_CASE("julia-benchmarktools: names, positions and what is passed over") {
   SECTION("one group: names from its keys, no value param") {
-    auto v = parse(saved(group(R"("a": )" + group(R"("1000": )" + trial() + R"j(, "(\"x\", 2.5)": )j" + trial()))));
+    auto v = parse_julia(saved(group(R"("a": )" + group(R"("1000": )" + trial() + R"j(, "(\"x\", 2.5)": )j" + trial()))));
     REQUIRE(v.size() == 6);
     CHECK(find(v, "a/1000").key.params.empty());
     const auto& tuple = find(v, "a/(\"x\", 2.5)");
@@ -109,24 +109,24 @@ TEST_CASE("julia-benchmarktools: names, positions and what is passed over") {
     CHECK(tuple.samples[1] == Approx(120e-9));
   }
   SECTION("a bare Trial is named by its position; Parameters beside it are not results") {
-    auto v = parse(saved(params(4) + ", " + trial("[5.0]", "[0.0]", "0", params(4))));
+    auto v = parse_julia(saved(params(4) + ", " + trial("[5.0]", "[0.0]", "0", params(4))));
     REQUIRE(v.size() == 3);
     CHECK(find(v, "2").key.params.empty());
     CHECK(find(v, "2").iterations == std::vector<double>{4});
     CHECK(find(v, "2", "alloc_bytes").samples == std::vector<double>{0});
   }
   SECTION("the fuzzer's seed is a valid file") {
-    auto v = ok(kFormat, "../../fuzz/corpus/julia-benchmarktools/seed");
+    auto v = ok(kJulia, "../../fuzz/corpus/julia-benchmarktools/seed");
     CHECK(v.size() == 6);
     CHECK(find(v, "sum/(\"a\", 1)").iterations == std::vector<double>{3, 3});
     CHECK(find(v, "sum/100").summary_only);
   }
   SECTION("the type may carry BenchmarkTools' module name") {
-    auto v = parse(saved(R"(["BenchmarkTools.BenchmarkGroup", {"data": {"t": )" + trial() + R"(}, "tags": []}])"));
+    auto v = parse_julia(saved(R"(["BenchmarkTools.BenchmarkGroup", {"data": {"t": )" + trial() + R"(}, "tags": []}])"));
     CHECK(find(v, "t").samples.size() == 2);
   }
   SECTION("a Trial without samples is skipped, all its metrics") {
-    auto v = parse(saved(group(R"("empty": )" + trial("[]", "[]", "9223372036854775807"))));
+    auto v = parse_julia(saved(group(R"("empty": )" + trial("[]", "[]", "9223372036854775807"))));
     REQUIRE(v.size() == 3);
     for (const auto& b : v) {
       CHECK(b.status == BenchmarkStatus::skipped);
@@ -135,7 +135,7 @@ TEST_CASE("julia-benchmarktools: names, positions and what is passed over") {
     }
   }
   SECTION("an estimate whose time Julia wrote as null (NaN) is skipped") {
-    auto v = parse(saved(group(R"("s": ["TrialEstimate", {"allocs": 0, "time": null, "memory": 0, "params": )" + params() +
+    auto v = parse_julia(saved(group(R"("s": ["TrialEstimate", {"allocs": 0, "time": null, "memory": 0, "params": )" + params() +
                                R"(, "gctime": null}])")));
     const auto& w = find(v, "s");
     CHECK(w.status == BenchmarkStatus::skipped);
@@ -151,24 +151,24 @@ TEST_CASE("julia-benchmarktools: names, positions and what is passed over") {
                           {"julia_commit", "48d4fd48430"},
                           {"vinfo", "Julia Version 1.10.4"},
                           {"benchmarkconfig", {{"id", nullptr}, {"juliacmd", {"julia"}}, {"env", nlohmann::json::object()}}}};
-    auto v = parse(pkg.dump());
+    auto v = parse_julia(pkg.dump());
     REQUIRE(v.size() == 3);
     CHECK(find(v, "g/x").extra["pkgbenchmark"]["commit"] == "4f1c2b3a");
     CHECK(find(v, "g/x").extra["versions"]["Julia"] == "1.10.4");
 
     pkg["benchmarkgroup"] = saved(group(R"("g": ["Benchmark", {}])"));
-    CHECK(err(kFormat, pkg.dump()) ==
+    CHECK(err(kJulia, pkg.dump()) ==
           "in:/benchmarkgroup:/1/0/1/data/g/0: unknown BenchmarkTools type \"Benchmark\"; expected "
           "BenchmarkGroup, Trial or TrialEstimate");
     pkg["benchmarkgroup"] = "[{\"Julia\": \"1.10.4\",\n \"BenchmarkTools\": \"1.5.0\"}, [";
-    CHECK(err(kFormat, pkg.dump()).rfind("in:/benchmarkgroup:2:", 0) == 0);
+    CHECK(err(kJulia, pkg.dump()).rfind("in:/benchmarkgroup:2:", 0) == 0);
     pkg.erase("benchmarkgroup");
-    CHECK(err(kFormat, pkg.dump()) ==
+    CHECK(err(kJulia, pkg.dump()) ==
           "in:(document root): expected BenchmarkTools.save's [{\"Julia\": version, \"BenchmarkTools\": version}, "
           "[values...]] or a PkgBenchmark result file (with \"benchmarkgroup\"), got an object");
   }
   SECTION("two paths that join to one name are duplicates, both places named") {
-    auto msg = err(kFormat, saved(group(R"("a/b": )" + trial() + R"(, "a": )" + group(R"("b": )" + trial()))));
+    auto msg = err(kJulia, saved(group(R"("a/b": )" + trial() + R"(, "a": )" + group(R"("b": )" + trial()))));
     CHECK(msg.find("duplicate benchmark 's/a/b:wall_time'") != std::string::npos);
     CHECK(msg.find("/1/0/1/data/a~1b") != std::string::npos);
     CHECK(msg.find("/1/0/1/data/a/1/data/b") != std::string::npos);
@@ -177,63 +177,63 @@ TEST_CASE("julia-benchmarktools: names, positions and what is passed over") {
 
 TEST_CASE("julia-benchmarktools: bad files") {
   // Unknown and unmeasured types, named at their type tag.
-  CHECK(err(kFormat, saved(group(R"("sort": )" + group(R"("q": ["Benchmark", {}])")))) ==
+  CHECK(err(kJulia, saved(group(R"("sort": )" + group(R"("q": ["Benchmark", {}])")))) ==
         "in:/1/0/1/data/sort/1/data/q/0: unknown BenchmarkTools type \"Benchmark\"; expected BenchmarkGroup, "
         "Trial or TrialEstimate");
-  CHECK(err(kFormat, saved(group(R"("q": ["TrialRatio", {}])"))) ==
+  CHECK(err(kJulia, saved(group(R"("q": ["TrialRatio", {}])"))) ==
         "in:/1/0/1/data/q/0: is a TrialRatio (a comparison of two results, from ratio() or judge()), not a "
         "measurement; save the results themselves");
-  CHECK(err(kFormat, saved(group(R"("q": )" + params()))) ==
+  CHECK(err(kJulia, saved(group(R"("q": )" + params()))) ==
         "in:/1/0/1/data/q/0: is Parameters (benchmark settings, e.g. params(suite)), not a result; save "
         "run(suite)'s results or an estimate of them");
-  CHECK(err(kFormat, saved(R"(["Trial", {}, 1])")) ==
+  CHECK(err(kJulia, saved(R"(["Trial", {}, 1])")) ==
         "in:/1/0: expected a BenchmarkTools value [\"TypeName\", {fields}], got an array of 3 values");
-  CHECK(err(kFormat, saved(R"([7, {}])")) == "in:/1/0/0: expected a type name (a string), got a number");
-  CHECK(err(kFormat, saved(R"(["Trial", []])")) ==
+  CHECK(err(kJulia, saved(R"([7, {}])")) == "in:/1/0/0: expected a type name (a string), got a number");
+  CHECK(err(kJulia, saved(R"(["Trial", []])")) ==
         "in:/1/0/1: expected an object (the fields of a Trial), got an array of 0 values");
-  CHECK(err(kFormat, saved(R"(["BenchmarkGroup", {"tags": []}])")) == "in:/1/0/1/data: is missing, expected an object");
+  CHECK(err(kJulia, saved(R"(["BenchmarkGroup", {"tags": []}])")) == "in:/1/0/1/data: is missing, expected an object");
 
   // The header.
-  CHECK(err(kFormat, R"([1, 2, 3])") ==
+  CHECK(err(kJulia, R"([1, 2, 3])") ==
         "in:(document root): expected BenchmarkTools.save's [{\"Julia\": version, \"BenchmarkTools\": version}, "
         "[values...]], got an array of 3 values");
-  CHECK(err(kFormat, R"([{"Julia": "1.10.4"}, []])") == "in:/0/BenchmarkTools: is missing, expected a string");
-  CHECK(err(kFormat, R"([{"Julia": "1.10.4", "BenchmarkTools": 1}, []])") ==
+  CHECK(err(kJulia, R"([{"Julia": "1.10.4"}, []])") == "in:/0/BenchmarkTools: is missing, expected a string");
+  CHECK(err(kJulia, R"([{"Julia": "1.10.4", "BenchmarkTools": 1}, []])") ==
         "in:/0/BenchmarkTools: expected a string, got a number");
-  CHECK(err(kFormat, R"([[], []])") == "in:/0: expected an object, got an array");
-  CHECK(err(kFormat, R"([{"Julia": "1.10.4", "BenchmarkTools": "1.5.0"}, {}])") == "in:/1: expected an array, got an object");
+  CHECK(err(kJulia, R"([[], []])") == "in:/0: expected an object, got an array");
+  CHECK(err(kJulia, R"([{"Julia": "1.10.4", "BenchmarkTools": "1.5.0"}, {}])") == "in:/1: expected an array, got an object");
 
   // Wrong types and values in a Trial.
-  CHECK(err(kFormat, saved(trial(R"([1.0, "x"])"))) == "in:/1/0/1/times/1: expected a number, got the string \"x\"");
-  CHECK(err(kFormat, saved(trial("[1.0, null]"))) == "in:/1/0/1/times/1: expected a number, got null");
-  CHECK(err(kFormat, saved(trial("[1.0, 2.0]", "[0.0]"))) ==
+  CHECK(err(kJulia, saved(trial(R"([1.0, "x"])"))) == "in:/1/0/1/times/1: expected a number, got the string \"x\"");
+  CHECK(err(kJulia, saved(trial("[1.0, null]"))) == "in:/1/0/1/times/1: expected a number, got null");
+  CHECK(err(kJulia, saved(trial("[1.0, 2.0]", "[0.0]"))) ==
         "in:/1/0/1/gctimes: has 1 entries for 2 times; expected one per sample");
-  CHECK(err(kFormat, saved(trial("[1.0]", "[0.0]", "-8"))) ==
+  CHECK(err(kJulia, saved(trial("[1.0]", "[0.0]", "-8"))) ==
         "in:/1/0/1/memory: expected a byte count (a whole number, at least 0), got -8.0");
-  CHECK(err(kFormat, saved(trial("[1.0]", "[0.0]", "8.5"))) ==
+  CHECK(err(kJulia, saved(trial("[1.0]", "[0.0]", "8.5"))) ==
         "in:/1/0/1/memory: expected a byte count (a whole number, at least 0), got 8.5");
-  CHECK(err(kFormat, saved(trial("[1.0]", "[0.0]", "\"8\""))) ==
+  CHECK(err(kJulia, saved(trial("[1.0]", "[0.0]", "\"8\""))) ==
         "in:/1/0/1/memory: expected a number, got the string \"8\"");
-  CHECK(err(kFormat, saved(trial("[1.0]", "[0.0]", "8", params(0)))) ==
+  CHECK(err(kJulia, saved(trial("[1.0]", "[0.0]", "8", params(0)))) ==
         "in:/1/0/1/params/1/evals: expected a number of evaluations per sample (at least 1), got 0.0");
-  CHECK(err(kFormat, saved(trial("[1.0]", "[0.0]", "8", R"(["TagFilter", {}])"))) ==
+  CHECK(err(kJulia, saved(trial("[1.0]", "[0.0]", "8", R"(["TagFilter", {}])"))) ==
         "in:/1/0/1/params/0: expected Parameters, got \"TagFilter\"");
-  CHECK(err(kFormat, saved(trial("{}"))) == "in:/1/0/1/times: expected an array, got an object");
-  CHECK(err(kFormat, saved(R"(["TrialEstimate", {"allocs": 0, "memory": 0, "params": )" + params() + "}]")) ==
+  CHECK(err(kJulia, saved(trial("{}"))) == "in:/1/0/1/times: expected an array, got an object");
+  CHECK(err(kJulia, saved(R"(["TrialEstimate", {"allocs": 0, "memory": 0, "params": )" + params() + "}]")) ==
         "in:/1/0/1/time: is missing, expected a number");
 
   // Nothing but settings: no benchmarks.
-  CHECK(err(kFormat, saved(params())).find("holds no benchmarks") != std::string::npos);
+  CHECK(err(kJulia, saved(params())).find("holds no benchmarks") != std::string::npos);
 
   // A file cut off mid-write: a syntax error at its last line.
-  const std::string cut = truncated(kFixture);
+  const std::string cut = truncated(kJuliaFixture);
   const auto line = std::count(cut.begin(), cut.end(), '\n') + 1;
-  const auto msg = err(kFormat, cut);
+  const auto msg = err(kJulia, cut);
   CHECK(msg.rfind("in:" + std::to_string(line) + ":", 0) == 0);
   CHECK(msg.find("unexpected end of input") != std::string::npos);
 
   // Groups nested past the reader's limit are refused, not recursed into.
   std::string deep = trial();
   for (int i = 0; i < 100; ++i) deep = group(R"("g": )" + deep);
-  CHECK(err(kFormat, saved(deep)).find("nesting deeper than 256 levels") != std::string::npos);
+  CHECK(err(kJulia, saved(deep)).find("nesting deeper than 256 levels") != std::string::npos);
 }

@@ -7,20 +7,15 @@
 
 #include "formats/formats.h"
 #include "formats/json_support.h"
+#include "formats/test_formats_support.h"
 #include "util/file.h"
 
 using namespace bb;
 using namespace bb::formats;
+using testing::fixture;
+using testing::opts;
 
 namespace {
-
-std::string fixture(const std::string& name) { return std::string(BB_FORMATS_FIXTURES) + "/" + name; }
-
-ParseOptions opts(const std::string& suite = "s") {
-  ParseOptions o;
-  o.suite = suite;
-  return o;
-}
 
 std::string parse_error(const std::string& format, const std::string& text, const ParseOptions& o = opts()) {
   auto r = parse_text(format, text, "in.json", o);

@@ -17,9 +17,9 @@ namespace bb::formats::testing {
 
 inline std::string fixture(const std::string& name) { return std::string(BB_FORMATS_FIXTURES) + "/" + name; }
 
-inline ParseOptions opts() {
+inline ParseOptions opts(const std::string& suite = "s") {
   ParseOptions o;
-  o.suite = "s";
+  o.suite = suite;
   return o;
 }
 

@@ -45,14 +45,6 @@ CREATE TABLE notes (
   return m;
 }
 
-const char* kind_of(const Want& want) {
-  switch (want.what.index()) {
-    case 0: return "check_run";
-    case 1: return "comment";
-    default: return "issue";
-  }
-}
-
 constexpr const char* kNow = "CAST(strftime('%s', 'now') AS INTEGER)";
 
 }  // namespace

@@ -71,7 +71,7 @@ struct Rig {
   }
 };
 
-Want run_want(const std::string& status, int64_t job = 42) {
+Want sent_run_want(const std::string& status, int64_t job = 42) {
   CheckRunWant w;
   w.repository = "o/r";
   w.head_sha = kSha;
@@ -100,14 +100,14 @@ Want issue_want(bool open, const std::string& body, const std::string& closing =
 
 TEST_CASE("sender: a check run queued, in progress, completed is one run, created once and PATCHed twice") {
   Rig rig;
-  rig.put(run_want("queued"));
+  rig.put(sent_run_want("queued"));
   SendOutcome created = rig.step_done();
   CHECK(created.action == "created");
   CHECK(created.object.id > 0);
   CHECK(created.object.html_url == "https://github.com/o/r/runs/" + std::to_string(created.object.id));
-  rig.put(run_want("in_progress"));
+  rig.put(sent_run_want("in_progress"));
   CHECK(rig.step_done().action == "updated");
-  rig.put(run_want("completed"));
+  rig.put(sent_run_want("completed"));
   SendOutcome last = rig.step_done();
   CHECK(last.object.id == created.object.id);
   CHECK_FALSE(rig.step().has_value());
@@ -131,9 +131,9 @@ TEST_CASE("sender: a check run queued, in progress, completed is one run, create
   CHECK(json::parse(rig.gh.requests().front().body).count("conclusion") == 0);
 
   SECTION("wants put while nothing was sent coalesce: one POST, completed") {
-    rig.put(run_want("queued", 43));
-    rig.put(run_want("in_progress", 43));
-    rig.put(run_want("completed", 43));
+    rig.put(sent_run_want("queued", 43));
+    rig.put(sent_run_want("in_progress", 43));
+    rig.put(sent_run_want("completed", 43));
     rig.step_done();
     CHECK(rig.gh.check_runs().size() == 2);
     CHECK(rig.gh.check_runs()[1]["status"] == "completed");
@@ -143,17 +143,17 @@ TEST_CASE("sender: a check run queued, in progress, completed is one run, create
 
 TEST_CASE("sender: a create whose reply was lost finds the run by external_id instead of making another") {
   Rig rig;
-  rig.put(run_want("queued", 9));  // someone else's run on the same commit and name
+  rig.put(sent_run_want("queued", 9));  // someone else's run on the same commit and name
   rig.step_done();
   rig.gh.lose_next_reply(1, "POST /repos/o/r/check-runs");
-  rig.put(run_want("queued"));
+  rig.put(sent_run_want("queued"));
   auto lost = rig.step();
   REQUIRE(lost.has_value());
   CHECK(lost->kind == SendOutcome::Kind::retry);
   CHECK(lost->outcome_unknown);
   REQUIRE(rig.gh.check_runs().size() == 2);  // GitHub did make it
 
-  rig.put(run_want("in_progress"));
+  rig.put(sent_run_want("in_progress"));
   rig.clock.advance_seconds(30);
   SendOutcome found = rig.step_done();
   CHECK(found.action == "updated");
@@ -311,7 +311,7 @@ TEST_CASE("sender: closing an issue that never existed posts nothing") {
 TEST_CASE("sender: an outage is retried with backoff, across a restart, then posted once") {
   Rig rig;
   rig.gh.set_outage(true);
-  rig.put(run_want("completed"));
+  rig.put(sent_run_want("completed"));
   auto first = rig.step();
   REQUIRE(first.has_value());
   CHECK(first->kind == SendOutcome::Kind::retry);
@@ -353,7 +353,7 @@ TEST_CASE("sender: the primary rate limit pauses all sending until its reset") {
   const int64_t reset = rig.clock.now_unix() + 600;
   rig.gh.fail_next(1, 403, {{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", std::to_string(reset)}},
                    {{"message", "API rate limit exceeded for installation ID 42."}});
-  rig.put(run_want("queued"));
+  rig.put(sent_run_want("queued"));
   rig.put(comment_want("report"));
   auto limited = rig.step();
   REQUIRE(limited.has_value());
@@ -380,7 +380,7 @@ TEST_CASE("sender: a successful reply that used the last request pauses what fol
   Rig rig;
   const int64_t reset = rig.clock.now_unix() + 300;
   rig.gh.set_reply_headers({{"x-ratelimit-remaining", "0"}, {"x-ratelimit-reset", std::to_string(reset)}});
-  rig.put(run_want("queued"));
+  rig.put(sent_run_want("queued"));
   SendOutcome out = rig.step_done();
   CHECK(out.pause_until == reset);
   CHECK(rig.sender->paused_until() == reset);
@@ -405,7 +405,7 @@ TEST_CASE("sender: a secondary rate limit honours Retry-After") {
 
 TEST_CASE("sender: GitHub's refusal (422) is dropped with its message") {
   Rig rig;
-  Want bad = run_want("completed");
+  Want bad = sent_run_want("completed");
   std::get<CheckRunWant>(bad.what).conclusion = "";  // completed needs a conclusion
   rig.put(bad);
   auto out = rig.step();
@@ -429,7 +429,7 @@ TEST_CASE("sender: GitHub's refusal (422) is dropped with its message") {
 TEST_CASE("sender: a rejected plain token is retried, and works once the operator fixes it") {
   Rig rig;
   rig.gh.accept_token("ghp_rotated");
-  rig.put(run_want("queued"));
+  rig.put(sent_run_want("queued"));
   auto out = rig.step();
   REQUIRE(out.has_value());
   CHECK(out->kind == SendOutcome::Kind::retry);
@@ -448,7 +448,7 @@ TEST_CASE("sender: texts over GitHub's limits are cut on a character boundary an
     INFO("offset " << offset);
     std::string huge(static_cast<size_t>(offset), 'a');
     while (huge.size() < 70000) huge += "µ😀";
-    Want w = run_want("completed", 100 + offset);
+    Want w = sent_run_want("completed", 100 + offset);
     auto& run = std::get<CheckRunWant>(w.what);
     run.summary = huge;
     run.text = huge;

@@ -24,14 +24,6 @@ json fields(const IssueWant& w) {
           {"labels", w.labels},         {"open", w.open},     {"closing_comment", w.closing_comment}};
 }
 
-const char* kind_of(const Want& want) {
-  switch (want.what.index()) {
-    case 0: return "check_run";
-    case 1: return "comment";
-    default: return "issue";
-  }
-}
-
 // Reads every listed member; the first of the wrong type is named.
 struct Reader {
   const json& obj;
@@ -51,6 +43,14 @@ Result<Want> finish(Want want, const Reader& r, const std::string& repository) {
 }
 
 }  // namespace
+
+const char* kind_of(const Want& want) {
+  switch (want.what.index()) {
+    case 0: return "check_run";
+    case 1: return "comment";
+    default: return "issue";
+  }
+}
 
 json to_json(const Want& want) {
   json what = std::visit([](const auto& w) { return fields(w); }, want.what);

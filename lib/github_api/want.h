@@ -68,6 +68,8 @@ struct Want {
   std::variant<CheckRunWant, CommentWant, IssueWant> what;
 };
 
+// "check_run", "comment" or "issue": the outbox's kind column and the JSON's.
+const char* kind_of(const Want& want);
 nlohmann::json to_json(const Want& want);
 Result<Want> want_from_json(const nlohmann::json& j);
 

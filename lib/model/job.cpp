@@ -77,9 +77,8 @@ nlohmann::json to_json(const Job& job) {
 namespace {
 
 template <class T>
-Status take(const nlohmann::json& j, const char* key, T& out) {
-  if (read_member(j, key, out)) return {};
-  return make_error(Errc::invalid_argument, std::string("field '") + key + "' has the wrong type");
+Status take_job(const nlohmann::json& j, const char* key, T& out) {
+  return take_member(j, key, out, "field");
 }
 
 }  // namespace
@@ -88,15 +87,15 @@ Result<JobSpec> job_spec_from_json(const nlohmann::json& j) {
   if (!j.is_object()) return make_error(Errc::invalid_argument, "job spec is not a JSON object");
   JobSpec s;
   std::string kind = "manual";
-  for (auto st : {take(j, "delivery_id", s.delivery_id), take(j, "kind", kind),
-                  take(j, "repository", s.repository), take(j, "clone_url", s.clone_url),
-                  take(j, "ref", s.ref), take(j, "head_sha", s.head_sha),
-                  take(j, "base_ref", s.base_ref), take(j, "base_sha", s.base_sha),
-                  take(j, "pr_number", s.pr_number), take(j, "suite", s.suite),
-                  take(j, "priority", s.priority), take(j, "requested_by", s.requested_by),
-                  take(j, "group_id", s.group_id), take(j, "threshold", s.threshold),
-                  take(j, "replay_key", s.replay_key), take(j, "shard", s.shard), take(j, "shards", s.shards),
-                  take(j, "shard_benchmarks", s.benchmarks)})
+  for (auto st : {take_job(j, "delivery_id", s.delivery_id), take_job(j, "kind", kind),
+                  take_job(j, "repository", s.repository), take_job(j, "clone_url", s.clone_url),
+                  take_job(j, "ref", s.ref), take_job(j, "head_sha", s.head_sha),
+                  take_job(j, "base_ref", s.base_ref), take_job(j, "base_sha", s.base_sha),
+                  take_job(j, "pr_number", s.pr_number), take_job(j, "suite", s.suite),
+                  take_job(j, "priority", s.priority), take_job(j, "requested_by", s.requested_by),
+                  take_job(j, "group_id", s.group_id), take_job(j, "threshold", s.threshold),
+                  take_job(j, "replay_key", s.replay_key), take_job(j, "shard", s.shard), take_job(j, "shards", s.shards),
+                  take_job(j, "shard_benchmarks", s.benchmarks)})
     if (!st) return st.error();
   auto k = job_kind_from_string(kind);
   if (!k) return make_error(Errc::invalid_argument, "unknown job kind '" + kind + "'");
@@ -110,11 +109,11 @@ Result<Job> job_from_json(const nlohmann::json& j) {
   Job job;
   job.spec = std::move(*spec);
   std::string state = "queued";
-  for (auto st : {take(j, "id", job.id), take(j, "state", state), take(j, "attempts", job.attempts),
-                  take(j, "runner", job.runner), take(j, "lease_expires", job.lease_expires),
-                  take(j, "created", job.created), take(j, "started", job.started),
-                  take(j, "finished", job.finished), take(j, "result_path", job.result_path),
-                  take(j, "error", job.error)})
+  for (auto st : {take_job(j, "id", job.id), take_job(j, "state", state), take_job(j, "attempts", job.attempts),
+                  take_job(j, "runner", job.runner), take_job(j, "lease_expires", job.lease_expires),
+                  take_job(j, "created", job.created), take_job(j, "started", job.started),
+                  take_job(j, "finished", job.finished), take_job(j, "result_path", job.result_path),
+                  take_job(j, "error", job.error)})
     if (!st) return st.error();
   auto s = job_state_from_string(state);
   if (!s) return make_error(Errc::invalid_argument, "unknown job state '" + state + "'");

@@ -44,9 +44,8 @@ nlohmann::json to_json(const JobGroup& g) {
 namespace {
 
 template <class T>
-Status take(const nlohmann::json& j, const char* key, T& out) {
-  if (read_member(j, key, out)) return {};
-  return make_error(Errc::invalid_argument, std::string("group field '") + key + "' has the wrong type");
+Status take_group(const nlohmann::json& j, const char* key, T& out) {
+  return take_member(j, key, out, "group field");
 }
 
 }  // namespace
@@ -55,9 +54,9 @@ Result<GroupSpec> group_spec_from_json(const nlohmann::json& j) {
   if (!j.is_object()) return make_error(Errc::invalid_argument, "group spec is not a JSON object");
   GroupSpec s;
   std::string kind = to_string(s.kind);
-  for (auto st : {take(j, "kind", kind), take(j, "repository", s.repository),
-                  take(j, "description", s.description), take(j, "requested_by", s.requested_by),
-                  take(j, "skip_measured", s.skip_measured)})
+  for (auto st : {take_group(j, "kind", kind), take_group(j, "repository", s.repository),
+                  take_group(j, "description", s.description), take_group(j, "requested_by", s.requested_by),
+                  take_group(j, "skip_measured", s.skip_measured)})
     if (!st) return st.error();
   auto k = group_kind_from_string(kind);
   if (!k) return make_error(Errc::invalid_argument, "unknown group kind '" + kind + "' (backfill, bisect or shards)");
@@ -70,9 +69,9 @@ Result<JobGroup> job_group_from_json(const nlohmann::json& j) {
   if (!spec) return spec.error();
   JobGroup g;
   g.spec = std::move(*spec);
-  for (auto st : {take(j, "id", g.id), take(j, "created", g.created), take(j, "step", g.step),
-                  take(j, "queued", g.queued), take(j, "running", g.running), take(j, "done", g.done),
-                  take(j, "failed", g.failed), take(j, "cancelled", g.cancelled)})
+  for (auto st : {take_group(j, "id", g.id), take_group(j, "created", g.created), take_group(j, "step", g.step),
+                  take_group(j, "queued", g.queued), take_group(j, "running", g.running), take_group(j, "done", g.done),
+                  take_group(j, "failed", g.failed), take_group(j, "cancelled", g.cancelled)})
     if (!st) return st.error();
   return g;
 }

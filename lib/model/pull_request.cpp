@@ -18,9 +18,8 @@ nlohmann::json to_json(const PullRequest& pr) {
 namespace {
 
 template <class T>
-Status take(const nlohmann::json& j, const char* key, T& out) {
-  if (read_member(j, key, out)) return {};
-  return make_error(Errc::invalid_argument, std::string("pull request field '") + key + "' has the wrong type");
+Status take_pr(const nlohmann::json& j, const char* key, T& out) {
+  return take_member(j, key, out, "pull request field");
 }
 
 }  // namespace
@@ -36,11 +35,11 @@ Result<PullRequest> pull_request_from_json(const nlohmann::json& j) {
       return make_error(Errc::invalid_argument, "unknown pull request field '" + key + "'");
   }
   PullRequest pr;
-  for (auto st : {take(j, "repository", pr.repository), take(j, "number", pr.number),
-                  take(j, "head_sha", pr.head_sha), take(j, "head_ref", pr.head_ref),
-                  take(j, "base_ref", pr.base_ref), take(j, "base_sha", pr.base_sha),
-                  take(j, "state", pr.state), take(j, "clone_url", pr.clone_url),
-                  take(j, "updated", pr.updated), take(j, "replay_key", pr.replay_key)})
+  for (auto st : {take_pr(j, "repository", pr.repository), take_pr(j, "number", pr.number),
+                  take_pr(j, "head_sha", pr.head_sha), take_pr(j, "head_ref", pr.head_ref),
+                  take_pr(j, "base_ref", pr.base_ref), take_pr(j, "base_sha", pr.base_sha),
+                  take_pr(j, "state", pr.state), take_pr(j, "clone_url", pr.clone_url),
+                  take_pr(j, "updated", pr.updated), take_pr(j, "replay_key", pr.replay_key)})
     if (!st) return st.error();
   return pr;
 }

@@ -12,7 +12,7 @@ using namespace bb::report;
 
 namespace {
 
-const std::string kKey = "s/loop:cpu_time";
+const std::string kBisectKey = "s/loop:cpu_time";
 
 std::string sha(int i) {
   std::string s = std::to_string(i);
@@ -39,7 +39,7 @@ Bisection fresh(int n) {
   b.regression_id = 4;
   b.good = sha(0);
   b.bad = sha(n);
-  b.keys = {kKey};
+  b.keys = {kBisectKey};
   return b;
 }
 
@@ -53,7 +53,7 @@ std::vector<model::RangeCommit> range(int n) {
 
 // Plays the queue and the runner: each job gets an id and finishes with
 // what `verdict(base, head)` says.
-struct Box {
+struct BisectBox {
   int64_t next_id = 100;
   model::Job job_for(const model::JobSpec& s, model::JobState state = model::JobState::done) {
     model::Job j;
@@ -68,7 +68,7 @@ struct Box {
 
 TEST_CASE("a confirmed regression is bisected to its first bad commit, named with its author and pull request") {
   Bisection b = fresh(16);
-  Box box;
+  BisectBox box;
   auto spec = next_job(b);
   REQUIRE(spec);
   CHECK(spec->kind == model::JobKind::compare);
@@ -131,7 +131,7 @@ TEST_CASE("a confirmed regression is bisected to its first bad commit, named wit
 
 TEST_CASE("a regression the confirmation does not reproduce is refuted, with the interval that refuted it") {
   Bisection b = fresh(4);
-  Box box;
+  BisectBox box;
   model::Job confirm = box.job_for(*next_job(b));
   b.waiting_job = confirm.id;
   const auto c = rows(compare::Verdict::unchanged, 1.001);
@@ -147,7 +147,7 @@ TEST_CASE("a regression the confirmation does not reproduce is refuted, with the
 TEST_CASE("a confirmation that cannot run fails the bisection; a step that fails is skipped; stale jobs are ignored") {
   SECTION("the confirmation failed") {
     Bisection b = fresh(4);
-    Box box;
+    BisectBox box;
     model::Job confirm = box.job_for(*next_job(b), model::JobState::failed);
     confirm.error = "build failed";
     b.waiting_job = confirm.id;
@@ -158,7 +158,7 @@ TEST_CASE("a confirmation that cannot run fails the bisection; a step that fails
   }
   SECTION("a step whose commit does not build") {
     Bisection b = fresh(4);
-    Box box;
+    BisectBox box;
     model::Job confirm = box.job_for(*next_job(b));
     b.waiting_job = confirm.id;
     const auto c = rows(compare::Verdict::regressed, 1.2);
@@ -182,7 +182,7 @@ TEST_CASE("a confirmation that cannot run fails the bisection; a step that fails
   }
   SECTION("a one-commit range needs no bisection") {
     Bisection b = fresh(1);
-    Box box;
+    BisectBox box;
     model::Job confirm = box.job_for(*next_job(b));
     b.waiting_job = confirm.id;
     const auto c = rows(compare::Verdict::regressed, 1.2);
@@ -196,7 +196,7 @@ TEST_CASE("a confirmation that cannot run fails the bisection; a step that fails
 
 TEST_CASE("a second regression after the culprit is noted in the issue, not chased") {
   Bisection b = fresh(8);
-  Box box;
+  BisectBox box;
   auto drive = [&](const model::JobSpec& s) {
     auto idx = [](const std::string& sha) { return std::stoi(sha.substr(sha.find_first_not_of('c'))); };
     const int base = idx(s.base_sha), head = idx(s.head_sha);

@@ -35,7 +35,7 @@ report::Series step_series(double step, size_t at, size_t n = 40, uint64_t noise
 
 using Dir = bb::test::TempDir;
 
-model::ResultSet run(int64_t job, const std::string& commit, double value) {
+model::ResultSet noisy_run(int64_t job, const std::string& commit, double value) {
   model::ResultSet rs;
   rs.repository = "o/r";
   rs.ref = "refs/heads/main";
@@ -162,7 +162,7 @@ TEST_CASE("history keeps each series' direction") {
   Dir dir;
   auto h = report::HistoryStore::open(store::testdb::location(dir.path + "/history.db"));
   REQUIRE(h.ok());
-  model::ResultSet rs = run(1, commit_of(1), 1.0);
+  model::ResultSet rs = noisy_run(1, commit_of(1), 1.0);
   model::Benchmark rate = rs.benchmarks[0];
   rate.key.metric = "throughput";
   rate.unit = "ops";  // no /s: only the recorded direction says higher-is-better

@@ -77,7 +77,7 @@ std::multiset<std::string> rows(const report::JobReport& r) {
   return out;
 }
 
-const report::PostingPolicy kPolicy{"", "changes"};
+const report::PostingPolicy kMergePolicy{"", "changes"};
 
 }  // namespace
 
@@ -90,7 +90,7 @@ TEST_CASE("a sharded suite before any shard is done: queued, nothing measured ye
   auto rep = report::shards_report(*m, std::nullopt, {});
   CHECK(rep.markdown.find("Nothing measured yet") != std::string::npos);
   CHECK(rep.json["shards"]["done"] == 0);
-  auto want = report::shards_check_run_want(rep, m->progress, kPolicy);
+  auto want = report::shards_check_run_want(rep, m->progress, kMergePolicy);
   REQUIRE(want);
   const auto& run = std::get<github_api::CheckRunWant>(want->what);
   CHECK(want->target == "check-run/o/r/group-7");
@@ -117,7 +117,7 @@ TEST_CASE("shards as they arrive: merged once each, pending named, in progress")
   CHECK(rows(rep) == std::multiset<std::string>{"BM_a", "BM_c", "BM_e"});
   CHECK(rep.markdown.rfind("## benchbox: o/r suite `micro`, sharded (job group 7)\n\n**2 of 4 shards done**", 0) == 0);
   CHECK(rep.markdown.find("shard 4 (job 14, queued)") != std::string::npos);
-  auto want = report::shards_check_run_want(rep, m->progress, kPolicy);
+  auto want = report::shards_check_run_want(rep, m->progress, kMergePolicy);
   REQUIRE(want);
   const auto& run = std::get<github_api::CheckRunWant>(want->what);
   CHECK(run.status == "in_progress");
@@ -141,7 +141,7 @@ TEST_CASE("a shard whose attempts ran out: its benchmarks are missing with why, 
     if (lost) CHECK(row.note == m->progress.lost[0]);
   }
   CHECK(rep.missing);
-  auto want = report::shards_check_run_want(rep, m->progress, kPolicy);
+  auto want = report::shards_check_run_want(rep, m->progress, kMergePolicy);
   REQUIRE(want);
   const auto& run = std::get<github_api::CheckRunWant>(want->what);
   CHECK(run.status == "completed");
@@ -157,7 +157,7 @@ TEST_CASE("every shard done: one suite's verdict, as a single job's would be") {
   CHECK(rep.overall == report::Overall::regressed);
   CHECK(rows(rep).size() == 6);
   CHECK(rep.markdown.find("**4 of 4 shards done**.") != std::string::npos);
-  auto want = report::shards_check_run_want(rep, m->progress, kPolicy);
+  auto want = report::shards_check_run_want(rep, m->progress, kMergePolicy);
   REQUIRE(want);
   CHECK(std::get<github_api::CheckRunWant>(want->what).conclusion == "failure");
   CHECK(rep.json["shards"]["finished"] == true);

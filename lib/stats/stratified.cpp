@@ -10,7 +10,7 @@ namespace bb::stats {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 double mad_of(const std::vector<double>& z, size_t lo, size_t hi) {
   return mad(std::vector<double>(z.begin() + std::ptrdiff_t(lo), z.begin() + std::ptrdiff_t(hi)));
@@ -41,7 +41,7 @@ std::vector<double> speed_state_cuts(std::vector<double> z, const StrataOptions&
         const double gap = z[i + 1] - z[i];
         if (gap < o.min_gap) continue;  // rare: the spreads are computed only here
         const double scale = std::max(mad_of(z, lo, i + 1), mad_of(z, i + 1, hi));
-        const double ratio = scale > 0 ? gap / scale : kInf;
+        const double ratio = scale > 0 ? gap / scale : kInfinity;
         if (ratio > best.ratio) best = {ratio, s, i};
       }
     }
@@ -110,8 +110,8 @@ StratifiedTest stratified_shift_test(const std::vector<double>& x_in, const std:
   r.statistic = t0;
   if (pairs.empty()) {
     r.estimate = std::nan("");
-    r.ci_low = -kInf;
-    r.ci_high = kInf;
+    r.ci_low = -kInfinity;
+    r.ci_high = kInfinity;
     return out;
   }
   const double sigma = std::sqrt(var);
@@ -144,13 +144,13 @@ StratifiedTest stratified_shift_test(const std::vector<double>& x_in, const std:
     return std::nan("");
   };
   if (target <= 0) {
-    r.ci_low = -kInf;
-    r.ci_high = kInf;
+    r.ci_low = -kInfinity;
+    r.ci_high = kInfinity;
   } else {
     const double lo = bound_from(pairs.begin(), pairs.end());
     const double hi = bound_from(pairs.rbegin(), pairs.rend());
-    r.ci_low = std::isnan(lo) ? -kInf : lo;
-    r.ci_high = std::isnan(hi) ? kInf : hi;
+    r.ci_low = std::isnan(lo) ? -kInfinity : lo;
+    r.ci_high = std::isnan(hi) ? kInfinity : hi;
   }
 
   // Same proportions in each cluster? Chi-square on the 2 x K table.

@@ -14,11 +14,14 @@
 
 namespace bb::store {
 
-namespace {
-
+// Outside the anonymous namespace: Listener::Impl (a type with linkage) holds
+// one, and a unity build would warn that its member's type has none.
 struct PgFinish {
   void operator()(PGconn* c) const { PQfinish(c); }
 };
+
+namespace {
+
 struct PgClear {
   void operator()(PGresult* r) const { PQclear(r); }
 };

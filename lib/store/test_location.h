@@ -12,6 +12,8 @@
 #include <string>
 
 #include "store/database.h"
+#include "store/queue_store.h"
+#include "util/clock.h"
 
 namespace bb::store::testdb {
 
@@ -39,4 +41,21 @@ inline Location location(const std::string& path) {
   return Location::postgresql(postgres_database(path));
 }
 
-}  // namespace bb::store::testdbdb
+// A queue on this test's back end; a failure to open fails the case.
+inline QueueStore open_queue(const std::string& path, const Clock& clock, const QueueOptions& options = {}) {
+  auto store = QueueStore::open(location(path), clock, options);
+  if (!store) FAIL(store.error().message);
+  return std::move(*store);
+}
+
+// The first column of the one row `sql` returns.
+inline int64_t scalar(Database& db, const std::string& sql) {
+  auto st = db.prepare(sql);
+  REQUIRE(st);
+  auto row = st->step();
+  REQUIRE(row);
+  REQUIRE(*row);
+  return st->column_int64(0);
+}
+
+}  // namespace bb::store::testdb

@@ -22,14 +22,7 @@ Database fresh(const std::string& name) {
   return std::move(*db);
 }
 
-int64_t scalar(Database& db, const std::string& sql) {
-  auto st = db.prepare(sql);
-  REQUIRE(st);
-  auto row = st->step();
-  REQUIRE(row);
-  REQUIRE(*row);
-  return st->column_int64(0);
-}
+using testdb::scalar;
 
 }  // namespace
 

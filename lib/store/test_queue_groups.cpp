@@ -40,18 +40,13 @@ GroupSpec group_spec() {
   return g;
 }
 
-QueueStore open_store(const std::string& path, const Clock& clock) {
-  auto store = store::QueueStore::open(store::testdb::location(path), clock, QueueOptions{});
-  if (!store) FAIL(store.error().message);
-  return std::move(*store);
-}
 
 }  // namespace
 
 TEST_CASE("a group's jobs are queued together, below pushes, and counted by state") {
   test::TempDir dir;
   FakeClock clock;
-  auto q = open_store(dir.file("queue.db"), clock);
+  auto q = store::testdb::open_queue(dir.file("queue.db"), clock);
   auto r = q.enqueue_group(group_spec(), {backfill_spec(1), backfill_spec(2), backfill_spec(3)});
   REQUIRE(r.ok());
   REQUIRE(r->group.id > 0);
@@ -87,7 +82,7 @@ TEST_CASE("a group's jobs are queued together, below pushes, and counted by stat
   CHECK(jobs->size() == 3);
 
   // Survives reopening: the group is on disk.
-  auto q2 = open_store(dir.file("queue.db"), clock);
+  auto q2 = store::testdb::open_queue(dir.file("queue.db"), clock);
   auto groups = q2.list_groups(0);
   REQUIRE(groups.ok());
   REQUIRE(groups->size() == 1);
@@ -97,7 +92,7 @@ TEST_CASE("a group's jobs are queued together, below pushes, and counted by stat
 TEST_CASE("cancelling a group cancels its waiting and running jobs, nothing else") {
   test::TempDir dir;
   FakeClock clock;
-  auto q = open_store(dir.file("queue.db"), clock);
+  auto q = store::testdb::open_queue(dir.file("queue.db"), clock);
   auto r = q.enqueue_group(group_spec(), {backfill_spec(1), backfill_spec(2), backfill_spec(3)});
   REQUIRE(r.ok());
   auto other = q.enqueue(backfill_spec(50));
@@ -131,7 +126,7 @@ TEST_CASE("cancelling a group cancels its waiting and running jobs, nothing else
 TEST_CASE("a group skips work already waiting or already measured") {
   test::TempDir dir;
   FakeClock clock;
-  auto q = open_store(dir.file("queue.db"), clock);
+  auto q = store::testdb::open_queue(dir.file("queue.db"), clock);
   auto waiting = q.enqueue(backfill_spec(1));
   REQUIRE(waiting.ok());
   auto measured = q.enqueue(backfill_spec(2));
@@ -173,7 +168,7 @@ TEST_CASE("a group skips work already waiting or already measured") {
 TEST_CASE("a bad group is refused whole, naming the spec") {
   test::TempDir dir;
   FakeClock clock;
-  auto q = open_store(dir.file("queue.db"), clock);
+  auto q = store::testdb::open_queue(dir.file("queue.db"), clock);
   JobSpec bad = backfill_spec(2);
   bad.head_sha = "nothex";
   auto r = q.enqueue_group(group_spec(), {backfill_spec(1), bad});
@@ -210,7 +205,7 @@ TEST_CASE("a bad group is refused whole, naming the spec") {
 TEST_CASE("a compare job keeps its commits and threshold through the queue") {
   test::TempDir dir;
   FakeClock clock;
-  auto q = open_store(dir.file("queue.db"), clock);
+  auto q = store::testdb::open_queue(dir.file("queue.db"), clock);
   JobSpec step = backfill_spec(2);
   step.kind = JobKind::compare;
   step.base_sha = sha(1);
@@ -264,7 +259,7 @@ GroupSpec shards_group() {
 TEST_CASE("a suite's shards are queued together and keep their place and benchmarks") {
   test::TempDir dir;
   FakeClock clock;
-  auto q = open_store(dir.file("queue.db"), clock);
+  auto q = store::testdb::open_queue(dir.file("queue.db"), clock);
   auto r = q.enqueue_group(shards_group(), {shard_spec(1, 3, {"BM_a", "BM_b/8"}), shard_spec(2, 3, {"BM_c"}),
                                             shard_spec(3, 3, {"BM_µ \"quoted\""})});
   REQUIRE(r.ok());
@@ -299,7 +294,7 @@ TEST_CASE("a suite's shards are queued together and keep their place and benchma
 TEST_CASE("a shard outside a whole shards group is refused, naming why") {
   test::TempDir dir;
   FakeClock clock;
-  auto q = open_store(dir.file("queue.db"), clock);
+  auto q = store::testdb::open_queue(dir.file("queue.db"), clock);
   auto error = [&](const GroupSpec& g, std::vector<JobSpec> specs) {
     auto r = q.enqueue_group(g, std::move(specs));
     return r ? std::string("(queued)") : r.error().message;

@@ -15,6 +15,7 @@
 #include "store/queue_store.h"
 #include "store/database.h"
 #include "store/test_location.h"
+#include "util/test_tempdir.h"
 
 using namespace bb;
 using namespace bb::store;
@@ -25,16 +26,7 @@ using model::JobState;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/bb-store-test-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    path = tmpl;
-  }
-  ~TempDir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string file(const std::string& leaf) const { return path + "/" + leaf; }
-};
+using bb::test::TempDir;
 
 const std::string kSha1(40, 'a');
 const std::string kSha2(40, 'b');
@@ -55,9 +47,7 @@ QueueStore open_store(const std::string& path, const Clock& clock, unsigned max_
   QueueOptions o;
   o.max_attempts = max_attempts;
   o.default_lease_seconds = 60;
-  auto store = QueueStore::open(testdb::location(path), clock, o);
-  if (!store) FAIL(store.error().message);
-  return std::move(*store);
+  return testdb::open_queue(path, clock, o);
 }
 
 }  // namespace

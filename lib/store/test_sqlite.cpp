@@ -7,30 +7,16 @@
 #include <string>
 
 #include "store/database.h"
+#include "store/test_location.h"
+#include "util/test_tempdir.h"
 
 using namespace bb;
 using namespace bb::store;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/bb-sqlite-test-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    path = tmpl;
-  }
-  ~TempDir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
-};
-
-int64_t scalar(Database& db, const std::string& sql) {
-  auto st = db.prepare(sql);
-  REQUIRE(st);
-  auto row = st->step();
-  REQUIRE(row);
-  REQUIRE(*row);
-  return st->column_int64(0);
-}
+using bb::test::TempDir;
+using testdb::scalar;
 
 }  // namespace
 

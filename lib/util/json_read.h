@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/result.h"
+
 namespace bb {
 
 namespace detail {
@@ -92,6 +94,14 @@ bool read_member(const nlohmann::json& obj, const char* key, T& out) {
   if (!v) return false;
   out = std::move(*v);
   return true;
+}
+
+// read_member as a Status: a member of the wrong type is an invalid_argument
+// error naming it, as "<what> '<key>' has the wrong type".
+template <class T>
+Status take_member(const nlohmann::json& obj, const char* key, T& out, const char* what = "field") {
+  if (read_member(obj, key, out)) return {};
+  return make_error(Errc::invalid_argument, std::string(what) + " '" + key + "' has the wrong type");
 }
 
 }  // namespace bb
