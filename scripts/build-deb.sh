@@ -23,6 +23,9 @@ while (($#)); do
   esac
 done
 die() { echo "build-deb: $*" >&2; exit 1; }
+# The package shares the test command's compile cache (debhelper moves HOME).
+# shellcheck source=scripts/ccache-env.sh
+. "$root/scripts/ccache-env.sh"
 
 version=$(cat "$root/VERSION")
 changelog=$(dpkg-parsechangelog -l "$root/debian/changelog" -S Version)

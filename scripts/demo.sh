@@ -12,6 +12,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 "$root/scripts/install-deps.sh"
+# shellcheck source=scripts/ccache-env.sh
+. "$root/scripts/ccache-env.sh"
 
 echo "== building benchbox"
 [[ -d build ]] || meson setup build >/dev/null

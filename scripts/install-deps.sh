@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  meson ninja-build pkg-config g++ clang libclang-rt-14-dev
+  meson ninja-build pkg-config g++ clang libclang-rt-14-dev ccache
   libsystemd-dev libgit2-dev libyaml-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev
   libssl-dev catch2 libsqlite3-dev libboost-dev libmicrohttpd-dev libbenchmark-dev libxml2-dev
   libsimdjson-dev

@@ -8,6 +8,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 "$root/scripts/install-deps.sh"
+# One compile cache for every build, the package's included.
+# shellcheck source=scripts/ccache-env.sh
+. "$root/scripts/ccache-env.sh"
+read -r ccache_hits0 ccache_misses0 < <(ccache_counts)
 
 jobs=${JOBS:-$(nproc)}
 # Every stage's heading says when it began (seconds since the start), so a
@@ -148,6 +152,13 @@ echo
 [[ -z $upgrade_line ]] || echo "$upgrade_line"
 [[ -z $containment_line ]] || echo "$containment_line"
 [[ -z $dashboard_line ]] || echo "$dashboard_line"
+read -r ccache_hits ccache_misses < <(ccache_counts)
+ccache_hits=$((ccache_hits - ccache_hits0))
+ccache_misses=$((ccache_misses - ccache_misses0))
+if ((ccache_hits + ccache_misses > 0)); then
+  echo "ccache: ${ccache_hits} of $((ccache_hits + ccache_misses)) compiles hit" \
+    "($((100 * ccache_hits / (ccache_hits + ccache_misses))) %), cache in ${CCACHE_DIR:-?}"
+fi
 for line in "${results[@]}"; do echo "$line"; done
 echo "${passed} passed, ${failed} failed, ${skipped} skipped in ${SECONDS} s"
 [[ $failed -eq 0 ]]

@@ -12,11 +12,15 @@ seconds=${1:-30}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BB_FUZZ_BUILD:-$root/build-fuzz}
 corpus_root=$root/tests/fuzz/corpus
+# shellcheck source=scripts/ccache-env.sh
+. "$root/scripts/ccache-env.sh"
 formats=${*:-asv benchbox bmf cargo-bench catch2-xml criterion criterion-csv go-test google-benchmark hyperfine pytest-benchmark pyperf vitest jmh benchmarkdotnet iai-callgrind julia-benchmarktools http-request}
 
 if [ ! -f "$build/build.ninja" ]; then
   rm -rf "$build"  # a setup that was stopped half-way leaves what a new one refuses
-  CXX=clang++ CC=clang meson setup "$build" "$root" -Dfuzz=true -Db_sanitize=address,undefined \
+  cc=clang cxx=clang++
+  if command -v ccache >/dev/null 2>&1; then cc="ccache clang" cxx="ccache clang++"; fi
+  CXX=$cxx CC=$cc meson setup "$build" "$root" -Dfuzz=true -Db_sanitize=address,undefined \
     -Db_lundef=false -Dsystem_tests=false >/dev/null
 fi
 targets=""
