@@ -9,6 +9,7 @@
 // order it runs in.
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "bus/enqueue_group.h"
 #include "bus/names.h"

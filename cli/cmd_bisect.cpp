@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <set>
+#include <nlohmann/json.hpp>
 
 #include "bus/names.h"
 #include "bus_client.h"

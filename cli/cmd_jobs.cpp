@@ -1,6 +1,7 @@
 // benchboxctl jobs / enqueue / cancel: the queue from the command line.
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "bus/dict.h"
 #include "bus/names.h"

@@ -3,6 +3,7 @@
 #include <iterator>
 #include <ctime>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "bus/names.h"
 #include "bus_client.h"

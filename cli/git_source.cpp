@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "bus/dict.h"
 #include "bus/names.h"

@@ -3,13 +3,14 @@
 // per delivery as GitHub makes them; statuses and latencies per phase.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 namespace bb::bench {
 

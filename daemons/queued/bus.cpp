@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <nlohmann/json.hpp>
 
 #include "bus/dict.h"
 #include "bus/errors.h"

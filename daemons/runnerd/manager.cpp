@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "bus/connect.h"
 #include "bus/dict.h"

@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "compare/sequential.h"
 #include "config/suite.h"

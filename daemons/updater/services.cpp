@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <thread>
+#include <nlohmann/json.hpp>
 
 #include "apt_host.h"
 #include "bus/names.h"

@@ -1,3 +1,4 @@
+#include <nlohmann/json.hpp>
 #include "bus.h"
 
 #include "bus/dict.h"

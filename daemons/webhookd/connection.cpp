@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <nlohmann/json.hpp>
 
 #include "http/form.h"
 

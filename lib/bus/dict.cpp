@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include <string>
+#include <nlohmann/json.hpp>
 
 namespace bb::bus {
 

@@ -6,7 +6,7 @@
 
 #include <systemd/sd-bus.h>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "util/result.h"
 

@@ -1,6 +1,7 @@
 #include "bus/enqueue_group.h"
 
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "bus/dict.h"
 #include "bus/errors.h"

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "bus/handles.h"
 #include "util/result.h"

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/socket.h>
+#include <nlohmann/json.hpp>
 
 #include "bus/dict.h"
 #include "bus/errors.h"

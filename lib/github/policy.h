@@ -9,7 +9,6 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
 
 #include "config/appliance.h"
 #include "github/payload.h"

@@ -11,7 +11,7 @@
 #include <map>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "github_api/credentials.h"
 #include "util/clock.h"

@@ -1,3 +1,4 @@
+#include <nlohmann/json.hpp>
 #include "model/environment.h"
 
 #include "util/text.h"

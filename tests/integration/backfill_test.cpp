@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "harness.h"
 #include "queued_client.h"

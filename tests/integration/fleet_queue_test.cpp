@@ -13,6 +13,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <nlohmann/json.hpp>
 
 #include "harness.h"
 #include "queued_client.h"

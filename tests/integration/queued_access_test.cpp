@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <nlohmann/json.hpp>
 
 #include "harness.h"
 #include "queued_client.h"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <csignal>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "harness.h"
 #include "queued_client.h"

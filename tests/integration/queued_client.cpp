@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <nlohmann/json.hpp>
 
 #include "bus/connect.h"
 #include "bus/dict.h"

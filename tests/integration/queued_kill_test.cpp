@@ -18,6 +18,7 @@
 #include <mutex>
 #include <random>
 #include <thread>
+#include <nlohmann/json.hpp>
 
 #include "harness.h"
 #include "queued_client.h"

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "github_api/fake_github.h"
 #include "harness.h"

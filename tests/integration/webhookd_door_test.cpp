@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <memory>
 #include <thread>
+#include <nlohmann/json.hpp>
 
 #include "crowd.h"
 #include "queued_client.h"

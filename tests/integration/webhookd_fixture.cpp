@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <nlohmann/json.hpp>
 
 namespace bb::test {
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <nlohmann/json.hpp>
 
 #include "queued_client.h"
 #include "webhookd_fixture.h"

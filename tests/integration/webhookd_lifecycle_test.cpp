@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <nlohmann/json.hpp>
 
 #include "queued_client.h"
 #include "webhookd_fixture.h"

@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <thread>
+#include <nlohmann/json.hpp>
 
 #include "queued_client.h"
 #include "webhookd_fixture.h"
