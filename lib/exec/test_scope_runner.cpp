@@ -404,13 +404,22 @@ TEST_CASE("a cancelled command's scope is stopped") {
   Command c;
   c.shell = "sleep 100";
   c.unit_name = "benchbox-job-10-1.scope";
-  std::atomic<bool> cancel{false};
+  std::atomic<bool> cancel{false}, scope_seen{false};
   std::thread canceller([&] {
-    std::this_thread::sleep_for(200ms);
+    // Cancel once PID 1 (the fake) has the scope, or after 10 s anyway so
+    // that run() returns and the test can fail.
+    for (int i = 0; i < 1000 && !scope_seen; ++i) {
+      {
+        std::lock_guard lock(fake.mutex);
+        scope_seen = fake.alive.count("benchbox-job-10-1.scope") > 0;
+      }
+      if (!scope_seen) std::this_thread::sleep_for(10ms);
+    }
     cancel = true;
   });
   auto o = runner.run(c, &cancel);
   canceller.join();
+  if (!scope_seen) FAIL("the fake never got StartTransientUnit for benchbox-job-10-1.scope within 10 s");
   REQUIRE(o);
   CHECK(o->cancelled);
   std::lock_guard lock(fake.mutex);

@@ -73,7 +73,9 @@ void enqueue_loop(const std::string& address, std::atomic<bool>& stop, Ledger& l
             e.name != "org.freedesktop.DBus.Error.NameHasNoOwner")
           ledger.conflicts.push_back("unexpected error for " + delivery + ": " + e.name + ": " + e.message);
       }
-      // Back off briefly instead of spinning while queued restarts.
+      // Back off briefly instead of spinning while queued restarts: pacing,
+      // not a wait for the restart (the next call finds out). 2 ms is far
+      // less than a restart takes, so calls resume within 2 ms of its end.
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       continue;
     }
@@ -118,6 +120,8 @@ TEST_CASE("every acknowledged Enqueue survives kill -9 of queued", "[queued][kil
     size_t before = ledger.size();
     progressed = wait_until([&] { return ledger.size() > before; }, std::chrono::seconds(15));
     if (!progressed) break;
+    // Not a wait for anything: a random moment (delay_ms, seeded) is the
+    // point, so there is no condition to wait for instead.
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
     q.kill_hard();
     ++kills;

@@ -61,7 +61,10 @@ ReporterFixture::ReporterFixture(const std::string& extra_config, const std::str
       queued_env, dir / "queued.log");
   queue = std::make_unique<QueueClient>(bus.address());
   std::string v;
-  REQUIRE(wait_until([&] { return !queue->version(&v); }));
+  // 60 s: an ASan build of queued starts in well under a second on an idle
+  // machine, but the test command compiles the next build beside these tests.
+  INFO("queued's log:\n" << slurp(dir / "queued.log"));
+  REQUIRE(wait_until([&] { return !queue->version(&v); }, std::chrono::seconds(60)));
   start_reporter();
 }
 

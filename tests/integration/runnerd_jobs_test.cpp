@@ -609,7 +609,12 @@ TEST_CASE("Pause lets the running job finish and claims no other until Resume") 
   run_shell("touch '" + release + "'");
   CHECK(f.wait_finished(first, 60)["state"] == "done");  // the running job was not cut short
   REQUIRE(wait_until([&] { return f.runner_property("State", "s") == "idle"; }));
-  std::this_thread::sleep_for(std::chrono::seconds(6));  // past the idle poll (5 s): still not claimed
+  // Showing that a claim does not happen takes a fixed wait: a paused runner
+  // skips its chances without a word, on the bus or in its log. Its other
+  // chances (the JobQueued signal, the end of the first job) came before;
+  // 6 s is one idle poll (kPollUsec, 5 s, in daemons/runnerd/manager.cpp)
+  // and a second of slack, so at least one poll passed while idle.
+  std::this_thread::sleep_for(std::chrono::seconds(6));
   json job;
   REQUIRE_FALSE(f.client().get(second, &job));
   CHECK(job["state"] == "queued");

@@ -13,7 +13,11 @@
 #include <unistd.h>
 
 #include <dirent.h>
+#include <algorithm>
+#include <fstream>
 #include <memory>
+#include <set>
+#include <sstream>
 #include <thread>
 #include <nlohmann/json.hpp>
 
@@ -72,6 +76,80 @@ std::string signed_head(const std::string& body, const std::string& delivery, co
          delivery + "\r\nX-Hub-Signature-256: " + github_signature(kWebhookSecret, body) + "\r\n" + extra;
 }
 
+// The sockets `pid` holds, as /proc/PID/fd names them ("socket:[inode]").
+std::set<std::string> open_sockets(pid_t pid) {
+  std::set<std::string> out;
+  std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    char target[256];
+    ssize_t n = ::readlink((dir + "/" + e->d_name).c_str(), target, sizeof target);
+    std::string link(target, static_cast<size_t>(std::max<ssize_t>(n, 0)));
+    if (link.rfind("socket:", 0) == 0) out.insert(link);
+  }
+  ::closedir(d);
+  return out;
+}
+
+// An IPv4 TCP socket of this host, as /proc/net/tcp shows it.
+struct TcpSocket {
+  int local_port = 0, remote_port = 0;
+  bool listening = false;
+  unsigned long tx_queue = 0;  // sent, not yet acknowledged by the peer
+  unsigned long rx_queue = 0;  // arrived, not yet read (listening: connections not yet accepted)
+  std::string name;            // "socket:[inode]", as in /proc/PID/fd
+};
+
+std::vector<TcpSocket> tcp_sockets() {
+  std::vector<TcpSocket> out;
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  std::getline(in, line);  // the column names
+  auto port_of = [](const std::string& address) {
+    return static_cast<int>(std::stoul(address.substr(address.find(':') + 1), nullptr, 16));
+  };
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+    if (!(fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode))
+      continue;
+    TcpSocket s;
+    s.local_port = port_of(local);
+    s.remote_port = port_of(remote);
+    s.listening = state == "0A";
+    s.tx_queue = std::stoul(queues.substr(0, queues.find(':')), nullptr, 16);
+    s.rx_queue = std::stoul(queues.substr(queues.find(':') + 1), nullptr, 16);
+    s.name = "socket:[" + inode + "]";
+    out.push_back(s);
+  }
+  return out;
+}
+
+// Whether the server on `port` has taken in everything sent to it: no
+// connection waits to be accepted, none holds bytes it has not read, and no
+// client holds bytes it has not acknowledged. webhookd reads with recv(),
+// which the rchar of /proc/PID/io does not count, so this is where it shows.
+bool everything_read(int port) {
+  auto all = tcp_sockets();
+  bool listening = false;
+  for (const auto& s : all) {
+    if (s.local_port == port && s.rx_queue > 0) return false;
+    if (s.remote_port == port && s.tx_queue > 0) return false;
+    if (s.local_port == port && s.listening) listening = true;
+  }
+  return listening;  // not a /proc/net/tcp that could not be read
+}
+
+// `pid`'s ends of the connections on `port` (not its listening socket).
+std::set<std::string> connections_of(pid_t pid, int port) {
+  std::set<std::string> fds = open_sockets(pid), out;
+  for (const auto& s : tcp_sockets())
+    if (s.local_port == port && !s.listening && fds.count(s.name)) out.insert(s.name);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("idle crowds cannot wedge the door: 128 connections cut by the idle timeout, three times", "[webhookd][door]") {
@@ -99,7 +177,10 @@ TEST_CASE("200 trickling connections do not keep legitimate deliveries out", "[w
   size_t cut = 0, answered = 0;
   {
     TrickleCrowd crowd(r.w.port(), 200);
-    std::this_thread::sleep_for(milliseconds(500));  // the crowd is in, and over the limit
+    // webhookd cuts the oldest trickler only when all its slots are taken:
+    // from the first cut on, the crowd is in, and over the limit.
+    if (!wait_until([&] { return crowd.cut() > 0; }, seconds(20)))
+      FAIL("webhookd cut none of 200 tricklers in 20 s: they never filled its 128 slots");
     auto t0 = Clock::now();
     for (int i = 0; i < 8; ++i) {
       auto resp = r.w.post("push", "crowd-" + std::to_string(i), push_body(100 + i), nullptr, seconds(5));
@@ -108,7 +189,6 @@ TEST_CASE("200 trickling connections do not keep legitimate deliveries out", "[w
       accepted += resp.status == 202;
     }
     took = Clock::now() - t0;
-    std::this_thread::sleep_for(seconds(3));  // past the header deadline of the first tricklers
     cut = crowd.cut();
     answered = crowd.answered_408();
   }
@@ -163,7 +243,9 @@ TEST_CASE("20 connections announcing 25 MiB each cost memory only for what they 
     REQUIRE(liars.back()->send(signed_head(body, "liar-" + std::to_string(i), "Content-Length: 26214400\r\n\r\n") +
                                std::string(1024, ' ')));
   }
-  std::this_thread::sleep_for(milliseconds(500));
+  // Measured once webhookd has accepted the 20 and read all they sent.
+  if (!wait_until([&] { return everything_read(r.w.port()); }, seconds(20)))
+    FAIL("webhookd did not accept and read what the 20 liars sent within 20 s");
   long vm1 = proc_status_kb(pid, "VmSize"), rss1 = proc_status_kb(pid, "VmRSS");
   WARN("webhookd with 20 connections announcing 25 MiB: VmSize +" << (vm1 - vm0) << " kB, VmRSS +"
                                                                   << (rss1 - rss0) << " kB");
@@ -175,6 +257,7 @@ TEST_CASE("20 connections announcing 25 MiB each cost memory only for what they 
 
 TEST_CASE("body bytes in flight over the cap are 503 with Retry-After", "[webhookd][door]") {
   Running r("  max_body_bytes: 600000\n  max_body_bytes_in_flight: 1000000\n");
+  pid_t pid = r.w.daemon().pid();
   std::string body = push_body(1);
   std::vector<std::unique_ptr<RawClient>> holders;
   for (int i = 0; i < 2; ++i) {
@@ -182,15 +265,27 @@ TEST_CASE("body bytes in flight over the cap are 503 with Retry-After", "[webhoo
     REQUIRE(holders.back()->send(signed_head(body, "hold-" + std::to_string(i), "Content-Length: 600000\r\n\r\n") +
                                  std::string(450000, ' ')));
   }
-  std::this_thread::sleep_for(milliseconds(300));
+  // Body bytes count against the cap as webhookd reads them: the third
+  // comes once all 900000 of the holders' are counted.
+  if (!wait_until([&] { return everything_read(r.w.port()); }, seconds(20)))
+    FAIL("webhookd did not read the 900000 bytes of the two holders within 20 s");
+  const std::set<std::string> held = connections_of(pid, r.w.port());
   RawClient third(r.w.port());
   REQUIRE(third.send(signed_head(body, "third", "Content-Length: 600000\r\n\r\n") + std::string(200000, ' ')));
   std::string answer = third.read_all(seconds(3));
   CHECK(answer.rfind("HTTP/1.1 503", 0) == 0);
   CHECK(answer.find("Retry-After: 5\r\n") != std::string::npos);
   CHECK(raw_body(answer)["error"].get<std::string>().find("in flight") != std::string::npos);
-  holders.clear();  // their bytes are released when they close
-  std::this_thread::sleep_for(milliseconds(200));
+  holders.clear();  // their bytes are released when webhookd closes its ends
+  // 5 s: ample for noticing a close, and short of the 10 s request timeout,
+  // so it is the close that frees them, not the timeout.
+  bool released = wait_until(
+      [&] {
+        auto open = open_sockets(pid);
+        return std::none_of(held.begin(), held.end(), [&](const std::string& s) { return open.count(s) > 0; });
+      },
+      seconds(5));
+  if (!released) FAIL("webhookd still holds the holders' connections 5 s after they closed");
   CHECK(r.w.post("push", "after-cap", push_body(2)).status == 202);
 }
 
