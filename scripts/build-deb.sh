@@ -53,7 +53,7 @@ mkdir -p "$src" "$out"
 echo "build-deb: dpkg-buildpackage in $src"
 # debhelper builds with one job unless told: use every core.
 case " ${DEB_BUILD_OPTIONS:-} " in *" parallel="*) ;; *) export DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-} parallel=$(nproc)" ;; esac
-(cd "$src" && dpkg-buildpackage -us -uc -b) >"$out/build.log" 2>&1 ||
+(cd "$src" && CCACHE_BASEDIR="$src" dpkg-buildpackage -us -uc -b) >"$out/build.log" 2>&1 ||
   { tail -40 "$out/build.log"; die "dpkg-buildpackage failed (whole log: $out/build.log)"; }
 arch=$(dpkg --print-architecture)
 deb="benchbox_${version}_${arch}.deb"

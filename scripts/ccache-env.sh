@@ -6,9 +6,12 @@
 # What it takes for a clone in another folder to hit (checked with ccache
 # 4.7: the same file compiled from two folders):
 #  - -g puts the build directory in the debug info, and ccache hashes it
-#    unless hash_dir is off. meson passes relative paths, so nothing else in
-#    the command line names the folder, and base_dir is not needed. The
-#    debug info of a hit names the folder it was first built in.
+#    unless hash_dir is off. The debug info of a hit names the folder it
+#    was first built in.
+#  - meson passes relative paths on the command line, but a unity build's
+#    blobs include each source by its absolute path. With base_dir at the
+#    tree's root (the caller's $root; build-deb.sh sets its copy's), ccache
+#    rewrites those paths and still hits.
 #  - the package build's -ffile-prefix-map (dpkg-buildflags) maps its
 #    folder away, and ccache hashes the mapped name: it hits as it is.
 #  - debhelper (compat 13) points HOME and XDG_CACHE_HOME into the source
@@ -18,6 +21,7 @@
 if command -v ccache >/dev/null 2>&1; then
   export CCACHE_DIR="${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache}"
   export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
+  [[ -z ${root:-} ]] || export CCACHE_BASEDIR="$root"
   # Plain, ASan, the fuzzers' clang and the package: about 1.5 GiB a version.
   export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
 fi
