@@ -17,7 +17,10 @@ cd "$root"
 
 echo "== building benchbox"
 [[ -d build ]] || meson setup build >/dev/null
-ninja -C build >/dev/null
+# Only what the demo starts: the five daemons, the meter runnerd runs beside
+# each benchmark, and the CLI; not the tests and bench programs.
+meson compile -C build benchbox-webhookd benchbox-queued benchbox-tunerd benchbox-runnerd \
+  benchbox-meter benchbox-reporterd benchboxctl >/dev/null
 
 demo=${BENCHBOX_DEMO_DIR:-$root/_demo}
 rm -rf "$demo"
