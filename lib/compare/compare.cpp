@@ -261,7 +261,7 @@ BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model:
   }
 
   stats::RankTest test;
-  const auto pairs = pair_by_round(b, h);
+  const auto pairs = options.pair_rounds ? pair_by_round(b, h) : std::vector<std::pair<double, double>>{};
   if (!pairs.empty()) {
     std::vector<double> d;
     d.reserve(pairs.size());
@@ -307,6 +307,7 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
   // .benchbox.yml is the one under review), else the base's; a caller's
   // suite_thresholds entry stays.
   Options options = given;
+  if (base.job_id != head.job_id) options.pair_rounds = false;
   for (const auto* rs : {&head, &base})
     for (const auto& [suite, metrics] : rs->thresholds) options.suite_thresholds.emplace(suite, metrics);
   Comparison c;

@@ -44,6 +44,11 @@ struct Options {
   // Hochberg at fdr_q over the whole run is downgraded to inconclusive.
   bool fdr_gate = true;
   uint64_t seed = 0;                        // bootstrap etc.; recorded in the result
+  // Pair base and head samples by round. Only samples that ran side by side
+  // in one job are paired: compare() turns this off when the two result sets
+  // come from different jobs (round 3 of a job an hour ago ran next to
+  // nothing of this one), whatever the caller set.
+  bool pair_rounds = true;
   std::vector<model::BenchmarkKey> expected;  // benchmarks that must be present
   // Benchmarks known to be lost, with why: those of a shard job that never
   // finished (report/shard_merge.h). Each is missing with its reason,

@@ -128,6 +128,25 @@ TEST_CASE("one threshold everywhere: the suite's travels in the result set, the 
   CHECK(bad.error().message == "/thresholds/s/wall_time: expected a fraction in (0, 1)");
 }
 
+TEST_CASE("rounds of two different jobs are never paired, however well their numbers match") {
+  stats::Rng rng(1);
+  auto [b, h] = simulated_pair(rng, 30, 0.05, 0.01);
+  auto base = set_of({b}, "aaa"), head = set_of({h}, "bbb");
+  base.job_id = head.job_id = 7;  // one job: base and head ran side by side
+  CHECK(compare::compare(base, head, {}).rows.at(0).paired);
+  base.job_id = 6;  // the previous run of the branch, minutes earlier
+  const auto across = compare::compare(base, head, {});
+  const auto& r = across.rows.at(0);
+  CHECK_FALSE(r.paired);
+  CHECK(r.method != "wilcoxon-signed-rank");
+  CHECK(r.n_used == r.n_base + r.n_head);  // every sample, none as a pair
+  // The caller cannot ask for it either.
+  compare::Options want_pairs;
+  want_pairs.pair_rounds = true;
+  CHECK_FALSE(compare::compare(base, head, want_pairs).rows.at(0).paired);
+  CHECK(compare::to_json(across)["rows"][0]["paired"] == false);
+}
+
 TEST_CASE("without matching rounds the unpaired test is used") {
   stats::Rng rng(3);
   auto [b, h] = simulated_pair(rng, 30, 0.05, 0.01);
