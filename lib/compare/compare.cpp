@@ -316,6 +316,9 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
   c.head_commit = head.commit;
   c.seed = options.seed;
   c.confidence = options.confidence;
+  c.across_jobs = base.job_id != head.job_id;
+  c.base_job = base.job_id;
+  c.head_job = head.job_id;
 
   std::string incomparable;
   if (!base.environment_key.empty() && !head.environment_key.empty() &&

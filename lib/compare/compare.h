@@ -107,6 +107,11 @@ struct Comparison {
   std::string base_commit, head_commit;
   uint64_t seed = 0;
   double confidence = 0.98;
+  // Base and head ran in different jobs (their job ids differ): nothing was
+  // paired, and what changed between the two jobs (the host's load, its
+  // clock) is not told apart from what changed in the code.
+  bool across_jobs = false;
+  int64_t base_job = 0, head_job = 0;
   std::vector<BenchmarkComparison> rows;
 };
 

@@ -157,6 +157,12 @@ std::string render_markdown(const Comparison& c) {
   std::ostringstream out;
   out << "### benchbox: `" << (c.base_commit.empty() ? "base" : short_sha(c.base_commit)) << "` → `"
       << (c.head_commit.empty() ? "head" : short_sha(c.head_commit)) << "`\n\n";
+  if (c.across_jobs)
+    out << "_Compared across jobs: base ran in "
+        << (c.base_job ? "job " + std::to_string(c.base_job) : std::string("no job")) << ", head in "
+        << (c.head_job ? "job " + std::to_string(c.head_job) : std::string("no job"))
+        << ". No run is paired, and a change of the host between the two jobs reads the same as a change "
+           "of the code._\n\n";
 
   std::map<int, std::pair<Verdict, int>> counts;
   for (const auto& r : c.rows) {
@@ -269,6 +275,9 @@ nlohmann::json to_json(const Comparison& c) {
           {"head_commit", c.head_commit},
           {"seed", c.seed},
           {"confidence", c.confidence},
+          {"across_jobs", c.across_jobs},
+          {"base_job", c.base_job},
+          {"head_job", c.head_job},
           {"regressed", any_regression(c)},
           {"rows", rows}};
 }

@@ -145,6 +145,16 @@ TEST_CASE("rounds of two different jobs are never paired, however well their num
   want_pairs.pair_rounds = true;
   CHECK_FALSE(compare::compare(base, head, want_pairs).rows.at(0).paired);
   CHECK(compare::to_json(across)["rows"][0]["paired"] == false);
+  // And the report says so, up front; one job's comparison does not.
+  CHECK(across.across_jobs);
+  CHECK(compare::to_json(across)["across_jobs"] == true);
+  CHECK(compare::to_json(across)["base_job"] == 6);
+  CHECK(compare::render_markdown(across).find("_Compared across jobs: base ran in job 6, head in job 7.") !=
+        std::string::npos);
+  base.job_id = 7;
+  const auto within = compare::compare(base, head, {});
+  CHECK_FALSE(within.across_jobs);
+  CHECK(compare::render_markdown(within).find("Compared across jobs") == std::string::npos);
 }
 
 TEST_CASE("without matching rounds the unpaired test is used") {
