@@ -117,6 +117,10 @@ struct Comparison {
 
 Comparison compare(const model::ResultSet& base, const model::ResultSet& head, const Options& options);
 
+// A value in its unit, scaled for reading ("1.234 ms", "12.5 MiB"); "–"
+// when not finite. The reports' tables use it.
+std::string format_value(double v, const std::string& unit);
+
 // One benchmark (both sides measured, status ok), without FDR: the building
 // block of compare() and of the sequential sampler.
 BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model::Benchmark& head,

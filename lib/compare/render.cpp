@@ -37,31 +37,6 @@ std::string fmt(const char* format, double x) {
   return buf;
 }
 
-std::string format_value(double v, const std::string& unit) {
-  if (!std::isfinite(v)) return "–";
-  const double a = std::fabs(v);
-  if (unit == "s") {
-    if (a >= 1) return fmt("%.4g s", v);
-    if (a >= 1e-3) return fmt("%.4g ms", v * 1e3);
-    if (a >= 1e-6) return fmt("%.4g µs", v * 1e6);
-    return fmt("%.4g ns", v * 1e9);
-  }
-  if (unit == "bytes") {
-    if (a >= 1024.0 * 1024 * 1024) return fmt("%.4g GiB", v / (1024.0 * 1024 * 1024));
-    if (a >= 1024.0 * 1024) return fmt("%.4g MiB", v / (1024.0 * 1024));
-    if (a >= 1024.0) return fmt("%.4g KiB", v / 1024.0);
-    return fmt("%.0f B", v);
-  }
-  if (unit == "count") {
-    // Counts are compared to 0.01 %: show enough digits to see that.
-    if (a >= 1e9) return fmt("%.7g G", v / 1e9);
-    if (a >= 1e6) return fmt("%.7g M", v / 1e6);
-    if (a >= 1e3) return fmt("%.7g k", v / 1e3);
-    return fmt("%.7g", v);
-  }
-  return fmt("%.4g", v) + (unit.empty() ? "" : " " + unit);
-}
-
 // Relative changes with as many decimals as the threshold needs.
 std::string format_change(double ratio, double threshold) {
   if (!std::isfinite(ratio)) return "–";
@@ -105,6 +80,31 @@ std::string percent_or_dash(double x, int decimals) {
 nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
 }  // namespace
+
+std::string format_value(double v, const std::string& unit) {
+  if (!std::isfinite(v)) return "–";
+  const double a = std::fabs(v);
+  if (unit == "s") {
+    if (a >= 1) return fmt("%.4g s", v);
+    if (a >= 1e-3) return fmt("%.4g ms", v * 1e3);
+    if (a >= 1e-6) return fmt("%.4g µs", v * 1e6);
+    return fmt("%.4g ns", v * 1e9);
+  }
+  if (unit == "bytes") {
+    if (a >= 1024.0 * 1024 * 1024) return fmt("%.4g GiB", v / (1024.0 * 1024 * 1024));
+    if (a >= 1024.0 * 1024) return fmt("%.4g MiB", v / (1024.0 * 1024));
+    if (a >= 1024.0) return fmt("%.4g KiB", v / 1024.0);
+    return fmt("%.0f B", v);
+  }
+  if (unit == "count") {
+    // Counts are compared to 0.01 %: show enough digits to see that.
+    if (a >= 1e9) return fmt("%.7g G", v / 1e9);
+    if (a >= 1e6) return fmt("%.7g M", v / 1e6);
+    if (a >= 1e3) return fmt("%.7g k", v / 1e3);
+    return fmt("%.7g", v);
+  }
+  return fmt("%.4g", v) + (unit.empty() ? "" : " " + unit);
+}
 
 namespace {
 

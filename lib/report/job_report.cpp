@@ -1,9 +1,13 @@
 #include "report/job_report.h"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "model/environment.h"
+#include "stats/describe.h"
 #include "report/reproduce.h"
 #include "report/site_paths.h"
 #include "util/text.h"
@@ -75,12 +79,29 @@ bool any_failed(const model::ResultSet& rs) {
   return false;
 }
 
+// The median and spread of one side's samples: the spread is the robust
+// spread (MAD) of their logarithms, as compare's noise is, so a first run
+// already shows how noisy each benchmark is. "–" where there is nothing.
+std::pair<std::string, std::string> level_and_spread(const model::Benchmark& b) {
+  std::vector<double> logs;
+  for (double x : b.samples)
+    if (std::isfinite(x) && x > 0) logs.push_back(std::log(x));
+  if (b.status != model::BenchmarkStatus::ok || logs.empty()) return {"–", "–"};
+  const std::string level = compare::format_value(std::exp(stats::median(logs)), b.unit);
+  if (logs.size() < 2) return {level, "–"};
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "±%.1f %%", 100 * (std::exp(stats::mad(logs)) - 1));
+  return {level, buf};
+}
+
 std::string recorded_table(const model::ResultSet& rs) {
-  std::string md = "| benchmark | samples | status |\n|---|---:|---|\n";
+  std::string md = "| benchmark | median | spread | samples | status |\n|---|---:|---:|---:|---|\n";
   for (const auto& b : rs.benchmarks)
-    if (model::shown(rs, b.key))
-      md += "| `" + b.key.to_string() + "` | " + std::to_string(b.samples.size()) + " | " +
-          model::to_string(b.status) + (b.reason.empty() ? "" : ": " + b.reason) + " |\n";
+    if (model::shown(rs, b.key)) {
+      const auto [level, spread] = level_and_spread(b);
+      md += "| `" + b.key.to_string() + "` | " + level + " | " + spread + " | " + std::to_string(b.samples.size()) +
+            " | " + model::to_string(b.status) + (b.reason.empty() ? "" : ": " + b.reason) + " |\n";
+    }
   return md;
 }
 
