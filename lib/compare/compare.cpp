@@ -307,7 +307,6 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
   // .benchbox.yml is the one under review), else the base's; a caller's
   // suite_thresholds entry stays.
   Options options = given;
-  if (base.job_id != head.job_id) options.pair_rounds = false;
   for (const auto* rs : {&head, &base})
     for (const auto& [suite, metrics] : rs->thresholds) options.suite_thresholds.emplace(suite, metrics);
   Comparison c;
@@ -319,6 +318,8 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
   c.across_jobs = base.job_id != head.job_id;
   c.base_job = base.job_id;
   c.head_job = head.job_id;
+  // Only samples of one job ran side by side (Options::pair_rounds).
+  if (c.across_jobs) options.pair_rounds = false;
 
   std::string incomparable;
   if (!base.environment_key.empty() && !head.environment_key.empty() &&

@@ -22,7 +22,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-using test::Scratch;
+using bb::exec::test::Scratch;
 
 }  // namespace
 

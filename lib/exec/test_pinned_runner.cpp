@@ -20,7 +20,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-using test::Scratch;
+using bb::exec::test::Scratch;
 
 Outcome run_ok(const Command& c, std::chrono::milliseconds grace = 2s) {
   PinnedChildRunner runner(grace);

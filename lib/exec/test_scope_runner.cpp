@@ -273,15 +273,7 @@ ScopeOptions quiet_options() {
   return o;
 }
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/bb-scope-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    path = tmpl;
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
+using bb::test::TempDir;
 
 }  // namespace
 

@@ -15,7 +15,7 @@
 
 using namespace bb;
 using namespace bb::exec;
-using test::Scratch;
+using bb::exec::test::Scratch;
 
 namespace {
 

@@ -63,8 +63,9 @@ ReporterFixture::ReporterFixture(const std::string& extra_config, const std::str
   std::string v;
   // 60 s: an ASan build of queued starts in well under a second on an idle
   // machine, but the test command compiles the next build beside these tests.
-  INFO("queued's log:\n" << slurp(dir / "queued.log"));
-  REQUIRE(wait_until([&] { return !queue->version(&v); }, std::chrono::seconds(60)));
+  // Its log is read once the wait failed: what it says then is the why.
+  if (!wait_until([&] { return !queue->version(&v); }, std::chrono::seconds(60)))
+    FAIL("queued did not answer Version within 60 s; its log:\n" << slurp(dir / "queued.log"));
   start_reporter();
 }
 
