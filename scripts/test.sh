@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every benchbox test: unit and integration tests in a normal build and
-# again under AddressSanitizer + UBSan, every fuzzer for a bounded time, and
-# the system test on a booted systemd (systemd-nspawn). Installs what it needs.
+# Runs every benchbox test: the unit tests in a normal (-O2) build, the unit
+# and integration tests under AddressSanitizer + UBSan, every fuzzer for a
+# bounded time, and the system test on a booted systemd (systemd-nspawn),
+# which installs the -O2 package. Installs what it needs.
 #   FUZZ_SECONDS=20  seconds per fuzzer (0 skips fuzzing)
 #   SKIP_ASAN=1, SKIP_SYSTEM=1  skip those stages (development only)
 set -euo pipefail
@@ -67,7 +68,7 @@ run_suites() {
 # its benchmarks (runner.benchmark_cpus defaults to it): a test's verdict
 # never competes with a compiler. When the tests are done the build is
 # stopped and finished in the foreground on every CPU (ninja resumes where
-# it stopped). The ASan build goes beside the plain tests, the fuzzers'
+# it stopped). The ASan build goes beside the plain unit tests, the fuzzers'
 # build beside the ASan tests. On one CPU nothing runs beside.
 background_pid=""
 background_log=""
@@ -87,9 +88,27 @@ background_stop() {  # stops what background_build started (its whole process gr
 }
 trap background_stop EXIT
 
-stage "build (debugoptimized)"
+# The plain build runs the unit suite; the integration suite runs once, under
+# ASan and UBSan, where a daemon's memory error is caught, not maybe missed.
+# The -O2 daemons run end to end in the system test, from the package. So
+# this build is every target but the integration programs (meson builds a
+# test's program by default, whatever its build_by_default says): the rest
+# still compiles with -Werror at -O2.
+plain_targets() {  # BUILD_DIR: prints the ninja targets
+  meson introspect "$1" --targets | python3 -c '
+import json, os, sys
+build = sys.argv[1]
+for t in json.load(sys.stdin):
+    if t["type"] == "executable" and t["defined_in"].endswith("tests/integration/meson.build"):
+        continue
+    if t["build_by_default"]:
+        for f in t["filename"]:
+            print(os.path.relpath(f, build))' "$(cd "$1" && pwd)"
+}
+stage "build (debugoptimized, without the integration programs)"
 [[ -d build ]] || meson setup build >/dev/null
-ninja -C build -j "$jobs"
+mapfile -t targets < <(plain_targets build)
+ninja -C build -j "$jobs" "${targets[@]}"
 asan=""
 if [[ -n ${SKIP_ASAN:-} ]]; then
   skip_stage "unit and integration tests under ASan/UBSan" "SKIP_ASAN is set"
@@ -102,8 +121,8 @@ else
   stage "build with AddressSanitizer and UBSan: begun beside the tests below"
   background_build "$(mktemp)" ninja -C build-asan -j "$last_cpu"
 fi
-stage "unit and integration tests"
-run_suites build --suite unit --suite integration
+stage "unit tests"
+run_suites build --suite unit
 
 fuzz=""
 if [[ ${FUZZ_SECONDS:-20} == 0 ]]; then
@@ -115,14 +134,32 @@ if [[ -n $asan ]]; then
   background_stop
   stage "build with AddressSanitizer and UBSan: the rest"
   ninja -C build-asan -j "$jobs"
+  # Beside the ASan tests: the fuzzers' build, then the package's compile
+  # into the shared cache. The fuzzers' build takes about two thirds of the
+  # stage; what the package's compile gets done in the rest, the system
+  # test's own package build (the same build-deb.sh, flags and VERSION)
+  # takes from the cache. Its work folder goes when the stage ends.
+  beside=()
   if [[ -n $fuzz ]]; then
     stage "the fuzzers' build (clang): begun beside the tests below"
-    background_build "$(mktemp)" env FUZZ_BUILD_JOBS="$last_cpu" tests/fuzz/run-fuzzers.sh build
+    beside+=("FUZZ_BUILD_JOBS=$last_cpu tests/fuzz/run-fuzzers.sh build")
+  fi
+  package_warm=""
+  if [[ -z ${SKIP_SYSTEM:-} && -z ${BB_SYSTEM_DEBS:-} ]]; then
+    package_warm=$(mktemp -d)
+    stage "the package's compile, into the cache: begun beside the tests below, after the fuzzers' build"
+    beside+=("OUT=$package_warm/dist DEB_BUILD_OPTIONS=nocheck scripts/build-deb.sh --no-lintian --keep-work $package_warm/work")
+  fi
+  if ((${#beside[@]})); then
+    # One after the other; a failure here is met again in its own stage.
+    chain=$(printf '%s; ' "${beside[@]}")
+    background_build "$(mktemp)" bash -c "$chain"
   fi
   stage "unit and integration tests under ASan/UBSan"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     run_suites build-asan --suite unit --suite integration
   background_stop
+  [[ -z $package_warm ]] || rm -rf "$package_warm"
 fi
 
 if [[ -n $fuzz ]]; then
