@@ -11,6 +11,7 @@
 #include "compare/unpaired.h"
 #include "model/environment.h"
 #include "stats/describe.h"
+#include "stats/distributions.h"
 #include "stats/fdr.h"
 #include "stats/rank_tests.h"
 

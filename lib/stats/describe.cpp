@@ -66,41 +66,6 @@ double variance(const std::vector<double>& v) {
   return ss / double(v.size() - 1);
 }
 
-double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
-
-double normal_quantile(double p) {
-  if (!(p > 0)) return p == 0 ? -std::numeric_limits<double>::infinity() : kNaN;
-  if (!(p < 1)) return p == 1 ? std::numeric_limits<double>::infinity() : kNaN;
-  // Acklam's coefficients.
-  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-                             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
-  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-                             6.680131188771972e+01, -1.328068155288572e+01};
-  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-                             -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
-  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
-                             3.754408661907416e+00};
-  const double plow = 0.02425;
-  double x;
-  if (p < plow) {
-    const double q = std::sqrt(-2 * std::log(p));
-    x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-  } else if (p <= 1 - plow) {
-    const double q = p - 0.5, r = q * q;
-    x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
-        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-  } else {
-    const double q = std::sqrt(-2 * std::log(1 - p));
-    x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-  }
-  // One Halley step against the exact cdf brings the error to machine precision.
-  const double e = normal_cdf(x) - p;
-  const double u = e * std::sqrt(2 * M_PI) * std::exp(x * x / 2);
-  return x - u / (1 + x * u / 2);
-}
-
 Ranks rank_with_ties(const std::vector<double>& v) {
   const size_t n = v.size();
   std::vector<size_t> order(n);

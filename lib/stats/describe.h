@@ -1,5 +1,5 @@
-// Descriptive statistics and the normal distribution: the small pieces every
-// other routine in lib/stats builds on. Inputs are taken by value where the
+// Descriptive statistics: the small pieces every other routine in lib/stats
+// builds on (the distributions are in stats/distributions.h). Inputs are taken by value where the
 // routine must sort or partition a copy anyway.
 #pragma once
 
@@ -22,11 +22,6 @@ double mad(const std::vector<double>& v);
 double mean(const std::vector<double>& v);
 // Sample variance (n - 1 denominator); 0 for fewer than two values.
 double variance(const std::vector<double>& v);
-
-// Standard normal distribution function and its inverse (Acklam's rational
-// approximation refined by one Halley step: about 1e-15 relative error).
-double normal_cdf(double z);
-double normal_quantile(double p);
 
 // k-th smallest (0-based) of v; v is partially reordered.
 double kth_smallest(std::vector<double>& v, size_t k);

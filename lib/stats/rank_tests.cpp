@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "stats/describe.h"
+#include "stats/distributions.h"
 
 namespace bb::stats {
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "stats/describe.h"
+#include "stats/distributions.h"
 
 namespace bb::stats {
 
@@ -57,16 +58,6 @@ std::vector<double> speed_state_cuts(std::vector<double> z, const StrataOptions&
 
 size_t stratum_of(double v, const std::vector<double>& cuts) {
   return size_t(std::lower_bound(cuts.begin(), cuts.end(), v) - cuts.begin());
-}
-
-double chi_square_upper(double x, int df) {
-  if (!(x > 0)) return 1;
-  switch (df) {
-    case 1: return std::erfc(std::sqrt(x / 2));
-    case 2: return std::exp(-x / 2);
-    case 3: return std::erfc(std::sqrt(x / 2)) + std::sqrt(2 * x / M_PI) * std::exp(-x / 2);
-    default: return std::nan("");
-  }
 }
 
 StratifiedTest stratified_shift_test(const std::vector<double>& x_in, const std::vector<double>& y_in,

@@ -60,8 +60,4 @@ struct StratifiedTest {
 StratifiedTest stratified_shift_test(const std::vector<double>& x, const std::vector<double>& y,
                                      const std::vector<double>& cuts, double confidence, double x_offset = 0);
 
-// Upper tail of the chi-square distribution for 1 to 3 degrees of freedom
-// (closed forms); NaN for others.
-double chi_square_upper(double x, int df);
-
 }  // namespace bb::stats

@@ -5,6 +5,7 @@
 
 #include "stats/bootstrap.h"
 #include "stats/describe.h"
+#include "stats/distributions.h"
 #include "stats/sequential.h"
 #include "stats/welch.h"
 

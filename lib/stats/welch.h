@@ -14,9 +14,4 @@ struct WelchTest {
 
 WelchTest welch_t_test(const std::vector<double>& x, const std::vector<double>& y);
 
-// Regularized incomplete beta function I_x(a, b) and Student's t
-// distribution function, for the test above.
-double incomplete_beta(double x, double a, double b);
-double student_t_cdf(double t, double df);
-
 }  // namespace bb::stats
