@@ -191,11 +191,11 @@ void Manager::track_regression(const report::JobReport& rep, const model::JobRes
   // This push against each still-regressed benchmark's last good run.
   std::map<std::string, compare::BenchmarkComparison> against;
   if (*open) {
-    std::map<int64_t, std::set<std::string>> by_job;
+    std::map<std::pair<int64_t, std::string>, std::set<std::string>> by_run;  // (job, role) -> keys
     for (const auto& b : (*open)->benchmarks)
-      if (b.resolved_by.empty()) by_job[b.last_good_job].insert(b.key);
-    for (const auto& [good_job, keys] : by_job) {
-      auto good = history_.run(good_job, "");
+      if (b.resolved_by.empty()) by_run[{b.last_good_job, b.last_good_role}].insert(b.key);
+    for (const auto& [good_run, keys] : by_run) {
+      auto good = history_.run(good_run.first, good_run.second);
       if (!good || !*good) continue;
       compare::Options options;
       options.seed = static_cast<uint64_t>(job.id);

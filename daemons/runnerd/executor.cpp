@@ -16,6 +16,7 @@
 #include "git/repository.h"
 #include "git/select.h"
 #include "measure.h"
+#include "push_base.h"
 #include "shard_step.h"
 #include "util/clock.h"
 #include "util/file.h"
@@ -330,6 +331,16 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
       daemon::log_info("suite '" + s.name + "' not affected by the pull request: not run", {{"JOB_ID", id}});
     }
     *suites = std::move(affected);
+  }
+  // A push measures the branch's previous head beside it (push_base.h).
+  if (spec.kind == JobKind::push) {
+    if (auto why = add_push_base(*repo, spec, *suites, targets); why.empty())
+      daemon::log_info("push measured against the branch's previous head " + short_sha(spec.base_sha) +
+                           ", interleaved in this job",
+                       {{"JOB_ID", id}});
+    else
+      daemon::log_info("push measured alone, to be compared with the branch's previous run: " + why,
+                       {{"JOB_ID", id}});
   }
 
   // 3. Work trees, result set headers, builds (once per commit and command).

@@ -152,7 +152,7 @@ Status parse_suite(const std::string& src, const YAML::Node& n, const std::strin
   BB_TRY(check_mapping(src, n, path, {"name", "build", "run", "format", "output", "repetitions",
                                       "warmup", "timeout", "allow_empty", "env", "thresholds", "sequential",
                                       "list", "benchmarks", "metrics", "toolchain", "lock_files", "counters",
-                                      "measure", "paths", "shards", "shard_by"}));
+                                      "measure", "paths", "shards", "shard_by", "push_baseline"}));
   BB_TRY(read_string(src, n, path, "name", s.name));
   if (!n["name"]) return yaml_error(src, n, path, "missing key 'name'");
   if (!valid_name(s.name))
@@ -228,6 +228,12 @@ Status parse_suite(const std::string& src, const YAML::Node& n, const std::strin
     for (const auto& piece : split(f, '/'))
       if (piece == "..") return yaml_error(src, n["lock_files"][i], at, "must stay inside the work tree (no '..')");
   }
+  std::string push_baseline = "interleaved";
+  BB_TRY(read_string(src, n, path, "push_baseline", push_baseline));
+  if (push_baseline != "interleaved" && push_baseline != "previous-run")
+    return yaml_error(src, n["push_baseline"], path + ".push_baseline",
+                      "expected interleaved or previous-run, got '" + push_baseline + "'");
+  s.push_baseline = push_baseline == "interleaved" ? Suite::PushBaseline::interleaved : Suite::PushBaseline::previous_run;
   BB_TRY(read_string_list(src, n, path, "paths", s.paths));
   if (n["paths"] && s.paths.empty())
     return yaml_error(src, n["paths"], path + ".paths", "lists no path (leave the key out to measure every change)");

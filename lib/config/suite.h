@@ -82,6 +82,15 @@ struct Suite {
   // (`benchmarks:` or `list:`).
   uint64_t shards = 1;
   std::vector<std::vector<std::string>> shard_by;
+  // What a push to a branch is compared with. interleaved (the default):
+  // the branch's previous head (the push's `before`) is measured again in
+  // the same job, its rounds interleaved with the pushed commit's on the
+  // same cores, as a pull request's base is; only then does a verdict read
+  // the code, not what changed on the host between two jobs. previous-run:
+  // the results of the branch's previous run, from an earlier job, for a
+  // suite too long to run twice; the report says it compares across jobs.
+  enum class PushBaseline { interleaved, previous_run };
+  PushBaseline push_baseline = PushBaseline::interleaved;
 };
 
 // Whether `path` (relative to the repository's root) falls under `pattern`.

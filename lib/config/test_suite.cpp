@@ -105,7 +105,7 @@ TEST_CASE("suite entries: required keys, names, unknown and duplicate keys") {
         ".benchbox.yml:3:11: suites[0].name: 'a b' is not a valid suite name (letters, digits, '.', '_', '-')");
   CHECK(error_of(head + "  - name: a\n    run: x\n    repetiton: 3\n") ==
         ".benchbox.yml:5:5: suites[0]: unknown key 'repetiton' (known: name, build, run, format, output, "
-        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks, metrics, toolchain, lock_files, counters, measure, paths, shards, shard_by)");
+        "repetitions, warmup, timeout, allow_empty, env, thresholds, sequential, list, benchmarks, metrics, toolchain, lock_files, counters, measure, paths, shards, shard_by, push_baseline)");
   CHECK(error_of(head + "  - name: a\n    run: x\n    run: y\n") ==
         ".benchbox.yml:5:5: suites[0]: duplicate key 'run'");
   CHECK(error_of(head + "  - {name: a, run: x}\n  - {name: a, run: y}\n") ==
@@ -203,6 +203,21 @@ TEST_CASE("measure: time or callgrind, callgrind only for a command") {
   CHECK(error_of(head + "    measure: perf\n") == ".benchbox.yml:5:14: suites[0].measure: expected time or callgrind, got 'perf'");
   CHECK(error_of(head + "    format: hyperfine\n    measure: callgrind\n") ==
         ".benchbox.yml:6:14: suites[0].measure: callgrind measures one command: only with format 'command'");
+}
+
+TEST_CASE("push_baseline: a push measured against its branch's previous head, or its previous run") {
+  const std::string head = "version: 1\nsuites:\n  - name: a\n    run: x\n";
+  auto plain = config::parse_suite_config(head, ".benchbox.yml");
+  REQUIRE(plain.ok());
+  CHECK(plain->suites[0].push_baseline == config::Suite::PushBaseline::interleaved);
+  auto prev = config::parse_suite_config(head + "    push_baseline: previous-run\n", ".benchbox.yml");
+  REQUIRE(prev.ok());
+  CHECK(prev->suites[0].push_baseline == config::Suite::PushBaseline::previous_run);
+  auto inter = config::parse_suite_config(head + "    push_baseline: interleaved\n", ".benchbox.yml");
+  REQUIRE(inter.ok());
+  CHECK(inter->suites[0].push_baseline == config::Suite::PushBaseline::interleaved);
+  CHECK(error_of(head + "    push_baseline: previous\n") ==
+        ".benchbox.yml:5:20: suites[0].push_baseline: expected interleaved or previous-run, got 'previous'");
 }
 
 TEST_CASE("env and thresholds") {

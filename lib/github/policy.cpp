@@ -91,6 +91,10 @@ Result<Decision> decide_push(const config::ApplianceConfig& c, const PushEvent& 
     if (!matches_any(p->branches, branch))
       return ignore("branch '" + branch + "' is not among the branches watched in " + p->name);
     job.kind = model::JobKind::push;
+    // The branch's previous head: runnerd measures it again, interleaved
+    // with this commit, for the suites whose push_baseline says so. None
+    // for a new branch (`before` is all zeros).
+    if (model::is_commit_id(e.before) && !all_zero(e.before) && e.before != e.after) job.base_sha = e.before;
     return enqueue(std::move(job), "push to " + branch);
   }
   if (starts_with(e.ref, "refs/tags/")) {

@@ -53,7 +53,21 @@ TEST_CASE("push to an allowed branch enqueues a push job") {
   CHECK(d.job.head_sha == "0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c");
   CHECK(d.job.suite == "micro");
   CHECK(d.job.requested_by == "alice");
+  // The branch's previous head, to be measured beside it (push_baseline).
+  CHECK(d.job.base_sha == "6113728f27ae82c7b1a177c8d03f9e96e0adf246");
   CHECK_FALSE(d.record);
+}
+
+TEST_CASE("a push that creates its branch has no previous head to measure beside it") {
+  auto j = fixture_json("push_branch.json");
+  j["before"] = std::string(40, '0');
+  auto d = decide_fixture("push", j);
+  REQUIRE(d.action == Action::enqueue);
+  CHECK(d.job.base_sha.empty());
+  // A tag's push is measured alone, whatever its `before`.
+  auto t = decide_file("push", "push_tag.json");
+  REQUIRE(t.action == Action::enqueue);
+  CHECK(t.job.base_sha.empty());
 }
 
 TEST_CASE("push to a branch matching a glob enqueues; other branches are ignored") {

@@ -42,7 +42,8 @@ struct JobSpec {
   std::string ref;           // "refs/heads/main", "refs/tags/v1", "refs/pull/7/head"
   std::string head_sha;      // the commit to measure ("" = resolve ref at run time)
   std::string base_ref;      // PR: the base branch ("refs/heads/main")
-  std::string base_sha;      // PR: base branch tip at bless time (merge-base computed by runner)
+  std::string base_sha;      // PR: base branch tip at bless time (merge-base computed by runner);
+                             // push: the branch's previous head (the push's `before`), "" for a new branch
   int64_t pr_number = 0;
   std::string suite;         // "" = every suite in .benchbox.yml
   int64_t priority = 0;      // higher runs first

@@ -81,6 +81,10 @@ struct RegressedBenchmark {
   double ratio = 1, ci_low = 1, ci_high = 1;  // first bad / last good
   std::string last_good, first_bad;           // commits
   int64_t last_good_job = 0, first_bad_job = 0;
+  // Which run of last_good_job holds last_good: "" (the branch's point, a
+  // push measured alone) or "base" (the previous head, measured beside
+  // first_bad in one job: then the two jobs are the same).
+  std::string last_good_role;
   std::string resolved_by;                    // the commit that brought it back; "" = still regressed
 };
 

@@ -152,6 +152,18 @@ bool measured_any(const model::ResultSet& rs) {
   return false;
 }
 
+// What the head was compared with, for the report's first line.
+std::string baseline_text(const model::Job& job, const model::ResultSet& base, bool in_this_job) {
+  if (!in_this_job)
+    return "previous run of " + job.spec.ref + " at " + short_sha(base.commit) + " (job " + std::to_string(base.job_id) + ")";
+  const std::string measured = short_sha(base.commit) + " (measured interleaved in this job)";
+  switch (job.spec.kind) {
+    case model::JobKind::pull_request: return "merge-base " + measured;
+    case model::JobKind::push: return "the branch's previous head " + measured;
+    default: return measured;
+  }
+}
+
 }  // namespace
 
 JobReport build_report(const model::Job& job, const std::optional<model::JobResult>& result,
@@ -181,9 +193,7 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
     r.summary = "job " + std::to_string(job.id) + " " + model::to_string(job.state) + ": " + why;
   } else if (result->base || previous) {
     const model::ResultSet& base = result->base ? *result->base : *previous;
-    r.baseline = result->base ? "merge-base " + short_sha(base.commit) + " (measured interleaved in this job)"
-                              : "previous run of " + job.spec.ref + " at " + short_sha(base.commit) +
-                                    " (job " + std::to_string(base.job_id) + ")";
+    r.baseline = baseline_text(job, base, result->base.has_value());
     r.baseline_job = base.job_id;
     compare::Options opts = options;
     if (!opts.seed) opts.seed = static_cast<uint64_t>(result->seed);

@@ -84,8 +84,10 @@ RegressionStep step_regression(std::optional<Regression> open, const JobReport& 
       b.ci_high = row.ci_high;
       b.last_good = push.comparison->base_commit;
       b.first_bad = head;
-      // The baseline's job: the report names it; a push's base is its previous run.
+      // The baseline's job: the report names it. A push's base is its
+      // previous head measured in the same job, or its previous run.
       b.last_good_job = push.baseline_job;
+      b.last_good_role = push.baseline_job == job.id ? "base" : "";
       b.first_bad_job = job.id;
       open->benchmarks.push_back(std::move(b));
     }

@@ -4,7 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include "report/github_wants.h"
+#include "report/history.h"
 #include "report/regression.h"
+#include "store/test_location.h"
+#include "util/test_tempdir.h"
 
 using namespace bb;
 using namespace bb::model;
@@ -167,6 +170,36 @@ TEST_CASE("the sticky comment is created only with something to say, and never g
   CHECK_FALSE(report::comment_want(push_report(2, "a", 1, 0.1, "b", 0.1), kPolicy));  // a push has no PR
 }
 
+TEST_CASE("a regression from a push measured beside its previous head keeps that run as the last good") {
+  JobResult jr;
+  jr.job_id = 5;
+  jr.kind = "push";
+  jr.base = side(5, std::string(40, '4'), 0.100, "base");
+  jr.head = side(5, std::string(40, '5'), 0.120);
+  auto r5 = report::build_report(job(5, JobKind::push), jr, std::nullopt, {});
+  REQUIRE(r5.overall == report::Overall::regressed);
+  auto step = report::step_regression(std::nullopt, r5, {}, 1700000000);
+  REQUIRE(step.regression);
+  REQUIRE(step.regression->benchmarks.size() == 1);
+  const auto& b = step.regression->benchmarks[0];
+  CHECK(b.last_good == std::string(40, '4'));
+  CHECK(b.first_bad == std::string(40, '5'));
+  // One job holds both: the last good run is its base, not its head.
+  CHECK(b.last_good_job == 5);
+  CHECK(b.first_bad_job == 5);
+  CHECK(b.last_good_role == "base");
+  // Kept in history.db (SQLite, or PostgreSQL under unit-report-postgres).
+  bb::test::TempDir d;
+  auto h = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
+  REQUIRE(h.ok());
+  report::Regression saved = *step.regression;
+  REQUIRE(h->save_regression(saved).ok());
+  auto back = h->regression(saved.id);
+  REQUIRE(back.ok());
+  REQUIRE(back->has_value());
+  CHECK((*back)->benchmarks.at(0).last_good_role == "base");
+}
+
 TEST_CASE("a branch regression opens an issue, stays while it lasts, and closes when it is gone") {
   const int64_t now = 1700000000;
   // Job 2 regressed 20 % against job 1.
@@ -181,6 +214,7 @@ TEST_CASE("a branch regression opens an issue, stays while it lasts, and closes 
   CHECK(reg.last_good() == std::string(40, '1'));
   CHECK(reg.first_bad() == std::string(40, '2'));
   CHECK(reg.benchmarks[0].last_good_job == 1);
+  CHECK(reg.benchmarks[0].last_good_role == "");  // job 1's own run, the branch's point
 
   const report::IssueLinks links{"https://bench.example.org/", "https://github.com/o/r.git", r2.job.spec.ref.empty() ? "" : side(2, "", 0).config_text};
   auto want = report::issue_want(reg, links);

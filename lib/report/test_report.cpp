@@ -196,6 +196,25 @@ TEST_CASE("a PR report compares head with the merge-base and shows a regression"
   CHECK(rep.json["overall"] == "regressed");
 }
 
+TEST_CASE("a push measured beside the branch's previous head is compared within its job, paired") {
+  JobResult jr;
+  jr.job_id = 6;
+  jr.kind = "push";
+  jr.base = run(6, "before", 0.100, "base");
+  jr.head = run(6, "after", 0.120);
+  // A previous run exists, but the job's own base is what it is compared with.
+  auto rep = report::build_report(done_job(6, JobKind::push), jr, run(3, "older", 0.080), {});
+  CHECK(rep.overall == report::Overall::regressed);
+  CHECK(rep.baseline_job == 6);
+  CHECK(rep.markdown.find("against the branch's previous head before (measured interleaved in this job)") !=
+        std::string::npos);
+  CHECK(rep.markdown.find("Compared across jobs") == std::string::npos);
+  REQUIRE(rep.comparison);
+  CHECK_FALSE(rep.comparison->across_jobs);
+  CHECK(rep.comparison->base_commit == "before");
+  CHECK(rep.comparison->rows.at(0).paired);
+}
+
 TEST_CASE("the report judges with the suite's thresholds from the result set") {
   JobResult jr;
   jr.job_id = 5;

@@ -186,6 +186,100 @@ TEST_CASE("a pull request job measures the merge-base and the head, interleaved 
   CHECK(lines == std::vector<std::string>{"base", "head"});
 }
 
+TEST_CASE("a push measures the branch's previous head beside it, interleaved in rounds (push_baseline)") {
+  RunnerdFixture f;
+  const std::string builds = f.dir() / "builds.log";
+  f.commit(".benchbox.yml",
+           "version: 1\n"
+           "suites:\n"
+           "  - name: startup\n"
+           "    build: \"echo $BENCHBOX_ROLE >> " + builds + "\"\n"
+           "    run: ./bench.sh\n"
+           "    repetitions: 3\n"
+           "    warmup: 0\n",
+           "config");
+  const std::string before = f.commit("bench.sh", "#!/bin/sh\ntrue\n", "fast bench");
+  const std::string after = f.commit("bench.sh", "#!/bin/sh\nsleep 0.05\n", "slower bench");
+  f.start_runner();
+  json spec = f.push_spec(after);
+  spec["base_sha"] = before;  // the push's `before` (github/policy.cpp)
+  const int64_t id = f.enqueue(spec);
+  json job = f.wait_finished(id);
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  json r = f.result_of(job);
+  CHECK(r["kind"] == "push");
+  REQUIRE(r["base"].is_object());
+  CHECK(r["base"]["role"] == "base");
+  CHECK(r["base"]["commit"] == before);
+  CHECK(r["base"]["ref"] == "refs/heads/main");
+  CHECK(r["base"]["job_id"] == id);
+  // The pushed commit stays the branch's point, as a push measured alone is.
+  CHECK(r["head"]["role"] == "");
+  CHECK(r["head"]["commit"] == after);
+  CHECK(r["head"]["job_id"] == id);
+  for (const char* role : {"base", "head"}) {
+    const json* wall = find_bench(r[role], "startup", "wall_time");
+    REQUIRE(wall);
+    CHECK((*wall)["rounds"] == json::array({0, 1, 2}));
+  }
+  double base_min = 1e9, head_min = 1e9;
+  for (double s : (*find_bench(r["base"], "startup", "wall_time"))["samples"]) base_min = std::min(base_min, s);
+  for (double s : (*find_bench(r["head"], "startup", "wall_time"))["samples"]) head_min = std::min(head_min, s);
+  CHECK(head_min >= 0.05);
+  CHECK(base_min < 0.05);
+  auto log = read_file(builds);
+  REQUIRE(log);
+  auto lines = split(trim(*log), '\n');
+  std::sort(lines.begin(), lines.end());
+  CHECK(lines == std::vector<std::string>{"base", "run"});
+  CHECK(f.runner_log().find("push measured against the branch's previous head " + short_sha(before) +
+                            ", interleaved in this job") != std::string::npos);
+}
+
+TEST_CASE("a push is measured alone when a suite asks for its previous run, and after a force-push") {
+  RunnerdFixture f;
+  const std::string work = f.dir() / "work";
+  f.commit(".benchbox.yml",
+           "version: 1\n"
+           "suites:\n"
+           "  - name: long\n"
+           "    run: \"true\"\n"
+           "    repetitions: 2\n"
+           "    push_baseline: previous-run\n",
+           "config");
+  const std::string before = f.commit("a.txt", "1\n", "one");
+  const std::string after = f.commit("a.txt", "2\n", "two");
+  f.start_runner();
+  json spec = f.push_spec(after);
+  spec["base_sha"] = before;
+  json job = f.wait_finished(f.enqueue(spec));
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  json r = f.result_of(job);
+  CHECK((!r.contains("base") || r["base"].is_null()));
+  CHECK(f.runner_log().find("push measured alone, to be compared with the branch's previous run: suite 'long' "
+                            "asks for push_baseline: previous-run") != std::string::npos);
+
+  // A force-push: the old head (kept by a tag, so it is fetched) is no
+  // ancestor of the new one.
+  f.commit(".benchbox.yml", "version: 1\nsuites:\n  - name: short\n    run: \"true\"\n    repetitions: 2\n", "config");
+  const std::string old_head = f.git("-C " + work + " rev-parse HEAD");
+  f.git("-C " + work + " tag keep");
+  f.git("-C " + work + " push -q origin keep");
+  f.git("-C " + work + " reset -q --hard HEAD~1");
+  f.commit(".benchbox.yml", "version: 1\nsuites:\n  - name: short\n    run: \"true\"\n    repetitions: 3\n", "rewritten");
+  const std::string new_head = f.git("-C " + work + " rev-parse HEAD");
+  json forced = f.push_spec(new_head);
+  forced["base_sha"] = old_head;
+  json job2 = f.wait_finished(f.enqueue(forced));
+  REQUIRE(job2["state"] == "done");
+  json r2 = f.result_of(job2);
+  CHECK((!r2.contains("base") || r2["base"].is_null()));
+  CHECK(f.runner_log().find("the previous head " + short_sha(old_head) + " is not an ancestor of " +
+                            short_sha(new_head) + " (a force-push)") != std::string::npos);
+}
+
 TEST_CASE("a broken .benchbox.yml fails the job naming the line, and nothing runs") {
   RunnerdFixture f;
   const std::string marker = f.dir() / "ran";
