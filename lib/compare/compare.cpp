@@ -443,6 +443,25 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
   return c;
 }
 
+void hold_for_confirmation(Comparison& c) {
+  if (!c.across_jobs) return;
+  for (auto& row : c.rows) {
+    if (row.verdict != Verdict::regressed && row.verdict != Verdict::improved) continue;
+    // Counts that repeat exactly (callgrind's) do not move with the host's
+    // load or clock: two jobs' counts differ only where the code does.
+    if (row.method == "exact") continue;
+    row.held = row.verdict;
+    row.verdict = Verdict::inconclusive;
+    if (!row.note.empty()) row.note += "; ";
+    row.note += std::string(to_string(*row.held)) +
+                " against another job's run: held until a job measures both commits side by side";
+  }
+}
+
+bool flags_regression(const BenchmarkComparison& row) {
+  return row.verdict == Verdict::regressed || row.held == Verdict::regressed;
+}
+
 bool any_regression(const Comparison& c) {
   return std::any_of(c.rows.begin(), c.rows.end(), [](const auto& r) { return r.verdict == Verdict::regressed; });
 }

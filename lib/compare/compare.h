@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,10 @@ struct BenchmarkComparison {
   double threshold = 0;        // the relative threshold the verdict used
   size_t n_used = 0;           // pairs (paired) or samples used in the test
   bool higher_is_better = false;
+  // Across jobs (hold_for_confirmation): regressed or improved, as the test
+  // read it, held as inconclusive until a job measures both commits side by
+  // side; unset otherwise.
+  std::optional<Verdict> held;
 };
 
 struct Comparison {
@@ -132,6 +137,16 @@ BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model:
 // beyond the threshold; unchanged when the interval lies inside
 // [1 - threshold, 1 + threshold]; else inconclusive.
 Verdict verdict_for(double ratio, double ci_low, double ci_high, double threshold, bool higher_is_better);
+
+// A comparison across jobs cannot tell a change of the code from a change
+// of the host between the two jobs (its load, its clock). So its regressed
+// and improved rows become inconclusive, the verdict they read kept in
+// `held`, with a note: what is published never calls them so until a
+// confirmation has measured both commits in one job. Rows compared exactly
+// (deterministic counts, e.g. callgrind's) are kept. No-op within a job.
+void hold_for_confirmation(Comparison& c);
+// Regressed, or held as regressed for a confirmation: what starts one.
+bool flags_regression(const BenchmarkComparison& row);
 
 // True when a benchmark regressed.
 bool any_regression(const Comparison& c);

@@ -55,14 +55,15 @@ std::string change_cell(const BenchmarkComparison& r) {
   return s;
 }
 
-std::string verdict_cell(Verdict v) {
-  switch (v) {
+std::string verdict_cell(const BenchmarkComparison& r) {
+  if (r.held) return std::string("❔ ") + to_string(*r.held) + "? (across jobs: unconfirmed)";
+  switch (r.verdict) {
     case Verdict::regressed: return "🔴 **regressed**";
     case Verdict::failed: return "❌ **failed**";
     case Verdict::missing: return "❌ **missing**";
     case Verdict::improved: return "🟢 improved";
     case Verdict::inconclusive: return "❔ inconclusive";
-    default: return to_string(v);
+    default: return to_string(r.verdict);
   }
 }
 
@@ -120,7 +121,7 @@ void table(std::ostringstream& out, const std::vector<const BenchmarkComparison*
   for (const auto* r : rows) {
     const bool fine = r->threshold > 0 && r->threshold < 0.002;
     out << "| " << key_cell(*r) << " | " << format_value(r->base_median, r->unit) << " | "
-        << format_value(r->head_median, r->unit) << " | " << change_cell(*r) << " | " << verdict_cell(r->verdict)
+        << format_value(r->head_median, r->unit) << " | " << change_cell(*r) << " | " << verdict_cell(*r)
         << " | " << (r->method.empty() ? "–" : "±" + percent_or_dash(r->noise, fine ? 3 : 1)) << " | "
         << (r->method.empty() ? "–" : percent_or_dash(r->min_detectable, fine ? 3 : 1)) << " |\n";
   }
@@ -267,6 +268,7 @@ nlohmann::json to_json(const Comparison& c) {
         {"higher_is_better", r.higher_is_better},
         {"direction", r.higher_is_better ? "higher_is_better" : "lower_is_better"},
         {"note", r.note},
+        {"held", r.held ? nlohmann::json(to_string(*r.held)) : nlohmann::json()},
     });
   }
   return {{"schema", "benchbox.comparison/1"},

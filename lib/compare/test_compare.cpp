@@ -157,6 +157,46 @@ TEST_CASE("rounds of two different jobs are never paired, however well their num
   CHECK(compare::render_markdown(within).find("Compared across jobs") == std::string::npos);
 }
 
+TEST_CASE("a change across jobs is held for a confirmation, never published as regressed") {
+  stats::Rng rng(1);
+  auto [b, h] = simulated_pair(rng, 30, 0.05, 0.01);  // head 5 % slower
+  auto base = set_of({b}, "aaa"), head = set_of({h}, "bbb");
+  base.job_id = 6;
+  head.job_id = 7;
+  auto across = compare::compare(base, head, {});
+  REQUIRE(across.rows.at(0).verdict == compare::Verdict::regressed);
+  compare::hold_for_confirmation(across);
+  const auto& r = across.rows.at(0);
+  CHECK(r.verdict == compare::Verdict::inconclusive);
+  REQUIRE(r.held);
+  CHECK(*r.held == compare::Verdict::regressed);
+  CHECK(compare::flags_regression(r));  // what starts the confirmation
+  CHECK_FALSE(compare::any_regression(across));
+  CHECK(r.note.find("regressed against another job's run: held until a job measures both commits side by side") !=
+        std::string::npos);
+  CHECK(compare::render_markdown(across).find("❔ regressed? (across jobs: unconfirmed)") != std::string::npos);
+  CHECK(compare::render_markdown(across).find("🔴") == std::string::npos);
+  CHECK(compare::to_json(across)["rows"][0]["verdict"] == "inconclusive");
+  CHECK(compare::to_json(across)["rows"][0]["held"] == "regressed");
+  // Exact counts (callgrind's instructions) do not move with the host: kept.
+  auto base_ir = set_of({bench("ir", {1000, 1000, 1000}, true, "instructions")}, "aaa");
+  auto head_ir = set_of({bench("ir", {1100, 1100, 1100}, true, "instructions")}, "bbb");
+  base_ir.job_id = 6;
+  head_ir.job_id = 7;
+  auto counts = compare::compare(base_ir, head_ir, {});
+  REQUIRE(counts.rows.at(0).method == "exact");
+  compare::hold_for_confirmation(counts);
+  CHECK(counts.rows.at(0).verdict == compare::Verdict::regressed);
+  CHECK_FALSE(counts.rows.at(0).held);
+  // Within one job nothing is held.
+  head.job_id = 6;
+  auto within = compare::compare(base, head, {});
+  compare::hold_for_confirmation(within);
+  CHECK(within.rows.at(0).verdict == compare::Verdict::regressed);
+  CHECK_FALSE(within.rows.at(0).held);
+  CHECK(compare::to_json(within)["rows"][0]["held"].is_null());
+}
+
 TEST_CASE("without matching rounds the unpaired test is used") {
   stats::Rng rng(3);
   auto [b, h] = simulated_pair(rng, 30, 0.05, 0.01);

@@ -1,5 +1,7 @@
 #include "report/github_wants.h"
 
+#include <algorithm>
+
 #include "report/site_paths.h"
 #include "util/text.h"
 
@@ -77,9 +79,12 @@ std::optional<github_api::Want> check_run_want(const JobReport& report, const Po
   c.completed_at = job.finished;
   c.details_url = details_url(job, policy);
   std::string why;
+  const bool held = report.comparison && std::any_of(report.comparison->rows.begin(), report.comparison->rows.end(),
+                                                     [](const auto& r) { return r.held.has_value(); });
   if (c.conclusion == "neutral")
-    why = report.overall == Overall::inconclusive ? " (some changes could not be decided: more runs needed)"
-                                                  : " (nothing was measured)";
+    why = report.overall != Overall::inconclusive ? " (nothing was measured)"
+          : held ? " (a change against another job's run, unconfirmed)"
+                 : " (some changes could not be decided: more runs needed)";
   c.title = std::string(utf8_prefix("benchbox: " + std::string(to_string(report.overall)) + why, github_api::kMaxTitle));
   const std::string note = full_report_note(report, policy);
   c.summary = utf8_cut(report.summary + "\n\n" + report.markdown, github_api::kMaxSummary, note);

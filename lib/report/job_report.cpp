@@ -198,6 +198,9 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
     compare::Options opts = options;
     if (!opts.seed) opts.seed = static_cast<uint64_t>(result->seed);
     r.comparison = compare::compare(base, result->head, opts);
+    // A push measured alone was compared with another job's run: nothing it
+    // reads there is called regressed or improved before a confirmation.
+    if (job.spec.kind == model::JobKind::push && !result->base) compare::hold_for_confirmation(*r.comparison);
     r.overall = overall_of(*r.comparison);
     r.missing = missing_any(*r.comparison);
     r.nothing_measured = !measured_any(result->head);

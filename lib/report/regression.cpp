@@ -56,7 +56,7 @@ RegressionStep step_regression(std::optional<Regression> open, const JobReport& 
   // New regressions against the run before this push.
   if (push.comparison) {
     for (const auto& row : push.comparison->rows) {
-      if (row.verdict != compare::Verdict::regressed) continue;
+      if (!compare::flags_regression(row)) continue;
       const std::string key = row.key.to_string();
       if (open && std::any_of(open->benchmarks.begin(), open->benchmarks.end(), [&](const RegressedBenchmark& b) {
             return b.key == key && b.resolved_by.empty();
