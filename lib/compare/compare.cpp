@@ -83,12 +83,15 @@ std::vector<double> logs(const std::vector<double>& v) {
 // the estimate must clear both the threshold and half the interval (so that
 // the interval excludes no change), and its standard error is the
 // half-width over z(1 - alpha/2).
+double detectable(double half, double se, double threshold) {
+  return std::exp(std::max(std::log1p(threshold), half) + stats::normal_quantile(0.8) * se) - 1;
+}
+
 double min_detectable(double ci_low, double ci_high, double threshold, double confidence) {
   if (!(ci_low > 0) || !std::isfinite(ci_high)) return kInf;
   const double half = (std::log(ci_high) - std::log(ci_low)) / 2;
   const double z = stats::normal_quantile(1 - (1 - confidence) / 2);
-  const double se = z > 0 ? half / z : 0;
-  return std::exp(std::max(std::log1p(threshold), half) + stats::normal_quantile(0.8) * se) - 1;
+  return detectable(half, z > 0 ? half / z : 0, threshold);
 }
 
 // Runs per side to add until an interval of the same centre, narrowing as
@@ -290,7 +293,10 @@ BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model:
   if (row.verdict == Verdict::inconclusive) {
     const size_t per_side = row.paired ? row.n_used : std::min(b.values.size(), h.values.size());
     row.more_runs = more_runs_to_decide(row.ratio, row.ci_low, row.ci_high, row.threshold, per_side);
-    if (row.more_runs > 0) {
+    // Beyond any sane budget the advice is a threshold the noise allows,
+    // said once for all such rows (render.cpp), not a run count per row.
+    row.too_noisy = row.more_runs > 0 && per_side + row.more_runs > kMaxAdvisedRuns;
+    if (row.more_runs > 0 && !row.too_noisy) {
       if (!row.note.empty()) row.note += "; ";
       row.note += "about " + std::to_string(row.more_runs) + " more runs per side would likely decide it";
     }
@@ -441,6 +447,20 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
     }
   }
   return c;
+}
+
+double min_detectable_one_side(const std::vector<double>& samples, double threshold, double confidence) {
+  std::vector<double> logs;
+  for (double x : samples)
+    if (std::isfinite(x) && x > 0) logs.push_back(std::log(x));
+  if (logs.size() < 3) return kInf;
+  // Two samples of n with this spread each: the Hodges-Lehmann shift has
+  // about the variance of a difference of means over 3/pi, its efficiency
+  // under normal noise.
+  const double n = double(logs.size());
+  const double se = stats::mad(logs) * std::sqrt(2 / n) / std::sqrt(3 / M_PI);
+  const double z = stats::normal_quantile(1 - (1 - confidence) / 2);
+  return detectable(z * se, se, threshold);
 }
 
 void hold_for_confirmation(Comparison& c) {

@@ -96,6 +96,9 @@ struct BenchmarkComparison {
   // interval narrows as 1/sqrt(n) around the same estimate); 0 = unknown,
   // e.g. the estimate sits on the threshold.
   size_t more_runs = 0;
+  // Inconclusive, and deciding it would take more than kMaxAdvisedRuns runs
+  // a side: the threshold is out of the noise's reach.
+  bool too_noisy = false;
   double base_median = 0, head_median = 0;
   std::string note;            // why not comparable/failed/inconclusive
   double threshold = 0;        // the relative threshold the verdict used
@@ -106,6 +109,10 @@ struct BenchmarkComparison {
   // side; unset otherwise.
   std::optional<Verdict> held;
 };
+
+// Runs a side beyond which more runs is no advice: the report suggests a
+// threshold the noise allows, or a quieter way to measure, instead.
+inline constexpr size_t kMaxAdvisedRuns = 1000;
 
 struct Comparison {
   std::string repository;
@@ -130,6 +137,13 @@ std::string format_value(double v, const std::string& unit);
 // block of compare() and of the sequential sampler.
 BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model::Benchmark& head,
                                       const Options& options);
+
+// The smallest change that a later comparison of as many samples against
+// these would call regressed 80 % of the time, from one side alone (a
+// branch's first run): unpaired, with these samples' robust spread on both
+// sides, at `threshold` and `confidence`. Interleaved, paired rounds
+// usually do better. inf with fewer than 3 positive samples.
+double min_detectable_one_side(const std::vector<double>& samples, double threshold, double confidence);
 
 // The three-way verdict from a ratio's estimate and interval against a
 // relative threshold: regressed (improved) when the interval lies above

@@ -138,6 +138,42 @@ void listing(std::ostringstream& out, const char* title, const std::vector<const
 
 }  // namespace
 
+namespace {
+
+// Once, for the rows whose threshold is out of the noise's reach: what
+// the noise allows, per metric (thresholds are set per metric), and the
+// quieter ways to measure. The median of their minimum detectable changes
+// is what this run's samples resolve for most of them.
+void too_noisy_advice(std::ostringstream& out, const Comparison& c) {
+  std::map<std::string, std::vector<const BenchmarkComparison*>> by_metric;
+  for (const auto& r : c.rows)
+    if (r.too_noisy) by_metric[r.key.metric].push_back(&r);
+  if (by_metric.empty()) return;
+  out << "\n#### Too noisy for their thresholds\n\n";
+  for (const auto& [metric, rows] : by_metric) {
+    std::vector<double> mdc;
+    for (const auto* r : rows)
+      if (std::isfinite(r->min_detectable)) mdc.push_back(r->min_detectable);
+    std::sort(mdc.begin(), mdc.end());
+    out << "- " << rows.size() << " `" << metric << "` benchmark" << (rows.size() == 1 ? "" : "s")
+        << " (threshold ±" << percent_or_dash(rows.front()->threshold, 1) << "): deciding "
+        << (rows.size() == 1 ? "it" : "them") << " would take more than " << kMaxAdvisedRuns << " runs a side.";
+    if (!mdc.empty()) {
+      const double typical = mdc[mdc.size() / 2];
+      const double suggested = std::ceil(typical * 100) / 100;
+      out << " These samples resolve changes of about " << percent_or_dash(typical, 1)
+          << (mdc.size() > 1 ? " (up to " + percent_or_dash(mdc.back(), 1) + ")" : std::string()) << ": a threshold of "
+          << fmt("%.2f", suggested) << " (`thresholds: {" << metric << ": " << fmt("%.2f", suggested)
+          << "}` in .benchbox.yml) would decide most of them.";
+    }
+    out << "\n";
+  }
+  out << "\nOr measure more quietly: more iterations in each sample (the harness's own repeat count), "
+         "or `measure: callgrind`, whose instruction counts repeat exactly.\n";
+}
+
+}  // namespace
+
 std::string render_markdown(const Comparison& c) {
   // What was measured on both sides goes in the table, regressions first
   // and the largest first; benchmarks that were not (failed, missing, new,
@@ -187,6 +223,7 @@ std::string render_markdown(const Comparison& c) {
   for (const auto* r : changes)
     if (!r->note.empty()) notes << "- `" << r->key.to_string() << "`: " << r->note << "\n";
   if (!notes.str().empty()) out << "\n" << notes.str();
+  too_noisy_advice(out, c);
 
   listing(out, "Failed", by[Verdict::failed], ": failed (no reason recorded)");
   listing(out, "Missing", by[Verdict::missing], ": expected, not measured");
@@ -262,6 +299,7 @@ nlohmann::json to_json(const Comparison& c) {
         {"noise", number(r.noise)},
         {"min_detectable", number(r.min_detectable)},
         {"more_runs", r.more_runs},
+        {"too_noisy", r.too_noisy},
         {"base_median", number(r.base_median)},
         {"head_median", number(r.head_median)},
         {"threshold", r.threshold},
