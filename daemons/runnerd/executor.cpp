@@ -398,6 +398,7 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
     rs.environment = env_inputs;
     rs.machine_fingerprint = ctx.machine_fingerprint;
     rs.host_drifted = ctx.host_drifted;
+    rs.tuning = ctx.tuning;
     rs.isolation = ctx.isolation;
     rs.containment = containment;
     rs.cpus = ctx.cpus;

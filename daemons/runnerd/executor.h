@@ -36,6 +36,7 @@ struct ExecContext {
   // environment key instead of the runner's name, so trends are per class.
   std::optional<model::HardwareClass> hardware;
   bool host_drifted = false;
+  std::string tuning;  // tunerd's State when the job began ("" when it did not answer)
   exec::CommandRunner* runner = nullptr;
   const std::atomic<bool>* cancel = nullptr;
   // Containment (containment.h): the runner is the transient service as

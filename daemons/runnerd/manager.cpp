@@ -270,7 +270,7 @@ void Manager::begin(model::Job job) {
   ctx.work_tree_max_bytes = conf_.appliance.runner.work_tree_max_bytes;
   ctx.queue_shards = queue_shards;
   std::string why;
-  check_tuner(ctx.machine_fingerprint, ctx.host_drifted, why);
+  check_tuner(ctx.machine_fingerprint, ctx.host_drifted, ctx.tuning, why);
   ctx.hardware = hardware_class(ctx.machine_fingerprint);
   if (ctx.host_drifted && conf_.appliance.runner.refuse_on_drift) {
     report("Fail", "the host's tuning drifted (" + why + ") and runner.refuse_on_drift is set");
@@ -445,9 +445,10 @@ model::HardwareClass Manager::hardware_class(const std::string& tuning) {
   return hw;
 }
 
-void Manager::check_tuner(std::string& fingerprint, bool& drifted, std::string& why) {
+void Manager::check_tuner(std::string& fingerprint, bool& drifted, std::string& state_out, std::string& why) {
   fingerprint = "unavailable";
   drifted = false;
+  state_out.clear();
   bus::BusError error;
   sd_bus_message* raw = nullptr;
   int r = sd_bus_call_method(bus_, bus::kTunerName, bus::kTunerPath, bus::kTunerInterface, "Check", error.get(),
@@ -471,7 +472,8 @@ void Manager::check_tuner(std::string& fingerprint, bool& drifted, std::string& 
   bus::BusError perror;
   if (sd_bus_get_property_string(bus_, bus::kTunerName, bus::kTunerPath, bus::kTunerInterface, "State",
                                  perror.get(), &state) >= 0) {
-    drifted = std::string(state) == "drifted";
+    state_out = state;
+    drifted = state_out == "drifted";
     std::free(state);
   }
 }

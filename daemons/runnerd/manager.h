@@ -82,7 +82,7 @@ class Manager {
   void properties_changed();
   // Tuner1.Check(): the fingerprint, whether the host drifted, and the
   // names of failing items; "unavailable" when tunerd is not on the bus.
-  void check_tuner(std::string& fingerprint, bool& drifted, std::string& why);
+  void check_tuner(std::string& fingerprint, bool& drifted, std::string& state, std::string& why);
 
   Conf conf_;
   std::optional<Conf> pending_conf_;  // a reload waiting for the job to end

@@ -120,6 +120,9 @@ struct ResultSet {
   nlohmann::json environment;    // the inputs behind it (model::Environment::to_json), or null
   std::string machine_fingerprint;  // tunerd's fingerprint (hardware + tuning)
   bool host_drifted = false;     // tuning drifted while this ran
+  // tunerd's State when the job began: tuned, partial, untuned or drifted;
+  // "" when tunerd did not answer (or the result predates the field).
+  std::string tuning;
   std::string build_cache;       // "hit" (restored, not built), "miss" (built), "" (no build or no cache)
   std::string isolation;         // how processes were pinned ("scope+AllowedCPUs", "affinity")
   // Whose rights the build and benchmark processes had: "job-identity: uid

@@ -149,9 +149,14 @@ namespace {
 // change from a changed machine.
 std::string context_lines(const model::ResultSet& head) {
   std::string out = "Environment `" + short_sha(head.environment_key) + "`";
-  if (!head.machine_fingerprint.empty())
+  if (!head.machine_fingerprint.empty()) {
+    const std::string tuning = tuning_of(head);
     out += " · host `" + short_sha(head.machine_fingerprint) + "`, tuning " +
-           (head.host_drifted ? "**drifted** during the run" : "held");
+           (tuning == "tuned"     ? std::string("held")
+            : tuning == "unknown" ? std::string("unknown (tunerd did not say)")
+            : head.host_drifted   ? std::string("**drifted** during the run")
+                                  : "**" + tuning + "** (tunerd's state when the job began)");
+  }
   if (!head.commit_info.subject.empty()) out += " · head: " + head.commit_info.subject;
   return out + "\n\n";
 }
@@ -181,6 +186,12 @@ std::string baseline_text(const model::Job& job, const model::ResultSet& base, b
 }
 
 }  // namespace
+
+std::string tuning_of(const model::ResultSet& rs) {
+  if (rs.host_drifted) return "drifted";
+  if (rs.tuning.empty()) return "unknown";
+  return rs.tuning;
+}
 
 JobReport build_report(const model::Job& job, const std::optional<model::JobResult>& result,
                        const std::optional<model::ResultSet>& previous,

@@ -39,6 +39,12 @@ struct ReportLinks {
   std::string site_url;
 };
 
+// The host's tuning while a result set was measured, as tunerd said when
+// its job began: tuned, partial, untuned or drifted (also when it drifted
+// during the run); unknown without tunerd, or for a result from before
+// runnerd recorded it. Never assumed from the fingerprint alone.
+std::string tuning_of(const model::ResultSet& rs);
+
 // A pull-request job: head against the merge-base measured in the same job.
 // A push/tag/manual job: against `previous` (the last run on the same ref),
 // or recorded only when there is none. A failed job reports why. With no

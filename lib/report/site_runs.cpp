@@ -47,7 +47,7 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
     const model::ResultSet& head = result->head;
     env_key = head.environment_key;
     machine = head.machine_fingerprint;
-    tuning = head.host_drifted ? "drifted" : (machine.empty() ? "unknown" : "held");
+    tuning = tuning_of(head);
     if (result->base) base_commit = result->base->commit;
     else if (report.comparison) base_commit = report.comparison->base_commit;
     for (const auto& b : head.benchmarks) {

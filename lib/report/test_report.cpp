@@ -397,6 +397,34 @@ TEST_CASE("the report puts regressions first by effect, folds unchanged ones, an
   CHECK_FALSE(rep.reproduce.empty());
 }
 
+TEST_CASE("the report's tuning is what tunerd said, never assumed") {
+  JobResult jr;
+  jr.job_id = 5;
+  jr.kind = "pull_request";
+  jr.base = run(5, "base", 0.100, "base");
+  jr.head = run(5, "head", 0.100, "head");
+  jr.head.machine_fingerprint = "feedfacefeedface";
+  auto line = [&](const std::string& tuning) {
+    jr.head.tuning = tuning;
+    const std::string md = report::build_report(done_job(5, JobKind::pull_request), jr, std::nullopt, {}).markdown;
+    const size_t at = md.find("host `feedfacefeed`, ");
+    return at == std::string::npos ? std::string() : md.substr(at, md.find('\n', at) - at);
+  };
+  CHECK(line("tuned") == "host `feedfacefeed`, tuning held");
+  CHECK(line("untuned") == "host `feedfacefeed`, tuning **untuned** (tunerd's state when the job began)");
+  CHECK(line("partial") == "host `feedfacefeed`, tuning **partial** (tunerd's state when the job began)");
+  CHECK(line("") == "host `feedfacefeed`, tuning unknown (tunerd did not say)");
+  // Kept in the result file.
+  auto back = model::result_set_from_json(model::to_json(jr.head));
+  REQUIRE(back.ok());
+  CHECK(back->tuning == "");
+  jr.head.tuning = "untuned";
+  CHECK(model::result_set_from_json(model::to_json(jr.head))->tuning == "untuned");
+  CHECK(report::tuning_of(jr.head) == "untuned");
+  jr.head.host_drifted = true;
+  CHECK(report::tuning_of(jr.head) == "drifted");
+}
+
 TEST_CASE("a suite a pull request did not affect is reported skipped beside its last main-branch value") {
   JobResult jr;
   jr.job_id = 9;

@@ -42,6 +42,9 @@ TEST_CASE("the tuner's fingerprint is recorded, and a drifted host fails the job
   json head = f.result_of(job)["head"];
   CHECK(head["machine_fingerprint"] == check.fingerprint);
   CHECK(head["host_drifted"] == false);
+  // Nothing applied yet: the result says so, and its report does not read
+  // "tuning held" (it did, on bidict, while tunerd said untuned).
+  CHECK(head["tuning"] == "untuned");
 
   // Tune, then let somebody change swappiness behind tunerd's back.
   REQUIRE(tuner.call("Apply").error_name == "");

@@ -43,7 +43,8 @@
       ["suite", job.suite || null],
       ["environment key", code(d.environment_key || "–")],
       ["machine fingerprint", code(d.machine_fingerprint || "–")],
-      ["tuning", badge(d.tuning === "tuned" ? "tuned" : d.tuning === "drifted" ? "drifted" : "unknown", d.tuning || "unknown")],
+      // Anything but tuned that tunerd said (untuned, partial, drifted) is a warning.
+      ["tuning", badge(d.tuning === "tuned" ? "tuned" : !d.tuning || d.tuning === "unknown" ? "unknown" : "drifted", d.tuning || "unknown")],
     ];
     app.appendChild(h("section", { class: "card run-head" },
       h("div", { class: "overall" }, badge(d.overall), h("span", { class: "summary" }, d.summary || "")),
