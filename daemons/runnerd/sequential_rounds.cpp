@@ -41,6 +41,8 @@ void SequentialRounds::ask(PerBenchmark& st, const model::Benchmark& base, const
     ++st.looks;
     st.verdict = compare::to_string(step.result.verdict);
     st.look_confidence = step.look_confidence;
+    st.look_base = base.samples.size();
+    st.look_head = head.samples.size();
   }
   if (step.stop) {
     st.stopped = true;
@@ -104,10 +106,12 @@ nlohmann::json SequentialRounds::record(const model::BenchmarkKey& key) const {
   j["budget_exhausted"] = st.budget_exhausted;
   j["looks"] = st.looks;
   if (!st.verdict.empty()) {
-    // The verdict at the last look (at that look's interval level); the
-    // report computes its own from all samples.
+    // The decision at the last look: its verdict, its interval level and
+    // the samples it read. The report publishes exactly that decision
+    // (compare.cpp), not a fixed-level test of every sample taken.
     j["verdict"] = st.verdict;
     j["look_confidence"] = st.look_confidence;
+    j["look_samples"] = {st.look_base, st.look_head};
   }
   if (st.stopped && !st.budget_exhausted && st.note.empty()) j["decided_round"] = st.stopped_round;
   if (!st.note.empty()) j["note"] = st.note;

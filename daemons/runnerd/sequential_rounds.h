@@ -53,6 +53,7 @@ class SequentialRounds {
     std::string verdict;  // the engine's at the last look ("" before any)
     std::string note;     // why undecidable (one side failed or lacks it)
     double look_confidence = 0;
+    size_t look_base = 0, look_head = 0;  // the samples each side had at the last look
   };
 
   PerBenchmark& state_for(const model::BenchmarkKey& key);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <set>
 
@@ -309,6 +310,66 @@ BenchmarkComparison compare_benchmark(const model::Benchmark& base, const model:
   return row;
 }
 
+namespace {
+
+// "99.6 %": an interval's level, to as many digits as it has.
+std::string format_level(double confidence) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g %%", confidence * 100);
+  return buf;
+}
+
+// The first n samples (and their rounds) of a benchmark: what a sequential
+// look read.
+model::Benchmark first_samples(model::Benchmark b, size_t n) {
+  b.samples.resize(std::min(n, b.samples.size()));
+  if (b.rounds.size() > b.samples.size()) b.rounds.resize(b.samples.size());
+  return b;
+}
+
+// A benchmark the runner sampled sequentially is published as the sampler
+// decided: on the samples its deciding look read, at that look's interval
+// level (runnerd records both in extra.sequential). Its error rate then
+// holds under the stopping rule that was used, which a fixed-level test
+// of every sample taken after a data-dependent stop does not. The p-value
+// that goes into the false-discovery control is the repeated p-value
+// p · alpha / alpha_look: the look rejects at total level a' exactly when
+// p <= alpha_look · a' / alpha, and over all looks that happens with
+// probability at most a' (their alphas add up to alpha), whenever the
+// sampling stopped. Anything else gets the fixed-sample test.
+BenchmarkComparison judged(const model::Benchmark& base, const model::Benchmark& head, const Options& options) {
+  const nlohmann::json* seq = head.extra.is_object() && head.extra.contains("sequential")
+                                  ? &head.extra["sequential"]
+                                  : nullptr;
+  if (!seq || !seq->is_object() || !seq->contains("look_samples") || !seq->contains("look_confidence"))
+    return compare_benchmark(base, head, options);
+  const nlohmann::json& n = (*seq)["look_samples"];
+  const nlohmann::json& level = (*seq)["look_confidence"];
+  const double alpha = 1 - options.confidence;
+  if (!n.is_array() || n.size() != 2 || !n[0].is_number_unsigned() || !n[1].is_number_unsigned() ||
+      !level.is_number() || !(alpha > 0))
+    return compare_benchmark(base, head, options);
+  const double look_alpha = 1 - level.get<double>();
+  // A look spends part of the budget, never more than all of it.
+  if (!(look_alpha > 0) || look_alpha > alpha * (1 + 1e-9)) return compare_benchmark(base, head, options);
+  const size_t nb = n[0].get<size_t>(), nh = n[1].get<size_t>();
+  if (nb == 0 || nh == 0 || nb > base.samples.size() || nh > head.samples.size())
+    return compare_benchmark(base, head, options);
+  Options at_look = options;
+  at_look.confidence = level.get<double>();
+  BenchmarkComparison row = compare_benchmark(first_samples(base, nb), first_samples(head, nh), at_look);
+  row.p_value = std::min(1.0, row.p_value * alpha / look_alpha);
+  row.sequential_level = at_look.confidence;
+  const size_t later = std::min(base.samples.size() - nb, head.samples.size() - nh);
+  if (!row.note.empty()) row.note += "; ";
+  row.note += "decided by sequential sampling after " + std::to_string(std::min(nb, nh)) + " runs a side, at its " +
+              format_level(at_look.confidence) + " repeated interval" +
+              (later ? " (" + std::to_string(later) + " later runs a side not judged)" : std::string());
+  return row;
+}
+
+}  // namespace
+
 Comparison compare(const model::ResultSet& base, const model::ResultSet& head, const Options& given) {
   // The suites' thresholds travel in the result sets: the head's (its
   // .benchbox.yml is the one under review), else the base's; a caller's
@@ -404,7 +465,7 @@ Comparison compare(const model::ResultSet& base, const model::ResultSet& head, c
     } else if (!incomparable.empty()) {
       row = unmeasured(hb.key, Verdict::not_comparable, incomparable);
     } else {
-      row = compare_benchmark(*bb, hb, options);
+      row = judged(*bb, hb, options);
     }
     if (row.unit.empty()) row.unit = hb.unit;
     row.higher_is_better = row.higher_is_better || hb.direction == model::Direction::higher_is_better;

@@ -104,6 +104,10 @@ struct BenchmarkComparison {
   double threshold = 0;        // the relative threshold the verdict used
   size_t n_used = 0;           // pairs (paired) or samples used in the test
   bool higher_is_better = false;
+  // Sampled sequentially: the interval level of the look that decided it
+  // (its repeated interval; compare() publishes that look's decision). 0:
+  // a fixed-sample test at the comparison's confidence.
+  double sequential_level = 0;
   // Across jobs (hold_for_confirmation): regressed or improved, as the test
   // read it, held as inconclusive until a job measures both commits side by
   // side; unset otherwise.

@@ -307,6 +307,7 @@ nlohmann::json to_json(const Comparison& c) {
         {"direction", r.higher_is_better ? "higher_is_better" : "lower_is_better"},
         {"note", r.note},
         {"held", r.held ? nlohmann::json(to_string(*r.held)) : nlohmann::json()},
+        {"sequential_level", r.sequential_level > 0 ? nlohmann::json(r.sequential_level) : nlohmann::json()},
     });
   }
   return {{"schema", "benchbox.comparison/1"},

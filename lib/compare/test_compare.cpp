@@ -620,6 +620,15 @@ TEST_CASE("Markdown and JSON renderings") {
 
 #include "compare/sequential.h"
 
+namespace {
+// The first n samples and rounds of a benchmark.
+model::Benchmark first(model::Benchmark b, size_t n) {
+  b.samples.resize(n);
+  b.rounds.resize(n);
+  return b;
+}
+}  // namespace
+
 TEST_CASE("sequential sampling: stops early when decided, keeps the A/A rate within alpha") {
   compare::SequentialOptions so;
   so.min_rounds = 10;
@@ -627,33 +636,59 @@ TEST_CASE("sequential sampling: stops early when decided, keeps the A/A rate wit
   compare::Options o;
   o.thresholds["wall_time"] = 0;  // most sensitive: only "is it different at all"
   stats::Rng rng(9);
-  auto run = [&](double effect, size_t* rounds_used) {
+  // One benchmark sampled until the sampler stops; then what compare()
+  // publishes for it from every sample the suite took (its other
+  // benchmarks kept the suite running to the budget) and the sampler's
+  // record, as runnerd writes it.
+  struct Outcome {
+    Verdict sampler = Verdict::inconclusive, published = Verdict::inconclusive;
+    size_t rounds = 0;
+    double p_look = 1, p_published = 1;
+  };
+  auto run = [&](double effect) {
+    Outcome out;
     compare::SequentialSampler s(o, so);
     auto [b, h] = simulated_pair(rng, so.max_rounds, effect, 0.02);
     for (size_t n = 1; n <= so.max_rounds; ++n) {
-      model::Benchmark bp = b, hp = h;
-      bp.samples.resize(n);
-      bp.rounds.resize(n);
-      hp.samples.resize(n);
-      hp.rounds.resize(n);
-      const auto step = s.update(bp, hp);
-      if (step.stop) {
-        *rounds_used = n;
-        return step.result.verdict;
-      }
-      if (step.look < 0 && step.stop) FAIL("stopped between looks");
+      const auto step = s.update(first(b, n), first(h, n));
+      if (!step.stop) continue;
+      CHECK(step.look >= 0);  // it stops only at a planned look
+      out.sampler = step.result.verdict;
+      out.rounds = n;
+      out.p_look = step.result.p_value;
+      model::Benchmark recorded = h;
+      recorded.extra["sequential"] = {{"verdict", compare::to_string(step.result.verdict)},
+                                      {"look_confidence", step.look_confidence},
+                                      {"look_samples", {n, n}}};
+      const auto row = compare::compare(set_of({b}, "a"), set_of({recorded}, "b"), o).rows.at(0);
+      out.published = row.verdict;
+      out.p_published = row.p_value;
+      return out;
     }
     FAIL("the sampler never stopped");
-    return Verdict::inconclusive;
+    return out;
   };
-  int false_positive = 0;
-  size_t rounds = 0;
-  for (int t = 0; t < 1000; ++t) false_positive += run(0.0, &rounds) == Verdict::regressed;
+  int false_positive = 0, published_false = 0, differs = 0, p_lower = 0;
+  for (int t = 0; t < 1000; ++t) {
+    const Outcome r = run(0.0);
+    false_positive += r.sampler == Verdict::regressed;
+    published_false += r.published == Verdict::regressed;
+    differs += r.published != r.sampler;
+    p_lower += r.p_published < r.p_look;
+  }
+  INFO(false_positive << " sampler, " << published_false << " published false regressions; " << differs
+                      << " published verdicts differ from the sampler's");
   // alpha = 0.02 over all looks, one-sided half of it: expect <= 10 in 1000, allow 18.
   CHECK(false_positive <= 18);
+  // What is published is the sampler's decision, so the bound is the same.
+  CHECK(differs == 0);
+  CHECK(published_false <= 18);
+  CHECK(p_lower == 0);  // the repeated p-value never undercuts the look's own
   // A large effect is decided at one of the first looks.
-  CHECK(run(0.10, &rounds) == Verdict::regressed);
-  CHECK(rounds <= 15);  // the first look (10) spends too little alpha for an exact rank interval
+  const Outcome big = run(0.10);
+  CHECK(big.sampler == Verdict::regressed);
+  CHECK(big.published == Verdict::regressed);
+  CHECK(big.rounds <= 15);  // the first look (10) spends too little alpha for an exact rank interval
   // Out of time: the final look spends the rest of the budget and stops.
   compare::SequentialSampler s(o, so);
   auto [b, h] = simulated_pair(rng, 12, 0.0, 0.02);

@@ -826,6 +826,13 @@ json check_sequential_record(const json& r, const std::string& metric) {
   CHECK(seq["stopped_early"] == (rounds < 40));
   CHECK(seq["looks"].get<int>() >= 1);
   CHECK(seq.contains("verdict"));
+  // The samples each side had at the deciding look: what a report publishes.
+  REQUIRE(seq["look_samples"].is_array());
+  const uint64_t nb = seq["look_samples"][0], nh = seq["look_samples"][1];
+  CHECK(nb == nh);
+  CHECK(nb >= 6);
+  CHECK(nb <= rounds);
+  if (seq.contains("decided_round")) CHECK(nb == seq["decided_round"].get<uint64_t>());
   return seq;
 }
 
@@ -861,6 +868,20 @@ TEST_CASE("sequential sampling stops a pull request's suite once a clear regress
     last = std::max(last, (*find_bench(r["head"], "seq", metric))["extra"]["sequential"]["decided_round"].get<uint64_t>());
   CHECK(last == r["head"]["benchmarks"][0]["extra"]["sequential"]["rounds"]);
   CHECK(f.runner_log().find("sequential sampling stopped after") != std::string::npos);
+  // What a report publishes for them is the sampler's own decision, at the
+  // deciding look's level.
+  auto jr = model::job_result_from_json(r);
+  REQUIRE(jr.ok());
+  REQUIRE(jr->base);
+  int judged = 0;
+  for (const auto& row : compare::compare(*jr->base, jr->head, {}).rows)
+    if (row.key.metric == "wall_time" || row.key.metric == "cpu_time") {
+      ++judged;
+      CHECK(row.verdict == compare::Verdict::regressed);
+      CHECK(row.sequential_level > 0.98);
+      CHECK(row.note.find("decided by sequential sampling after") != std::string::npos);
+    }
+  CHECK(judged == 2);
 }
 
 TEST_CASE("sequential sampling of identical commits ends at the engine's answer; a push job ignores it") {
