@@ -37,19 +37,27 @@ std::string fmt(const char* format, double x) {
   return buf;
 }
 
-// Relative changes with as many decimals as the threshold needs.
-std::string format_change(double ratio, double threshold) {
+// A change at least double or at most half reads as a ratio ("34.5×"; a
+// "+3355.4 %" does not read), a smaller one as a percentage.
+bool big_change(double ratio) { return ratio >= 2 || ratio <= 0.5; }
+
+// Relative changes with as many decimals as the threshold needs, or the
+// ratio itself (as_ratio: the cell's estimate is a big change).
+std::string format_change(double ratio, double threshold, bool as_ratio) {
   if (!std::isfinite(ratio)) return "–";
+  if (as_ratio) return fmt(ratio >= 10 ? "%.1f×" : "%.2f×", ratio);
   const char* f = threshold < 0.002 ? "%+.3f %%" : (threshold < 0.02 ? "%+.1f %%" : "%+.0f %%");
   return fmt(f, (ratio - 1) * 100);
 }
 
 std::string change_cell(const BenchmarkComparison& r) {
   if (!std::isfinite(r.ratio)) return "–";
-  std::string s = format_change(r.ratio, r.threshold);
+  const bool as_ratio = big_change(r.ratio);
+  std::string s = format_change(r.ratio, r.threshold, as_ratio);
   if (r.verdict == Verdict::regressed || r.verdict == Verdict::improved) s = "**" + s + "**";
   if (std::isfinite(r.ci_low) && std::isfinite(r.ci_high) && r.ci_low > 0)
-    s += " (" + format_change(r.ci_low, r.threshold) + " … " + format_change(r.ci_high, r.threshold) + ")";
+    s += " (" + format_change(r.ci_low, r.threshold, as_ratio) + " … " + format_change(r.ci_high, r.threshold, as_ratio) +
+         ")";
   else if (r.method != "")
     s += " (interval unbounded)";
   return s;

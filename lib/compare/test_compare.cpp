@@ -611,6 +611,15 @@ TEST_CASE("Markdown and JSON renderings") {
   CHECK(j["rows"][1]["verdict"] == "regressed");
   CHECK(j["rows"][1]["id"] == "s/slow:wall_time");
   CHECK(j["rows"][1]["paired"] == true);
+  // A big change reads as a ratio, its interval too; a small one as a percentage.
+  stats::Rng big(12);
+  auto [bb, bh] = simulated_pair(big, 30, 33.5, 0.01, "huge");
+  const std::string md_big = compare::render_markdown(compare::compare(set_of({bb}, "a"), set_of({bh}, "b"), o));
+  INFO(md_big);
+  CHECK(md_big.find("| **34.") != std::string::npos);
+  CHECK(md_big.find("×** (34.") != std::string::npos);
+  CHECK(md_big.find("+3") == std::string::npos);
+  CHECK(md.find("| **+5.") != std::string::npos);
   // Infinite or undefined numbers become null, never invalid JSON.
   const auto one = compare::compare(set_of({bench("x", {1.0})}, "a"), set_of({bench("x", {2.0})}, "b"), {});
   const auto j1 = compare::to_json(one);

@@ -114,8 +114,11 @@
     if (!isNum(threshold)) return 1;
     return threshold < 0.002 ? 3 : threshold < 0.02 ? 1 : 0;
   }
+  // At least double or at most half reads as a ratio ("34.5×"), not as
+  // "+3355.4 %"; smaller changes as percentages.
   function fmtChange(ratio, dec) {
     if (!isNum(ratio)) return "–";
+    if (ratio >= 2 || (ratio > 0 && ratio <= 0.5)) return ratio.toFixed(ratio >= 10 ? 1 : 2) + "×";
     const p = (ratio - 1) * 100;
     const s = p.toFixed(dec);
     return (p >= 0 && !s.startsWith("-") ? "+" : "") + s.replace("-", "−") + " %";
