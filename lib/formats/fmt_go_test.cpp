@@ -50,8 +50,9 @@ class Reader {
   bool line(size_t n, std::string_view text) {
     auto f = fields(text);
     if (f.empty()) return true;
-    if (f[0].text == "pkg:" && f.size() >= 2) {
-      pkg_ = std::string(f[1].text);
+    // A configuration line; an empty value unsets the key (benchfmt).
+    if (f[0].text == "pkg:") {
+      pkg_ = f.size() >= 2 ? std::string(f[1].text) : std::string();
       return true;
     }
     if (f[0].text == "---" && f.size() >= 3 && (f[1].text == "FAIL:" || f[1].text == "SKIP:")) {
@@ -70,7 +71,7 @@ class Reader {
       return true;
     }
     pending_name_.clear();
-    if (!go_benchmark_name(f[0].text) || f.size() == 1) return true;  // -v prints the bare name first
+    if (!result_name(f)) return true;  // -v prints the bare name first; prose is not ours
     return result(n, f);
   }
 
@@ -85,6 +86,17 @@ class Reader {
   }
 
  private:
+  // benchfmt reads every result line whose name begins with "Benchmark";
+  // go test's own functions follow it with a capital letter. A name like
+  // "Benchmarkethereum_storage_total" (golang.org/x/perf writes them) is
+  // read when the line has a result's shape, an iteration count next, so
+  // prose such as "Benchmarking x: warming up" beside it is still skipped.
+  static bool result_name(const std::vector<Field>& f) {
+    if (f.size() == 1 || f[0].text.substr(0, 9) != "Benchmark") return false;
+    if (go_benchmark_name(f[0].text)) return true;
+    return f.size() >= 4 && f[1].text.find_first_not_of("0123456789") == std::string_view::npos;
+  }
+
   bool fail(size_t line, size_t col, const std::string& what) {
     error_ = error_at(in_.source, place(line, col), what);
     return false;

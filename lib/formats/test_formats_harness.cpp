@@ -154,6 +154,19 @@ TEST_CASE("go-test: any unit without spaces is a metric, and a line needs no ns/
   CHECK(rate->at(1).direction == Direction::higher_is_better);
 }
 
+TEST_CASE("go-test: benchfmt to the letter: any Benchmark name, and an empty key unsets it") {
+  auto v = ok("go-test", "go-test-benchfmt-names.txt");
+  const auto& storage = find(v, "Benchmarkethereum_storage_total", "total-bytes", {{"pkg", "example.com/chain"}, {"procs", "1"}});
+  CHECK(storage.samples == std::vector<double>{7844211, 7851002});
+  CHECK(find(v, "BenchmarkImport", "wall_time", {{"pkg", "example.com/chain"}, {"procs", "4"}}).samples.size() == 1);
+  // After "pkg:" with no value, results carry no package.
+  CHECK(find(v, "Benchmarkethereum_state_total", "total-bytes", {{"procs", "1"}}).samples ==
+        std::vector<double>{1204});
+  // Prose that begins with "Benchmark" is not a result.
+  for (const auto& b : v) CHECK(b.key.name.rfind("Benchmarking", 0) != 0);
+  CHECK(v.size() == 3);
+}
+
 TEST_CASE("go-test: go test -json output is read as the text it carries") {
   auto text = ok("go-test", "go-test-real-custom-units.txt");
   auto json = ok("go-test", "go-test-real-json.jsonl");
