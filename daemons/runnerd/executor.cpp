@@ -365,6 +365,14 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
   MeasureContext mctx{job.id, ctx.cpus, ctx.runner, ctx.cancel,
                       path_join(path_join(ctx.results_dir, id), "profiles"), contained->identity, work,
                       contained->network, contained->job_group, contained->limits, ctx.work_tree_max_bytes};
+  // What the commands print: the job's own log beside its result, not the
+  // journal (command_log.h).
+  std::optional<OutputLog> output_log;
+  if (auto st = make_dirs(path_join(ctx.results_dir, id)); st)
+    output_log.emplace(path_join(path_join(ctx.results_dir, id), "output.log"));
+  else
+    daemon::log_warning("no output log for the job: " + st.error().message, {{"JOB_ID", id}});
+  mctx.output_log = output_log ? &*output_log : nullptr;
   // One environment for the job, from the head's tree: a PR's base and head
   // are always compared, even when the PR changes a lock file.
   bool env_cancelled = false;

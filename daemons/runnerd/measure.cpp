@@ -12,6 +12,7 @@
 #include <numeric>
 #include <optional>
 
+#include "command_log.h"
 #include "daemon/log.h"
 #include "formats/callgrind.h"
 #include "formats/formats.h"
@@ -28,7 +29,6 @@ namespace {
 // Harness output read from stdout is parsed from memory; beyond this the
 // result would be truncated, so the round fails instead.
 constexpr size_t kMaxHarnessStdout = size_t(64) << 20;
-constexpr size_t kTailLines = 10;
 constexpr size_t kMaxListing = size_t(16) << 20;
 
 struct SuiteProgress {
@@ -55,23 +55,23 @@ struct SuiteProgress {
   }
 };
 
-// The last lines of a command's output, kept as they stream past (the
-// capture is capped at the front, the interesting part is the end).
-struct Tail {
-  std::deque<std::string> lines;
-  void add(std::string_view line) {
-    lines.emplace_back(line);
-    if (lines.size() > kTailLines) lines.pop_front();
-  }
-  std::string text() const {
-    std::string out;
-    for (const auto& l : lines) out += (out.empty() ? "" : "\n") + l;
-    return out;
-  }
-};
+
+CommandLabel label_of(const config::Suite& suite, const Target& t, const MeasureContext& ctx, const std::string& round,
+                      const char* what) {
+  return {std::to_string(ctx.job_id), suite.name, t.role.empty() ? "run" : t.role, t.commit, round, what};
+}
+
+// Runs it, and gives the journal its one entry (command_log.h).
+Result<exec::Outcome> run_logged(const MeasureContext& ctx, const exec::Command& c, const CommandLabel& label,
+                                 const Tail& tail) {
+  auto outcome = ctx.runner->run(c, ctx.cancel);
+  log_command(label, outcome, tail, ctx.output_log);
+  return outcome;
+}
 
 exec::Command make_command(const config::Suite& suite, const Target& t, const MeasureContext& ctx,
-                           const std::string& shell, Tail& tail, const std::string& round) {
+                           const std::string& shell, Tail& tail, const CommandLabel& label) {
+  const std::string& round = label.round;
   exec::Command c;
   c.shell = shell;
   c.cwd = t.tree_dir;
@@ -98,16 +98,11 @@ exec::Command make_command(const config::Suite& suite, const Target& t, const Me
   static std::atomic<uint64_t> commands{0};
   c.unit_name = "benchbox-job-" + std::to_string(ctx.job_id) + "-" + std::to_string(++commands) + ".scope";
   c.log_fields = {{"JOB_ID", std::to_string(ctx.job_id)}};
-  const std::string job_id = std::to_string(ctx.job_id), role = c.env["BENCHBOX_ROLE"];
-  const std::string suite_name = suite.name, commit = t.commit;
-  // Every line goes to the journal with JOB_ID=, so `journalctl JOB_ID=N`
-  // shows the whole run.
-  c.on_line = [&tail, job_id, role, suite_name, commit, round](std::string_view line, bool is_stderr) {
+  // Every line goes to the job's output log, none to the journal: it gets
+  // one entry per command (run_logged).
+  c.on_line = [&tail, log = ctx.output_log, prefix = label.prefix()](std::string_view line, bool is_stderr) {
     tail.add(line);
-    std::initializer_list<daemon::Field> fields = {{"JOB_ID", job_id},   {"SUITE", suite_name},
-                                                   {"ROLE", role},       {"COMMIT", commit},
-                                                   {"ROUND", round},     {"STREAM", is_stderr ? "stderr" : "stdout"}};
-    daemon::log_info(std::string(line), fields);
+    if (log) log->line(prefix, line, is_stderr);
   };
   return c;
 }
@@ -140,7 +135,8 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
   Tail tail;
   // BENCHBOX_ROUND counts every round from 0, warmup included; the rounds
   // recorded with the samples count measured rounds only.
-  exec::Command c = make_command(suite, t, ctx, suite.run, tail, std::to_string(r));
+  const CommandLabel label = label_of(suite, t, ctx, std::to_string(r), "run");
+  exec::Command c = make_command(suite, t, ctx, suite.run, tail, label);
   c.env["BENCHBOX_WARMUP"] = measured ? "0" : "1";
   c.cpus = ctx.cpus;
   if (is_command) c.counters = suite.counters;
@@ -160,7 +156,7 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
     c.no_aslr = true;
   }
   if (!is_command && output_path.empty()) c.max_output_bytes = kMaxHarnessStdout;
-  auto outcome = ctx.runner->run(c, ctx.cancel);
+  auto outcome = run_logged(ctx, c, label, tail);
   if (!outcome) {
     mark_failed(p, "could not start: " + outcome.error().message, round, "");
     return true;
@@ -442,8 +438,9 @@ std::string build_suite(const config::Suite& suite, const Target& target, const 
                         bool& cancelled) {
   cancelled = false;
   Tail tail;
-  exec::Command c = make_command(suite, target, ctx, suite.build, tail, "");
-  auto outcome = ctx.runner->run(c, ctx.cancel);
+  const CommandLabel label = label_of(suite, target, ctx, "", "build");
+  exec::Command c = make_command(suite, target, ctx, suite.build, tail, label);
+  auto outcome = run_logged(ctx, c, label, tail);
   std::string where = "build of suite '" + suite.name + "' failed at " + short_sha(target.commit) +
                       (target.role.empty() ? "" : " (" + target.role + ")");
   if (!outcome) return where + ": " + outcome.error().message;
@@ -472,9 +469,10 @@ model::SuiteOutcome declare_suite(const config::Suite& suite, const Target& targ
   }
   if (suite.list.empty()) return o;
   Tail tail;
-  exec::Command c = make_command(suite, target, ctx, suite.list, tail, "");
+  const CommandLabel label = label_of(suite, target, ctx, "", "list");
+  exec::Command c = make_command(suite, target, ctx, suite.list, tail, label);
   c.max_output_bytes = kMaxListing;
-  auto outcome = ctx.runner->run(c, ctx.cancel);
+  auto outcome = run_logged(ctx, c, label, tail);
   if (!outcome) {
     o.list_error = "could not start: " + outcome.error().message;
     return o;
@@ -520,8 +518,9 @@ model::Environment describe_environment(const std::string& isolation, const std:
         continue;
       }
       Tail tail;
-      exec::Command c = make_command(s, head, ctx, command, tail, "");
-      auto outcome = ctx.runner->run(c, ctx.cancel);
+      const CommandLabel label = label_of(s, head, ctx, "", "toolchain");
+      exec::Command c = make_command(s, head, ctx, command, tail, label);
+      auto outcome = run_logged(ctx, c, label, tail);
       std::string printed;
       if (!outcome) {
         printed = "could not start: " + outcome.error().message;

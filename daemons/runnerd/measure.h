@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "command_log.h"
 #include "config/suite.h"
 #include "exec/command_runner.h"
 #include "model/environment.h"
@@ -47,6 +48,9 @@ struct MeasureContext {
   std::optional<gid_t> job_group;
   exec::Command::Limits limits;      // per-job bounds the runner enforces
   uint64_t work_tree_max_bytes = 0;  // the job's directory, checked after each command; 0 = none
+  // Where the commands' output lines go (command_log.h); null: nowhere but
+  // each command's journal entry.
+  OutputLog* output_log = nullptr;
 };
 
 // Runs `suite` for every target. A command that fails (exit status, signal,

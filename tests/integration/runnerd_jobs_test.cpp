@@ -111,10 +111,17 @@ TEST_CASE("a push job runs to done with a result file holding samples") {
   // A plain command's reports judge wall and CPU time unless metrics: says more.
   CHECK(head["suites"]["micro"]["metrics"] == json({"wall_time", "cpu_time"}));
 
-  // Built once; the benchmark's output reached the log with its job id,
-  // and showed the pinning.
+  // Built once; the benchmark's output reached the job's output log, with
+  // its suite and round, and showed the pinning. The journal has one entry
+  // per command, not its lines.
   CHECK(count_lines(builds) == 1);
-  CHECK(f.runner_log().find("Cpus_allowed_list:\t" + cpus + " JOB_ID=" + std::to_string(id)) != std::string::npos);
+  auto output = read_file(f.dir() / ("state/results/" + std::to_string(id) + "/output.log"));
+  REQUIRE(output);
+  INFO(*output);
+  CHECK(output->find("[micro round 1] Cpus_allowed_list:\t" + cpus + "\n") != std::string::npos);
+  CHECK(f.runner_log().find("Cpus_allowed_list") == std::string::npos);
+  CHECK(f.runner_log().find("[micro round 1] run done in ") != std::string::npos);
+  CHECK(f.runner_log().find("[micro] build done in ") != std::string::npos);
   CHECK(wait_until([&] { return f.runner_property("JobsRun", "t") == "1"; }));
   CHECK(f.runner_property("State", "s") == "idle");
   CHECK(f.runner_property("CurrentJob", "x") == "0");

@@ -13,7 +13,7 @@
 #   2. signed webhook -> job done; its benchmark ran in benchbox-job-*.service
 #      as benchbox-job
 #      under benchbox-bench.slice with the expected Cpus_allowed_list;
-#      journalctl JOB_ID=<id> shows its output
+#      its output is in the job's output.log, one journal entry per command
 #   3. an unprivileged user is refused a state-changing method by policy
 #  3b. a contained benchmark (tests/system/attack.sh) is refused every
 #      attempt on the bus, the caches, the credentials and another job's
