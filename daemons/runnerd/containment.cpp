@@ -62,7 +62,10 @@ Result<JobContainment> contain_job(int64_t job_id, const std::string& job_dir, c
     c.limits.file_size_max_bytes = rules.limits.file_size_max_bytes;
     return c;
   }
-  const exec::Identity id = exec::job_identity(job_id);
+  auto lease = exec::lease_job_identity(job_id);
+  if (!lease) return lease.error().with_context("no identity for the job");
+  const exec::Identity id = lease->identity();
+  c.lease = std::make_shared<exec::IdentityLease>(std::move(*lease));
   Status given = exec::reachable_by_others(job_dir);
   if (given) given = make_dirs(path_join(job_dir, "home"));
   if (given) given = make_dirs(path_join(job_dir, "tmp"));

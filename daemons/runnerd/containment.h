@@ -5,16 +5,22 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "exec/command_runner.h"
+#include "exec/identity_lease.h"
 #include "util/result.h"
 
 namespace bb::runnerd {
 
 struct JobContainment {
   std::optional<exec::Identity> identity;  // the pinned child as root: the job's own uid
+  // Holds that uid for this job alone on the host while the containment
+  // lives (exec/identity_lease.h): another runnerd's job with the same id
+  // gets another uid, so neither's clean-up kills the other's processes.
+  std::shared_ptr<exec::IdentityLease> lease;
   std::optional<gid_t> job_group;          // the transient service: the job user's group shares the job's directory
   exec::Command::Network network = exec::Command::Network::full;
   exec::Command::Limits limits;

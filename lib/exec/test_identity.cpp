@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "exec/identity.h"
+#include "exec/identity_lease.h"
 #include "exec/pinned_runner.h"
 #include "exec/test_scratch.h"
 #include "util/file.h"
@@ -34,6 +35,52 @@ TEST_CASE("each job's identity is its own, in a range nothing else allocates") {
   CHECK(job_identity(65535).uid < 0x80000000u);  // clear of signed-int trouble
   CHECK(job_identity(0).uid > 0x6FFFFFFFu);      // above nspawn's container ranges
   CHECK(describe(job_identity(3)).find("uid 2113929219") == 0);
+}
+
+TEST_CASE("a leased identity is one job's alone on this host while it is held") {
+  Scratch s;
+  const std::string locks = s.dir + "/locks";
+  const uid_t own = job_identity(7).uid;
+  auto a = lease_job_identity(7, locks);
+  REQUIRE(a.ok());
+  CHECK(a->identity().uid == own);
+  CHECK(a->identity().gid == own);
+  // Another runner on the host with a job 7 of its own: the next uid.
+  auto b = lease_job_identity(7, locks);
+  REQUIRE(b.ok());
+  CHECK(b->identity().uid == own + 1);
+  // Another process too (the lock is the kernel's, not this process's).
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    auto c = lease_job_identity(7, locks);
+    uid_t got = c.ok() ? c->identity().uid : 0;
+    ssize_t w = ::write(fds[1], &got, sizeof got);
+    ::_exit(w == sizeof got ? 0 : 1);
+  }
+  uid_t from_child = 0;
+  REQUIRE(::read(fds[0], &from_child, sizeof from_child) == sizeof from_child);
+  ::waitpid(child, nullptr, 0);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  CHECK(from_child == own + 2);
+  // Released, the job's own uid is free again; the child's went with it.
+  a = IdentityLease();
+  auto again = lease_job_identity(7, locks);
+  REQUIRE(again.ok());
+  CHECK(again->identity().uid == own);
+  auto third = lease_job_identity(7, locks);
+  REQUIRE(third.ok());
+  CHECK(third->identity().uid == own + 2);
+  // The range wraps at its end.
+  auto last = lease_job_identity(65535, locks);
+  auto wrapped = lease_job_identity(65535, locks);
+  REQUIRE(last.ok());
+  REQUIRE(wrapped.ok());
+  CHECK(last->identity().uid == kJobIdentityBase + 65535);
+  CHECK(wrapped->identity().uid == kJobIdentityBase);
 }
 
 TEST_CASE("a work tree behind a directory others may not pass is named") {

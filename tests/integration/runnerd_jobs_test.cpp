@@ -13,9 +13,11 @@
 
 #include <csignal>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "compare/compare.h"
+#include "exec/identity.h"
 #include "formats/callgrind.h"
 #include "runnerd_fixture.h"
 #include "util/file.h"
@@ -1086,4 +1088,39 @@ TEST_CASE("a compare job measures two commits of a branch exactly, at its thresh
   json failed = f.wait_finished(f.enqueue(missing), 60);
   CHECK(failed["state"] == "failed");
   CHECK(failed["error"].get<std::string>().find("compare base") != std::string::npos);
+}
+
+TEST_CASE("as root, two runnerd on one host with the same job id never share a uid", "[root]") {
+  if (::geteuid() != 0) {
+    BB_SKIP("not root: runnerd cannot give jobs an identity here");
+  }
+  // Two boxes' runners on one host, each with its own queue: both number
+  // their first job 1. Each command's clean-up kills every process of its
+  // job's uid, so with one uid for both, each would kill the other's runs.
+  RunnerdFixture a, b;
+  const std::string config = "version: 1\nsuites:\n  - name: s\n    run: \"id -u; sleep 0.5\"\n    repetitions: 4\n"
+                             "    warmup: 0\n";
+  const std::string sha_a = a.commit(".benchbox.yml", config, "config");
+  const std::string sha_b = b.commit(".benchbox.yml", config, "config");
+  a.start_runner();
+  b.start_runner();
+  const int64_t id_a = a.enqueue(a.push_spec(sha_a));
+  const int64_t id_b = b.enqueue(b.push_spec(sha_b));
+  REQUIRE(id_a == id_b);
+  json job_a = a.wait_finished(id_a, 120), job_b = b.wait_finished(id_b, 120);
+  INFO(a.runner_log() << "\n---\n" << b.runner_log());
+  CHECK(job_a["state"] == "done");
+  CHECK(job_b["state"] == "done");
+  auto uid_of = [](RunnerdFixture& f, int64_t id) {
+    auto out = read_file(f.dir() / ("state/results/" + std::to_string(id) + "/output.log"));
+    REQUIRE(out);
+    std::set<std::string> uids;
+    for (const auto& line : split(trim(*out), '\n'))
+      if (line.rfind("[s round ", 0) == 0) uids.insert(line.substr(line.find("] ") + 2));
+    REQUIRE(uids.size() == 1);  // the job's one uid, in every round
+    return *uids.begin();
+  };
+  const std::string ua = uid_of(a, id_a), ub = uid_of(b, id_b);
+  CHECK(ua != ub);
+  for (const auto& u : {ua, ub}) CHECK(std::stoul(u) >= exec::kJobIdentityBase);
 }
