@@ -16,6 +16,7 @@
 #include "bus_client.h"
 #include "commands.h"
 #include "compare/compare.h"
+#include "formats/formats.h"
 #include "model/job.h"
 #include "model/result_set.h"
 #include "util/file.h"
@@ -27,7 +28,8 @@ namespace {
 constexpr const char* kCompareUsage =
     "usage: benchboxctl compare BASE [HEAD] [--json] [--threshold [METRIC=]FRACTION]...\n"
     "                           [--confidence LEVEL] [--fdr-q Q] [--seed N]\n"
-    "BASE, HEAD: result-set or job-result files, or ids of finished jobs of the running appliance\n"
+    "BASE, HEAD: result-set or job-result files, a harness's own output files (recognised as\n"
+    "`convert --format auto` does), or ids of finished jobs of the running appliance\n"
     "(one job: its base against its head).\n"
     "Thresholds are fractions (0.02 or 2%); without --threshold each suite's own (.benchbox.yml\n"
     "thresholds:, carried in the result set) apply, then the engine's defaults.\n"
@@ -39,6 +41,23 @@ struct Loaded {
   bool job = false;
 };
 
+// A harness's own file (pytest-benchmark's JSON, Google Benchmark's, go
+// test's output, ...), read as `convert --format auto` reads it.
+Result<Loaded> load_harness_file(const std::string& path, const std::string& why_not_benchbox) {
+  auto format = formats::detect_format(path);
+  if (!format)
+    return make_error(Errc::parse, path + ": neither a benchbox result (" + why_not_benchbox +
+                                       ") nor a harness file benchboxctl recognises (" + format.error().message +
+                                       "); `benchboxctl convert --format FORMAT` names the format");
+  auto benches = formats::parse_path(*format, path, {});
+  if (!benches) return benches.error().with_context(path);
+  std::cerr << "benchboxctl: " << path << ": recognised as " << *format << "\n";
+  Loaded out;
+  out.plain.benchmarks = std::move(*benches);
+  out.plain.created = 0;
+  return out;
+}
+
 Result<Loaded> load(const std::string& path) {
   auto text = read_file(path, size_t(1) << 30);
   if (!text) return text.error().with_context(path);
@@ -46,8 +65,10 @@ Result<Loaded> load(const std::string& path) {
   try {
     j = nlohmann::json::parse(*text);
   } catch (const nlohmann::json::exception& e) {
-    return make_error(Errc::parse, path + ": not JSON: " + e.what());
+    return load_harness_file(path, std::string("not JSON: ") + e.what());
   }
+  // Without benchbox's schema, a JSON file is some harness's.
+  if (!j.is_object() || !j.contains("schema")) return load_harness_file(path, "no \"schema\"");
   Loaded out;
   if (j.is_object() && j.value("schema", "") == model::kJobResultSchema) {
     auto jr = model::job_result_from_json(j);

@@ -115,6 +115,27 @@ TEST_CASE("compare a job result's base against its head") {
   CHECK(r.out.find("`aaaa` → `bbbb`") != std::string::npos);
 }
 
+TEST_CASE("compare reads a harness's own files, auto-detected") {
+  const char* fixtures = std::getenv("BB_FORMAT_FIXTURES");
+  REQUIRE(fixtures);
+  const std::string dir = fixtures;
+  // Two raw pytest-benchmark files (here the same one twice): no convert.
+  const std::string py = dir + "/pytest-benchmark-documented-schema.json";
+  Run r = run(py + " " + py);
+  INFO(r.out);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("recognised as pytest-benchmark") != std::string::npos);
+  CHECK(r.out.find("### benchbox:") != std::string::npos);
+  CHECK(r.out.find("/schema") == std::string::npos);
+  // go test's text output too; its failed benchmark fails the comparison.
+  const std::string go = dir + "/go-test-real-benchmem-count3.txt";
+  r = run(go + " " + go);
+  CHECK(r.status == 1);
+  CHECK(r.out.find("recognised as go-test") != std::string::npos);
+  CHECK(r.out.find("BenchmarkFib/n=5") != std::string::npos);
+  CHECK(r.out.find("**1 failed**") != std::string::npos);
+}
+
 TEST_CASE("bad input is a clear error with exit status 2") {
   TempDir dir;
   const auto garbage = dir.write("garbage.json", "{not json");
@@ -123,6 +144,7 @@ TEST_CASE("bad input is a clear error with exit status 2") {
   Run r = run(garbage + " " + good);
   CHECK(r.status == 2);
   CHECK(r.out.find("garbage.json") != std::string::npos);
+  CHECK(r.out.find("neither a benchbox result") != std::string::npos);
   r = run(wrong + " " + good);
   CHECK(r.status == 2);
   CHECK(r.out.find("wrong.json") != std::string::npos);
