@@ -70,7 +70,7 @@ Result<Loaded> load(const std::string& path) {
   // Without benchbox's schema, a JSON file is some harness's.
   if (!j.is_object() || !j.contains("schema")) return load_harness_file(path, "no \"schema\"");
   Loaded out;
-  if (j.is_object() && j.value("schema", "") == model::kJobResultSchema) {
+  if (j.value("schema", "") == model::kJobResultSchema) {
     auto jr = model::job_result_from_json(j);
     if (!jr) return jr.error().with_context(path);
     out.job = true;

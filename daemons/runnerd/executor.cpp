@@ -362,14 +362,15 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
   auto contained = contain_job(job.id, work, rules);
   if (!contained) return failed(contained.error().message);
   const std::string containment = contained->description;
+  const std::string results = path_join(ctx.results_dir, id);
   MeasureContext mctx{job.id, ctx.cpus, ctx.runner, ctx.cancel,
-                      path_join(path_join(ctx.results_dir, id), "profiles"), contained->identity, work,
+                      path_join(results, "profiles"), contained->identity, work,
                       contained->network, contained->job_group, contained->limits, ctx.work_tree_max_bytes};
   // What the commands print: the job's own log beside its result, not the
   // journal (command_log.h).
   std::optional<OutputLog> output_log;
-  if (auto st = make_dirs(path_join(ctx.results_dir, id)); st)
-    output_log.emplace(path_join(path_join(ctx.results_dir, id), "output.log"));
+  if (auto st = make_dirs(results); st)
+    output_log.emplace(path_join(results, "output.log"));
   else
     daemon::log_warning("no output log for the job: " + st.error().message, {{"JOB_ID", id}});
   mctx.output_log = output_log ? &*output_log : nullptr;
@@ -477,9 +478,8 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
       result.range.push_back(std::move(rc));
     }
   }
-  const std::string dir = path_join(ctx.results_dir, id);
-  if (auto st = make_dirs(dir); !st) return failed(st.error().message);
-  const std::string path = path_join(dir, "result.json");
+  if (auto st = make_dirs(results); !st) return failed(st.error().message);
+  const std::string path = path_join(results, "result.json");
   if (auto st = write_file_atomic(path, model::to_json(result).dump(2) + "\n"); !st)
     return failed(st.error().message);
   // A job that measured nothing is a failed job, not a done one with an

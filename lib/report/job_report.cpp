@@ -95,11 +95,9 @@ std::pair<std::string, std::string> level_and_spread(const model::Benchmark& b) 
 }
 
 // The change a later run of as many samples would catch against these
-// (compare::min_detectable_one_side), at the suite's threshold.
-std::string detectable_cell(const model::ResultSet& rs, const model::Benchmark& b) {
+// (compare::min_detectable_one_side), at the threshold `options` gives it.
+std::string detectable_cell(const compare::Options& options, const model::Benchmark& b) {
   if (b.status != model::BenchmarkStatus::ok) return "–";
-  compare::Options options;
-  for (const auto& [suite, metrics] : rs.thresholds) options.suite_thresholds.emplace(suite, metrics);
   const double d = compare::min_detectable_one_side(b.samples, options.threshold_for(b.key), options.confidence);
   if (!std::isfinite(d)) return "–";
   char buf[32];
@@ -109,10 +107,12 @@ std::string detectable_cell(const model::ResultSet& rs, const model::Benchmark& 
 
 std::string recorded_table(const model::ResultSet& rs) {
   std::string md = "| benchmark | median | spread | min. detectable | samples | status |\n|---|---:|---:|---:|---:|---|\n";
+  compare::Options options;  // the engine's defaults and the suites' own thresholds
+  for (const auto& [suite, metrics] : rs.thresholds) options.suite_thresholds.emplace(suite, metrics);
   for (const auto& b : rs.benchmarks)
     if (model::shown(rs, b.key)) {
       const auto [level, spread] = level_and_spread(b);
-      md += "| `" + b.key.to_string() + "` | " + level + " | " + spread + " | " + detectable_cell(rs, b) + " | " +
+      md += "| `" + b.key.to_string() + "` | " + level + " | " + spread + " | " + detectable_cell(options, b) + " | " +
             std::to_string(b.samples.size()) + " | " + model::to_string(b.status) +
             (b.reason.empty() ? "" : ": " + b.reason) + " |\n";
     }

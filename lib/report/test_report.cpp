@@ -38,6 +38,16 @@ ResultSet run(int64_t job, const std::string& commit, double value, const std::s
   return rs;
 }
 
+// Job 5, a pull request: base and head at these levels, measured in it.
+JobResult pr_result(double base, double head) {
+  JobResult jr;
+  jr.job_id = 5;
+  jr.kind = "pull_request";
+  jr.base = run(5, "base", base, "base");
+  jr.head = run(5, "head", head, "head");
+  return jr;
+}
+
 Job done_job(int64_t id, JobKind kind) {
   Job j;
   j.id = id;
@@ -184,11 +194,7 @@ TEST_CASE("retention drops a pull request's raw samples and keeps its summary") 
 }
 
 TEST_CASE("a PR report compares head with the merge-base and shows a regression") {
-  JobResult jr;
-  jr.job_id = 5;
-  jr.kind = "pull_request";
-  jr.base = run(5, "base", 0.100, "base");
-  jr.head = run(5, "head", 0.120, "head");
+  JobResult jr = pr_result(0.100, 0.120);
   auto rep = report::build_report(done_job(5, JobKind::pull_request), jr, std::nullopt, {});
   CHECK(rep.overall == report::Overall::regressed);
   CHECK(rep.markdown.find("pull request #4") != std::string::npos);
@@ -216,11 +222,7 @@ TEST_CASE("a push measured beside the branch's previous head is compared within 
 }
 
 TEST_CASE("the report judges with the suite's thresholds from the result set") {
-  JobResult jr;
-  jr.job_id = 5;
-  jr.kind = "pull_request";
-  jr.base = run(5, "base", 0.100, "base");
-  jr.head = run(5, "head", 0.120, "head");
+  JobResult jr = pr_result(0.100, 0.120);
   jr.base->thresholds["micro"]["wall_time"] = jr.head.thresholds["micro"]["wall_time"] = 0.25;
   auto rep = report::build_report(done_job(5, JobKind::pull_request), jr, std::nullopt, {});
   CHECK(rep.overall != report::Overall::regressed);
@@ -398,11 +400,7 @@ TEST_CASE("the report puts regressions first by effect, folds unchanged ones, an
 }
 
 TEST_CASE("the report's tuning is what tunerd said, never assumed") {
-  JobResult jr;
-  jr.job_id = 5;
-  jr.kind = "pull_request";
-  jr.base = run(5, "base", 0.100, "base");
-  jr.head = run(5, "head", 0.100, "head");
+  JobResult jr = pr_result(0.100, 0.100);
   jr.head.machine_fingerprint = "feedfacefeedface";
   auto line = [&](const std::string& tuning) {
     jr.head.tuning = tuning;

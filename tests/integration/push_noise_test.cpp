@@ -125,9 +125,7 @@ TEST_CASE("a push that changed nothing, the host's load changed between jobs: no
   json job2;
   {
     BusyLoop load(cpu);
-    json spec = f.push_spec(second);
-    spec["base_sha"] = first;
-    job2 = f.wait_finished(f.enqueue(spec), 300);
+    job2 = f.wait_finished(f.enqueue(f.push_spec(second, "refs/heads/main", first)), 300);
   }
   REQUIRE(job2["state"] == "done");
   const model::JobResult r2 = result_of(f, job2);

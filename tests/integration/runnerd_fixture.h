@@ -49,9 +49,14 @@ class RunnerdFixture {
   // Makes refs/pull/<n>/head in origin point at `sha` (as GitHub does).
   void make_pr_ref(int n, const std::string& sha);
 
-  // A push job of `sha` on acme/widget's `ref`, cloned from origin().
-  nlohmann::json push_spec(const std::string& sha, const std::string& ref = "refs/heads/main") {
-    return {{"kind", "push"}, {"repository", "acme/widget"}, {"clone_url", origin()}, {"ref", ref}, {"head_sha", sha}};
+  // A push job of `sha` on acme/widget's `ref`, cloned from origin(); with
+  // `before`, the push's previous head (github/policy.cpp's base_sha).
+  nlohmann::json push_spec(const std::string& sha, const std::string& ref = "refs/heads/main",
+                           const std::string& before = "") {
+    nlohmann::json spec = {{"kind", "push"}, {"repository", "acme/widget"}, {"clone_url", origin()}, {"ref", ref},
+                           {"head_sha", sha}};
+    if (!before.empty()) spec["base_sha"] = before;
+    return spec;
   }
   int64_t enqueue(const nlohmann::json& spec);
   // Waits for the job to reach a terminal state; returns the job.

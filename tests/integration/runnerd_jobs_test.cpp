@@ -210,9 +210,7 @@ TEST_CASE("a push measures the branch's previous head beside it, interleaved in 
   const std::string before = f.commit("bench.sh", "#!/bin/sh\ntrue\n", "fast bench");
   const std::string after = f.commit("bench.sh", "#!/bin/sh\nsleep 0.05\n", "slower bench");
   f.start_runner();
-  json spec = f.push_spec(after);
-  spec["base_sha"] = before;  // the push's `before` (github/policy.cpp)
-  const int64_t id = f.enqueue(spec);
+  const int64_t id = f.enqueue(f.push_spec(after, "refs/heads/main", before));
   json job = f.wait_finished(id);
   INFO(f.runner_log());
   REQUIRE(job["state"] == "done");
@@ -260,9 +258,7 @@ TEST_CASE("a push is measured alone when a suite asks for its previous run, and 
   const std::string before = f.commit("a.txt", "1\n", "one");
   const std::string after = f.commit("a.txt", "2\n", "two");
   f.start_runner();
-  json spec = f.push_spec(after);
-  spec["base_sha"] = before;
-  json job = f.wait_finished(f.enqueue(spec));
+  json job = f.wait_finished(f.enqueue(f.push_spec(after, "refs/heads/main", before)));
   INFO(f.runner_log());
   REQUIRE(job["state"] == "done");
   json r = f.result_of(job);
@@ -279,9 +275,7 @@ TEST_CASE("a push is measured alone when a suite asks for its previous run, and 
   f.git("-C " + work + " reset -q --hard HEAD~1");
   f.commit(".benchbox.yml", "version: 1\nsuites:\n  - name: short\n    run: \"true\"\n    repetitions: 3\n", "rewritten");
   const std::string new_head = f.git("-C " + work + " rev-parse HEAD");
-  json forced = f.push_spec(new_head);
-  forced["base_sha"] = old_head;
-  json job2 = f.wait_finished(f.enqueue(forced));
+  json job2 = f.wait_finished(f.enqueue(f.push_spec(new_head, "refs/heads/main", old_head)));
   REQUIRE(job2["state"] == "done");
   json r2 = f.result_of(job2);
   CHECK((!r2.contains("base") || r2["base"].is_null()));
