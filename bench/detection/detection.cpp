@@ -57,6 +57,7 @@ std::vector<double> parse_list(const std::string& s) {
 
 struct Cell {
   int trials = 0, regressed = 0, unchanged = 0;
+  int disagree = 0;  // the published verdict is not the sampler's decision
   std::vector<double> rounds, seconds;
 };
 
@@ -67,7 +68,8 @@ struct Method {
 };
 
 std::vector<Method> all_methods() {
-  return {{"benchbox (sequential)", benchbox_sequential, {}},
+  return {{"benchbox (published)", benchbox_published, {}},
+          {"benchbox (sequential)", benchbox_sequential, {}},
           {"benchbox (fixed n)", benchbox_fixed, {}},
           {"asv rule", asv_rule, {}},
           {"Welch t 99 %", welch99, {}},
@@ -80,6 +82,7 @@ void record(Method& m, double effect, const Decision& d) {
   ++c.trials;
   c.regressed += d.regressed;
   c.unchanged += d.unchanged;
+  c.disagree += !d.agrees;
   c.rounds.push_back(double(d.rounds));
   c.seconds.push_back(d.seconds);
 }
@@ -115,12 +118,18 @@ void print_table(std::vector<Method>& methods, const std::vector<double>& effect
     std::printf("  %10.0f %10.1f  %.1f%%\n", stats::median(rounds), stats::median(secs),
                 aa.trials ? 100.0 * aa.unchanged / aa.trials : 0.0);
   }
+  int trials = 0, disagree = 0;
+  for (auto& [e, c] : methods[0].cells) {
+    trials += c.trials;
+    disagree += c.disagree;
+  }
+  std::printf("%s: the sampler's decision in %d of %d trials\n", methods[0].name.c_str(), trials - disagree, trials);
   std::printf("per effect (median runs/side, median s): ");
   for (double e : effects) {
     const Cell& c = methods[0].cells[e];
     std::printf(" %.1f%%: %.0f runs %.1f s;", e * 100, stats::median(c.rounds), stats::median(c.seconds));
   }
-  std::printf("  (benchbox sequential)\n");
+  std::printf("  (benchbox published)\n");
 }
 
 EngineConfig engine_config(const Args& a, size_t max_rounds) {
@@ -197,6 +206,14 @@ int trace_mode(const Args& a) {
 
 // ---- live ------------------------------------------------------------------
 
+// One decision metric's share of a live run: its own sampler, rounds and
+// tables. Several metrics read the same runs (--metric cpu_time,wall_time).
+struct LiveMetric {
+  EngineConfig cfg;
+  std::vector<Method> methods = all_methods();
+  Rounds rounds;
+};
+
 int live_mode(const Args& a) {
   const std::string program = a.get("program", "");
   const uint64_t iterations = uint64_t(a.num("iterations", 42000000));
@@ -207,6 +224,17 @@ int live_mode(const Args& a) {
   const auto effects_in = parse_list(a.get("effects", "0.01,0.02,0.05"));
   std::vector<double> effects = {0.0};
   effects.insert(effects.end(), effects_in.begin(), effects_in.end());
+  std::vector<std::string> metric_names;
+  {
+    std::stringstream ss(a.get("metric", "cpu_time"));
+    for (std::string m; std::getline(ss, m, ',');) {
+      if (m != "cpu_time" && m != "wall_time") {
+        std::fprintf(stderr, "detection: --metric takes cpu_time and/or wall_time, not '%s'\n", m.c_str());
+        return 2;
+      }
+      metric_names.push_back(m);
+    }
+  }
 
   auto argv_for = [&](double e) {
     return std::vector<std::string>{program, std::to_string(uint64_t(std::llround(double(iterations) * (1 + e))))};
@@ -222,13 +250,18 @@ int live_mode(const Args& a) {
     cal.push_back(t.wall);
   }
   const size_t max_rounds = std::max<size_t>(10, size_t(budget / (2 * stats::median(cal))));
-  const EngineConfig cfg = engine_config(a, max_rounds);
-  const bool use_cpu = cfg.metric == "cpu_time";
+  std::vector<LiveMetric> metrics;
+  for (const auto& m : metric_names) {
+    Args am = a;
+    am.kv["metric"] = m;
+    metrics.push_back({engine_config(am, max_rounds), all_methods(), {}});
+  }
+  const size_t fixed_n = metrics.front().cfg.fixed_n;
   std::printf("== live: %s %llu iterations (%.1f ms a run), metric %s, %d A/A trials, %d trials per effect, seed %llu\n",
-              program.c_str(), (unsigned long long)iterations, stats::median(cal) * 1e3, cfg.metric.c_str(), aa_trials,
-              effect_trials, (unsigned long long)seed);
+              program.c_str(), (unsigned long long)iterations, stats::median(cal) * 1e3, a.get("metric", "cpu_time").c_str(),
+              aa_trials, effect_trials, (unsigned long long)seed);
   std::printf("budget %.0f s -> at most %zu rounds\n", budget, max_rounds);
-  print_design(cfg);
+  for (const auto& m : metrics) print_design(m.cfg);
   std::fflush(stdout);
 
   std::vector<double> schedule;
@@ -238,15 +271,24 @@ int live_mode(const Args& a) {
   stats::Rng rng(seed);
   for (size_t i = schedule.size(); i > 1; --i) std::swap(schedule[i - 1], schedule[rng.below(i)]);
 
-  auto methods = all_methods();
+  auto print_all = [&] {
+    for (auto& m : metrics) {
+      std::printf("metric %s:\n", m.cfg.metric.c_str());
+      print_table(m.methods, effects);
+    }
+  };
   const double t0 = monotonic_seconds();
   for (size_t t = 0; t < schedule.size(); ++t) {
     const double e = schedule[t];
-    compare::SequentialSampler sampler({}, cfg.sequential);
-    Rounds r;
-    bool engine_done = false;
+    std::vector<compare::SequentialSampler> samplers;
+    std::vector<bool> done(metrics.size(), false);
+    for (auto& m : metrics) {
+      samplers.emplace_back(m.cfg.options, m.cfg.sequential);
+      m.rounds = {};
+    }
     double elapsed = 0;
-    while (!engine_done || r.base.size() < cfg.fixed_n) {
+    auto all_done = [&] { return std::all_of(done.begin(), done.end(), [](bool d) { return d; }); };
+    while (!all_done() || metrics.front().rounds.base.size() < fixed_n) {
       RunTimes tb, th;
       const bool head_first = rng.below(2);
       bool ok = head_first ? (run_once(argv_for(e), &th) && run_once(argv_for(0), &tb))
@@ -255,24 +297,28 @@ int live_mode(const Args& a) {
         std::fprintf(stderr, "detection: a run failed\n");
         return 2;
       }
-      r.base.push_back(use_cpu ? tb.cpu : tb.wall);
-      r.head.push_back(use_cpu ? th.cpu : th.wall);
-      r.base_wall.push_back(tb.wall);
-      r.head_wall.push_back(th.wall);
       elapsed += tb.wall + th.wall;
-      if (!engine_done) {
+      for (size_t i = 0; i < metrics.size(); ++i) {
+        Rounds& r = metrics[i].rounds;
+        const bool use_cpu = metrics[i].cfg.metric == "cpu_time";
+        r.base.push_back(use_cpu ? tb.cpu : tb.wall);
+        r.head.push_back(use_cpu ? th.cpu : th.wall);
+        r.base_wall.push_back(tb.wall);
+        r.head_wall.push_back(th.wall);
+        if (done[i]) continue;
         model::Benchmark b, h;
-        b.key.metric = h.key.metric = cfg.metric;
+        b.key.metric = h.key.metric = metrics[i].cfg.metric;
         b.samples = r.base;
         h.samples = r.head;
-        for (size_t i = 0; i < r.base.size(); ++i) {
-          b.rounds.push_back(int64_t(i));
-          h.rounds.push_back(int64_t(i));
+        for (size_t k = 0; k < r.base.size(); ++k) {
+          b.rounds.push_back(int64_t(k));
+          h.rounds.push_back(int64_t(k));
         }
-        engine_done = sampler.update(b, h, elapsed >= cfg.budget_seconds).stop;
+        done[i] = samplers[i].update(b, h, elapsed >= metrics[i].cfg.budget_seconds).stop;
       }
     }
-    for (auto& m : methods) record(m, e, m.decide(r, cfg));
+    for (auto& m : metrics)
+      for (auto& method : m.methods) record(method, e, method.decide(m.rounds, m.cfg));
     if ((t + 1) % 10 == 0) {
       std::fprintf(stderr, "live: %zu/%zu trials, %.0f s\n", t + 1, schedule.size(), monotonic_seconds() - t0);
     }
@@ -281,12 +327,12 @@ int live_mode(const Args& a) {
     // (the full size takes hours) still leaves a usable, honest result.
     if ((t + 1) % 50 == 0 && t + 1 < schedule.size()) {
       std::printf("-- after %zu of %zu trials, %.0f s:\n", t + 1, schedule.size(), monotonic_seconds() - t0);
-      print_table(methods, effects);
+      print_all();
       std::fflush(stdout);
     }
   }
   std::printf("live run took %.0f s\n", monotonic_seconds() - t0);
-  print_table(methods, effects);
+  print_all();
   return 0;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "stats/describe.h"
 #include "stats/rank_tests.h"
 #include "stats/sequential.h"
@@ -34,13 +36,13 @@ std::vector<double> prefix(const std::vector<double>& v, size_t n) {
   return {v.begin(), v.begin() + std::ptrdiff_t(std::min(n, v.size()))};
 }
 
-}  // namespace
-
-Decision benchbox_sequential(const Rounds& r, const EngineConfig& c) {
+// The sampler as runnerd drives it: asked at its looks, stopped by its
+// verdict, by the time budget or by the last recorded round. Returns the
+// deciding look's samples a side (0: never stopped) and its level.
+std::pair<size_t, double> sample(const Rounds& r, const EngineConfig& c, Decision& d) {
   compare::SequentialSampler sampler(c.options, c.sequential);
   const auto& design = sampler.design();
   const size_t available = r.base.size();
-  Decision d;
   double elapsed = 0;
   for (size_t n = 1; n <= available; ++n) {
     elapsed += r.base_wall[n - 1] + r.head_wall[n - 1];
@@ -54,9 +56,53 @@ Decision benchbox_sequential(const Rounds& r, const EngineConfig& c) {
       d.ratio = step.result.ratio;
       d.rounds = n;
       d.seconds = seconds(r, n);
-      return d;
+      return {n, step.look_confidence};
     }
   }
+  return {0, 0};
+}
+
+// One side's result set as runnerd writes it after a sequential run: every
+// round it ran, and on the head the deciding look (extra.sequential).
+model::ResultSet result_set(const std::vector<double>& v, const std::string& commit, const std::string& metric) {
+  model::ResultSet rs;
+  rs.repository = "bench/detection";
+  rs.commit = commit;
+  rs.job_id = 1;  // both sides ran in one job, interleaved
+  rs.benchmarks.push_back(as_benchmark(v, v.size(), metric));
+  return rs;
+}
+
+}  // namespace
+
+Decision benchbox_sequential(const Rounds& r, const EngineConfig& c) {
+  Decision d;
+  sample(r, c, d);
+  return d;
+}
+
+Decision benchbox_published(const Rounds& r, const EngineConfig& c) {
+  Decision d;
+  const auto [look_samples, look_confidence] = sample(r, c, d);
+  const Decision sampler = d;
+  model::ResultSet base = result_set(r.base, "base", c.metric), head = result_set(r.head, "head", c.metric);
+  if (look_samples)
+    head.benchmarks[0].extra["sequential"] = {{"look_samples", {look_samples, look_samples}},
+                                              {"look_confidence", look_confidence}};
+  // Through the files' JSON, as reporterd reads them.
+  auto base_read = model::result_set_from_json(nlohmann::json::parse(model::to_json(base).dump()));
+  auto head_read = model::result_set_from_json(nlohmann::json::parse(model::to_json(head).dump()));
+  if (!base_read || !head_read) {
+    d.regressed = d.unchanged = false;
+    d.agrees = false;
+    return d;
+  }
+  const auto c_read = compare::compare(*base_read, *head_read, c.options);
+  const auto v = c_read.rows.at(0).verdict;
+  d.regressed = v == compare::Verdict::regressed;
+  d.unchanged = v == compare::Verdict::unchanged;
+  d.ratio = c_read.rows.at(0).ratio;
+  d.agrees = d.regressed == sampler.regressed && d.unchanged == sampler.unchanged;
   return d;
 }
 

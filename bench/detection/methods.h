@@ -22,6 +22,7 @@ struct Decision {
   size_t rounds = 0;   // runs per side used
   double seconds = 0;  // wall time of the runs used
   double ratio = 1;    // benchbox's estimate (head / base), where it gives one
+  bool agrees = true;  // benchbox_published: it says what the sampler decided
 };
 
 struct EngineConfig {
@@ -35,6 +36,10 @@ struct EngineConfig {
 // benchbox: asks the sequential sampler after every round. `rounds` may hold
 // more rounds than it needs; fewer than max_rounds ends at the last one.
 Decision benchbox_sequential(const Rounds& r, const EngineConfig& c);
+// What is published: the sampler's run written as runnerd writes its result
+// files (every round, the deciding look in extra.sequential), read back from
+// JSON and judged by compare::compare(), the reporter's path.
+Decision benchbox_published(const Rounds& r, const EngineConfig& c);
 // benchbox's engine on the first fixed_n rounds, at 99 %.
 Decision benchbox_fixed(const Rounds& r, const EngineConfig& c);
 // asv: ratio of medians >= 1.1 and Mann-Whitney p < 0.002.

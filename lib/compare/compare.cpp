@@ -81,11 +81,12 @@ std::vector<double> logs(const std::vector<double>& v) {
 }
 
 // Smallest true change that would be called a regression with 80 % power:
-// the estimate must clear both the threshold and half the interval (so that
-// the interval excludes no change), and its standard error is the
-// half-width over z(1 - alpha/2).
+// the estimate must clear half the interval (so that the interval excludes
+// no change) and the threshold less half the interval (so that it is not
+// inside the band), and its standard error is the half-width over
+// z(1 - alpha/2).
 double detectable(double half, double se, double threshold) {
-  return std::exp(std::max(std::log1p(threshold), half) + stats::normal_quantile(0.8) * se) - 1;
+  return std::exp(std::max(std::log1p(threshold) - half, half) + stats::normal_quantile(0.8) * se) - 1;
 }
 
 double min_detectable(double ci_low, double ci_high, double threshold, double confidence) {
@@ -96,13 +97,14 @@ double min_detectable(double ci_low, double ci_high, double threshold, double co
 }
 
 // Runs per side to add until an interval of the same centre, narrowing as
-// 1/sqrt(n), decides: beyond the threshold it must exclude no change (a
-// half-width below |e|), inside it must fit in the band (below t - |e|).
+// 1/sqrt(n), decides: it decides once it excludes no change (a half-width
+// below |e|: regressed or improved, or unchanged if it then fits in the
+// band) or once it fits in the band (below t - |e|), whichever comes first.
 size_t more_runs_to_decide(double ratio, double ci_low, double ci_high, double threshold, size_t n) {
   if (!(ci_low > 0) || !std::isfinite(ci_high) || !(ratio > 0) || n == 0) return 0;
   const double e = std::fabs(std::log(ratio)), h = (std::log(ci_high) - std::log(ci_low)) / 2;
   const double t = std::log1p(threshold);
-  const double d = e > t ? e : t - e;
+  const double d = std::max(e, t - e);
   if (d < 1e-9 || h <= d) return 0;
   const double needed = std::ceil(double(n) * (h / d) * (h / d));
   return needed > 1e7 ? size_t(1e7) : size_t(needed) - std::min(size_t(needed), n);
@@ -185,8 +187,12 @@ double Options::threshold_for(const model::BenchmarkKey& key) const {
 Verdict verdict_for(double ratio, double ci_low, double ci_high, double threshold, bool higher_is_better) {
   if (std::isnan(ratio) || std::isnan(ci_low) || std::isnan(ci_high)) return Verdict::inconclusive;
   const double up = 1 + threshold, down = 1 - threshold;
-  if (ci_low > 1 && ratio > up) return higher_is_better ? Verdict::improved : Verdict::regressed;
-  if (ci_high < 1 && ratio < down) return higher_is_better ? Verdict::regressed : Verdict::improved;
+  // A change beyond chance that is not shown to be smaller than the
+  // threshold: the threshold is the change that must be caught (at the
+  // threshold itself the interval's far end lies beyond it almost always),
+  // and no change is called one at most at the interval's one-sided level.
+  if (ci_low > 1 && ci_high > up) return higher_is_better ? Verdict::improved : Verdict::regressed;
+  if (ci_high < 1 && ci_low < down) return higher_is_better ? Verdict::regressed : Verdict::improved;
   if (ci_low >= down && ci_high <= up) return Verdict::unchanged;
   return Verdict::inconclusive;
 }

@@ -151,9 +151,12 @@ double min_detectable_one_side(const std::vector<double>& samples, double thresh
 
 // The three-way verdict from a ratio's estimate and interval against a
 // relative threshold: regressed (improved) when the interval lies above
-// (below) 1, a one-sided test at the interval's level, and the estimate is
-// beyond the threshold; unchanged when the interval lies inside
-// [1 - threshold, 1 + threshold]; else inconclusive.
+// (below) 1, a one-sided test at the interval's level, and does not lie
+// inside the band [1 - threshold, 1 + threshold] (the change is not shown
+// to be smaller than the threshold); unchanged when it lies inside the
+// band; else inconclusive. The threshold is the change to catch: a change
+// of exactly the threshold is called unchanged at most at the interval's
+// one-sided level, as no change is called regressed.
 Verdict verdict_for(double ratio, double ci_low, double ci_high, double threshold, bool higher_is_better);
 
 // A comparison across jobs cannot tell a change of the code from a change

@@ -57,20 +57,21 @@ struct History {
 
 // Answers a compare job as the runner would (its threshold travels in the
 // result sets); `same` makes both sides equally fast (a false alarm);
-// `too_small` makes each step's change sit right on its threshold, where
-// no number of runs decides it.
+// `too_small` makes each step's change half its threshold, under noise
+// that keeps the interval wide enough to hold both no change and the
+// threshold: the step cannot decide, however often it is run.
 void answer(ReporterFixture& s, const json& job, const History& h, bool same = false, bool too_small = false) {
   model::JobResult jr;
   jr.kind = "compare";
   const std::string base = job["base_sha"], head = job["head_sha"];
   const double t = job.value("threshold", 0.0);
   double b = h.seconds_at(base), hd = same ? b : h.seconds_at(head);
-  if (too_small && t > 0 && hd > b) hd = b * (1 + t) * 0.999;
+  if (too_small && t > 0 && hd > b) hd = b * (1 + t / 2);
   jr.base = result_set(base, b, "base", -1);
   jr.head = result_set(head, hd, "head", -1);
-  if (too_small && t > 0 && hd > b)  // ±1 % round to round: the interval straddles the threshold
+  if (too_small && t > 0 && hd > b)  // ±5 % round to round: the interval holds 1 and 1 + t
     for (size_t i = 0; i < jr.head.benchmarks[0].samples.size(); ++i)
-      jr.head.benchmarks[0].samples[i] *= i % 2 ? 1.01 : 0.99;
+      jr.head.benchmarks[0].samples[i] *= i % 2 ? 1.05 : 0.95;
   if (t > 0) {
     jr.base->thresholds["micro"][""] = t;
     jr.head.thresholds["micro"][""] = t;
