@@ -12,6 +12,8 @@
 #include <numeric>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 #include "command_log.h"
 #include "daemon/log.h"
 #include "formats/callgrind.h"
@@ -38,6 +40,11 @@ struct SuiteProgress {
   std::string reason;
   int64_t failed_round = -1;
   std::string stderr_tail;
+  // The failure may not repeat (a stray kill, a lost race): a round that
+  // fails after others succeeded is run once more (measure_suite).
+  bool transient = false;
+  uint64_t rounds_ok = 0;                // rounds of this target that succeeded, warmup included
+  nlohmann::json retried = nlohmann::json::array();  // {round, reason} of each round run again
   std::string callgrind_dir;  // the newest measured round's profiles
 
   model::Benchmark& get(const model::Benchmark& like) {
@@ -107,14 +114,51 @@ exec::Command make_command(const config::Suite& suite, const Target& t, const Me
   return c;
 }
 
-void mark_failed(SuiteProgress& p, const std::string& reason, int64_t round, const std::string& tail) {
+void mark_failed(SuiteProgress& p, const std::string& reason, int64_t round, const std::string& tail,
+                 bool transient = false) {
   p.failed = true;
   p.reason = reason;
   p.failed_round = round;
   p.stderr_tail = tail;
+  p.transient = transient;
 }
 
+// The harness itself failed (an exit status, a signal, a timeout, output it
+// could not write whole): that may not happen again. A bound the job hit,
+// a command that could not start or a tree it could not prepare would.
+bool may_not_repeat(const exec::Outcome& o) { return o.limit_hit.empty() && !o.cancelled; }
+
 // One round of one target. Returns false when the job was cancelled.
+bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t r, const MeasureContext& ctx);
+
+// Runs round r; a round that fails after others of this target succeeded,
+// in a way that may not repeat, is run once more. A failure that repeats
+// fails the target's suite, with both reasons. Returns false when cancelled.
+bool run_round_or_retry(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t r,
+                        const MeasureContext& ctx) {
+  if (!run_round(suite, t, p, r, ctx)) return false;
+  if (!p.failed) {
+    ++p.rounds_ok;
+    return true;
+  }
+  if (!p.transient || p.rounds_ok == 0) return true;
+  const std::string first = p.reason;
+  daemon::log_warning("suite '" + suite.name + "' round " + std::to_string(r) + " failed on " + short_sha(t.commit) +
+                          " after " + std::to_string(p.rounds_ok) + " good rounds: " + first + "; running it once more",
+                      {{"JOB_ID", std::to_string(ctx.job_id)}, {"COMMIT", t.commit}});
+  p.retried.push_back({{"round", p.failed_round}, {"reason", first}});
+  p.failed = false;
+  p.reason.clear();
+  p.stderr_tail.clear();
+  if (!run_round(suite, t, p, r, ctx)) return false;
+  if (!p.failed) {
+    ++p.rounds_ok;
+    return true;
+  }
+  p.reason += " (the round had failed once already: " + first + ")";
+  return true;
+}
+
 bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t r,
                const MeasureContext& ctx) {
   const bool measured = r >= suite.warmup;
@@ -163,7 +207,7 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
   }
   if (outcome->cancelled) return false;
   if (!outcome->success()) {
-    mark_failed(p, outcome->describe(), round, tail.text());
+    mark_failed(p, outcome->describe(), round, tail.text(), may_not_repeat(*outcome));
     return true;
   }
   if (auto st = check_work_tree(ctx.job_dir, ctx.work_tree_max_bytes); !st) {
@@ -273,7 +317,8 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
     else parsed = make_error(Errc::permission_denied, "the harness output " + suite.output + ": " + real.error().message);
   }
   if (!parsed) {
-    mark_failed(p, parsed.error().message, round, tail.text());
+    // Output the harness did not write whole (killed while writing it).
+    mark_failed(p, parsed.error().message, round, tail.text(), true);
     return true;
   }
   if (!measured) return true;
@@ -332,6 +377,7 @@ void finish(const config::Suite& suite, Target& t, SuiteProgress& p, const Seque
       b.extra["failed_round"] = p.failed_round;
       if (!p.stderr_tail.empty()) b.extra["output_tail"] = p.stderr_tail;
     }
+    if (!p.retried.empty()) b.extra["retried_rounds"] = p.retried;
     if (sequential) b.extra["sequential"] = sequential->record(b.key);
     t.result.benchmarks.push_back(std::move(b));
   }
@@ -410,7 +456,7 @@ bool measure_suite(const config::Suite& suite, std::vector<Target>& targets, std
     for (size_t i : order) {
       if (progress[i].failed) continue;
       if (ctx.cancel && ctx.cancel->load()) return false;
-      if (!run_round(suite, targets[i], progress[i], r, ctx)) return false;
+      if (!run_round_or_retry(suite, targets[i], progress[i], r, ctx)) return false;
       if (progress[i].failed)
         daemon::log_warning("suite '" + suite.name + "' failed on " + short_sha(targets[i].commit) + ": " +
                                 progress[i].reason,

@@ -370,6 +370,57 @@ TEST_CASE("a hanging or crashing benchmark is marked failed; the rest of the job
   CHECK(head["suites"]["fine"]["status"] == "ok");
 }
 
+TEST_CASE("a round killed after good rounds is run once more; a crash that repeats fails with its output") {
+  // On a real project one stray SIGKILL in round 31 of 32 once failed the
+  // whole job. BENCHBOX_ROUND counts from 0 (no warmup here).
+  RunnerdFixture f;
+  std::string sha = f.commit(".benchbox.yml",
+                             "version: 1\n"
+                             "suites:\n"
+                             "  - name: killed-once\n"
+                             "    run: \"if [ $BENCHBOX_ROUND = 2 ] && [ ! -e .killed ]; then touch .killed; "
+                             "kill -KILL $$; fi\"\n"
+                             "    warmup: 0\n"
+                             "    repetitions: 4\n"
+                             "  - name: crashes-at-2\n"
+                             "    run: \"if [ $BENCHBOX_ROUND = 2 ]; then echo dying >&2; kill -KILL $$; fi\"\n"
+                             "    warmup: 0\n"
+                             "    repetitions: 4\n"
+                             "  - name: fails-at-once\n"
+                             "    run: \"exit 3\"\n"
+                             "    warmup: 0\n"
+                             "    repetitions: 4\n",
+                             "flaky");
+  f.start_runner();
+  json job = f.wait_finished(f.enqueue(f.push_spec(sha)));
+  INFO(f.runner_log());
+  REQUIRE(job["state"] == "done");
+  json head = f.result_of(job)["head"];
+  const json* once = find_bench(head, "killed-once", "wall_time");
+  REQUIRE(once);
+  CHECK((*once)["status"] == "ok");
+  CHECK((*once)["samples"].size() == 4);
+  CHECK((*once)["rounds"] == json::array({0, 1, 2, 3}));
+  REQUIRE((*once)["extra"]["retried_rounds"].size() == 1);
+  CHECK((*once)["extra"]["retried_rounds"][0]["round"] == 2);
+  CHECK((*once)["extra"]["retried_rounds"][0]["reason"] == "killed by SIGKILL");
+  CHECK(head["suites"]["killed-once"]["status"] == "ok");
+  // It repeats: a failed benchmark, with both deaths and the output's tail,
+  // and the rounds measured before it kept.
+  const json* repeats = find_bench(head, "crashes-at-2", "wall_time");
+  REQUIRE(repeats);
+  CHECK((*repeats)["status"] == "failed");
+  CHECK((*repeats)["reason"] == "killed by SIGKILL (the round had failed once already: killed by SIGKILL)");
+  CHECK((*repeats)["extra"]["output_tail"].get<std::string>().find("dying") != std::string::npos);
+  CHECK((*repeats)["samples"].size() == 2);
+  // Failing from the first round is the harness, not chance: not run again.
+  const json* always = find_bench(head, "fails-at-once", "wall_time");
+  REQUIRE(always);
+  CHECK((*always)["status"] == "failed");
+  CHECK((*always)["reason"] == "exit status 3");
+  CHECK_FALSE((*always)["extra"].contains("retried_rounds"));
+}
+
 TEST_CASE("the environment key covers the toolchain's versions and the lock files, stored beside it") {
   RunnerdFixture f;
   f.commit("poetry.lock", "numpy==1.26.4\n", "lock");
