@@ -114,7 +114,7 @@ Status Manager::process(const model::Job& job) {
   report::JobReport rep =
       report::build_report(effective, result, previous, options, elsewhere, {config_.reporter.site_url});
   if (result && (result->base || previous))
-    report::add_profile_diffs(rep, result->base ? *result->base : *previous, result->head);
+    report::add_profile_diffs(rep, result->base ? *result->base : *previous, result->head, {config_.reporter.site_url});
 
   Status ingested;
   // A compare job re-measures two commits of a branch to decide one

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "formats/callgrind.h"
+#include "report/site_paths.h"
 #include "util/file.h"
 
 namespace bb::report {
@@ -25,9 +26,14 @@ Result<std::map<std::string, formats::FunctionCost>> load(const model::Benchmark
   for (const auto& p : *it) {
     if (!p.is_string()) continue;
     const std::string path = p.get<std::string>();
+    const std::string name = path.substr(path.rfind('/') + 1);
+    // The box's own paths mean nothing to a reader of the report: the
+    // errors name the profile's file only.
     auto text = read_file(path, size_t(1) << 30);
-    if (!text) return text.error();
-    if (auto st = formats::add_callgrind_functions(*text, path, out); !st) return st.error();
+    if (!text && text.error().code == Errc::not_found)
+      return make_error(Errc::not_found, "the profile " + name + " is no longer kept on the box");
+    if (!text) return make_error(text.error().code, "the profile " + name + " could not be read");
+    if (auto st = formats::add_callgrind_functions(*text, name, out); !st) return st.error();
   }
   return out;
 }
@@ -46,9 +52,34 @@ std::string percent(double v) {
   return buf;
 }
 
+// Where a reader finds a side's profiles: beside its run on the dashboard
+// (site_runs.cpp copies them there), never the box's own paths.
+nlohmann::json served(const model::ResultSet& rs, const model::Benchmark& b) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : b.extra.at("profiles")) {
+    if (!p.is_string()) continue;
+    const std::string path = p.get<std::string>();
+    out.push_back(site::run_profile(rs.repository, std::to_string(rs.job_id), rs.role.empty() ? "run" : rs.role,
+                                    path.substr(path.rfind('/') + 1)));
+  }
+  return out;
+}
+
+std::string served_markdown(const nlohmann::json& files, const ReportLinks& links) {
+  std::string out;
+  for (const auto& f : files) {
+    const std::string path = f.get<std::string>();
+    out += out.empty() ? "" : ", ";
+    out += links.site_url.empty() ? "`" + path + "`"
+                                  : "[" + path.substr(path.rfind('/') + 1) + "](" + links.site_url + path + ")";
+  }
+  return out;
+}
+
 }  // namespace
 
-void add_profile_diffs(JobReport& report, const model::ResultSet& base, const model::ResultSet& head) {
+void add_profile_diffs(JobReport& report, const model::ResultSet& base, const model::ResultSet& head,
+                       const ReportLinks& links) {
   if (!report.comparison) return;
   nlohmann::json all = nlohmann::json::array();
   std::string md;
@@ -81,11 +112,13 @@ void add_profile_diffs(JobReport& report, const model::ResultSet& base, const mo
                       {"head_inclusive", c.head.inclusive},
                       {"share", c.share}});
     }
-    md += "\nProfiles: base `" + b->extra["profiles"].dump() + "`, head `" + h->extra["profiles"].dump() + "`.\n";
+    const nlohmann::json base_files = served(base, *b), head_files = served(head, *h);
+    md += "\nProfiles, on the dashboard beside each run: base " + served_markdown(base_files, links) + "; head " +
+          served_markdown(head_files, links) + ".\n";
     all.push_back({{"benchmark", row.key.to_string()},
                    {"functions", rows},
-                   {"base_profiles", b->extra["profiles"]},
-                   {"head_profiles", h->extra["profiles"]}});
+                   {"base_profiles", base_files},
+                   {"head_profiles", head_files}});
   }
   if (md.empty()) return;
   report.markdown += md;

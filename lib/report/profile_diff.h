@@ -14,6 +14,9 @@ namespace bb::report {
 // Appends a "Differential profile" section per such benchmark to the
 // report's Markdown, and json["profile_diffs"]. A profile that cannot be
 // read is named in the section instead; the report is never lost for it.
-void add_profile_diffs(JobReport& report, const model::ResultSet& base, const model::ResultSet& head);
+// The profiles are named where the dashboard serves them (at links.site_url
+// when there is one), never by the box's own paths.
+void add_profile_diffs(JobReport& report, const model::ResultSet& base, const model::ResultSet& head,
+                       const ReportLinks& links = {});
 
 }  // namespace bb::report

@@ -10,6 +10,7 @@
 #include "report/job_report.h"
 #include "report/profile_diff.h"
 #include "report/site.h"
+#include "report/site_paths.h"
 #include "util/file.h"
 #include "util/test_tempdir.h"
 
@@ -292,11 +293,21 @@ TEST_CASE("a callgrind regression's report lists the functions that changed most
   CHECK(rep.markdown.find("| `parse` | 990 | 1090 | +100 | +100.0 % | +100 |") != std::string::npos);
   CHECK(rep.markdown.find("| `main` | 10 | 10 | 0 | +0.0 % | +100 |") != std::string::npos);
   CHECK(rep.json["profile_diffs"][0]["functions"][0]["function"] == "parse");
+  // The profiles are named where the dashboard serves them, beside each
+  // run, never by the box's own paths.
+  CHECK(rep.markdown.find(d.path) == std::string::npos);
+  CHECK(rep.json.dump().find(d.path) == std::string::npos);
+  CHECK(rep.json["profile_diffs"][0]["head_profiles"][0] == report::site::run_profile(jr.head.repository, "5", "head", "head.out"));
+  auto linked = report::build_report(done_job(5, JobKind::pull_request), jr, std::nullopt, {});
+  report::add_profile_diffs(linked, *jr.base, jr.head, {"https://bench.example/"});
+  CHECK(linked.markdown.find("[base.out](https://bench.example/" + report::site::run_profile(jr.head.repository, "5", "base", "base.out") +
+                             ")") != std::string::npos);
   // A profile gone from disk: the section says so, the report stays.
   std::system(("rm " + d.path + "/head.out").c_str());
   auto again = report::build_report(done_job(5, JobKind::pull_request), jr, std::nullopt, {});
   report::add_profile_diffs(again, *jr.base, jr.head);
-  CHECK(again.markdown.find("Not available: ") != std::string::npos);
+  CHECK(again.markdown.find("Not available: the profile head.out is no longer kept on the box.") != std::string::npos);
+  CHECK(again.markdown.find(d.path) == std::string::npos);
   CHECK(again.overall == report::Overall::regressed);
 }
 
