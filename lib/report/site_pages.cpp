@@ -17,8 +17,9 @@ namespace {
 
 nlohmann::json run_summary(const JobSummary& j) {
   return {{"job_id", j.job_id},   {"kind", j.kind},         {"ref", j.ref},
-          {"commit", j.commit},   {"pr_number", j.pr_number}, {"created", j.created},
-          {"overall", j.overall}, {"summary", j.summary},   {"page", site::run_page(j.repository, j.job_id)}};
+          {"commit", j.commit},   {"base_commit", j.base_commit}, {"pr_number", j.pr_number},
+          {"created", j.created}, {"overall", j.overall},   {"summary", j.summary},
+          {"page", site::run_page(j.repository, j.job_id)}};
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Real-browser check of a benchbox dashboard site (docs/dashboard.md).
 
-    check_site.py --base URL_OR_PATH_OF_SITE_ROOT [--screenshots DIR] [--timing N] PAGE...
+    check_site.py --base URL_OR_PATH_OF_SITE_ROOT [--screenshots DIR] [--timing N]
+                  [--expect PAGE=TEXT]... [--reject PAGE=TEXT]... PAGE...
 
 Drives Debian's Chromium (headless) through Debian's chromedriver over the
 W3C WebDriver HTTP protocol on 127.0.0.1; Python's standard library only.
@@ -14,7 +15,10 @@ entry in the browser's console log, and on a link (<a href>, <link href>,
 exist (query and fragment ignored), for an http(s) base a GET of a link on
 the same origin must answer 200; links to other origins, mailto:, blob:,
 data: and javascript: are skipped. With --screenshots DIR it saves a
-full-page PNG per page, named after the page path.
+full-page PNG per page, named after the page path. --expect PAGE=TEXT fails
+PAGE unless its rendered text (document.body.innerText, whitespace folded to
+single spaces) contains TEXT; --reject PAGE=TEXT fails it if it does. Both
+may repeat: what a page must say, and what it must never say.
 
 Prints one line per page:
     ok PAGE: N canvases drawn, M links checked
@@ -257,6 +261,9 @@ return {doc: nav ? [nav.name, nav.encodedBodySize || 0] : [location.href, 0], re
 
 
 class Checker:
+    expect = {}  # page -> [text it must show]
+    reject = {}  # page -> [text it must not show]
+
     def __init__(self, wd, base, timeout, screenshots):
         self.wd = wd
         self.base = base
@@ -305,6 +312,7 @@ class Checker:
             canvases = len(c) - len(bad)
             links, broken = self.check_links(page)
             why.extend(broken)
+            why.extend(self.check_text(page))
         for e in self.wd.browser_log():
             if e.get("level") == "SEVERE":
                 why.append("console: %s" % e.get("message", "").strip())
@@ -314,6 +322,14 @@ class Checker:
             except (Failure, OSError) as e:
                 why.append("screenshot: %s" % e)
         return why, canvases, links
+
+    def check_text(self, page):
+        if not self.expect.get(page) and not self.reject.get(page):
+            return []
+        text = " ".join((self.wd.execute("return document.body.innerText;") or "").split())
+        why = ["does not show %r" % t for t in self.expect.get(page, []) if t not in text]
+        why += ["shows %r" % t for t in self.reject.get(page, []) if t in text]
+        return why
 
     def page_missing(self, page):
         """Why the page itself cannot be had, or None (so a typo fails at once)."""
@@ -443,8 +459,19 @@ def main():
     ap.add_argument("--timeout", type=float, default=20, help="seconds to wait for data-ready (default 20)")
     ap.add_argument("--chromedriver", default=shutil.which("chromedriver") or "/usr/bin/chromedriver")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--expect", action="append", default=[], metavar="PAGE=TEXT",
+                    help="PAGE must show TEXT (its rendered text, whitespace folded)")
+    ap.add_argument("--reject", action="append", default=[], metavar="PAGE=TEXT", help="PAGE must not show TEXT")
     ap.add_argument("pages", nargs="+", metavar="PAGE", help="page paths relative to the site root")
     a = ap.parse_args()
+    for option, into in ((a.expect, Checker.expect), (a.reject, Checker.reject)):
+        for item in option:
+            page, sep, text = item.partition("=")
+            if not sep or not text or page not in a.pages:
+                print("check_site: --expect/--reject take PAGE=TEXT for a PAGE that is checked, not %r" % item,
+                      file=sys.stderr)
+                return 2
+            into.setdefault(page, []).append(" ".join(text.split()))
 
     for tool, what in ((a.chromedriver, "chromedriver"), (a.chromium, "chromium")):
         if not tool or not os.access(tool, os.X_OK):

@@ -6,7 +6,7 @@
   "use strict";
 
   const { h, link, table, td, muted, section, repoDirFromName, isNum, fmtValue, timeCell, sha,
-    refName, fmtChange, badge, statusCell, header, brand, runsSection,
+    refName, fmtChange, badge, statusCell, header, brand, runsAndChecks,
     regressionsTable } = benchbox._;
 
   function renderRepository(app, d) {
@@ -86,7 +86,7 @@
         return h("tr", null, td(null, link(p.page, "#" + p.number)), td(null, l.overall ? badge(l.overall) : "–"),
           td(null, l.page ? link(l.page, sha(l.commit)) : sha(l.commit)), timeCell(l.created), td({ class: "summary" }, l.summary || ""));
       }), "pulls") : muted("No pull request has been measured.")));
-    app.appendChild(runsSection("Recent runs", d.runs, dir));
+    for (const s of runsAndChecks("Recent runs", d.runs, dir)) app.appendChild(s);
   }
 
   Object.assign(benchbox._, { renderRepository });

@@ -39,6 +39,34 @@
         td({ class: "nowrap" }, link(r.page, "run " + (r.job_id != null ? "#" + r.job_id : ""))))),
       "runs");
   }
+  // A compare job measures two commits of a branch side by side to decide
+  // one question about a regression: its confirmation, or a bisection step.
+  // It is no run of the branch: listed apart from them, in words for what it
+  // decided, never as a regression on the branch.
+  function isCheck(run) { return run.kind === "compare"; }
+  const CHECK_RESULT = { regressed: "head slower", improved: "head faster", unchanged: "no change",
+    inconclusive: "undecided" };
+  function checksTable(runs) {
+    return table(["when", "commits (base..head)", "result", "summary", ""],
+      runs.map((r) => h("tr", null,
+        timeCell(r.created),
+        td(null, commitRange(r.base_commit, r.commit)),
+        td(null, badge(r.overall, CHECK_RESULT[r.overall])),
+        td({ class: "summary" }, r.summary || ""),
+        td({ class: "nowrap" }, link(r.page, "run " + (r.job_id != null ? "#" + r.job_id : ""))))),
+      "checks");
+  }
+  // The runs of branches and pull requests, then the checks of regressions
+  // (when there are any) under a heading of their own.
+  function runsAndChecks(title, runs, repoDir, shown) {
+    runs = runs || [];
+    const out = [runsSection(title, runs.filter((r) => !isCheck(r)), repoDir, shown)];
+    const checks = runs.filter(isCheck);
+    if (checks.length)
+      out.push(section("Regression checks", muted("Confirmations and bisection steps: two commits measured side " +
+        "by side to decide one regression. Not runs of the branch."), checksTable(checks)));
+    return out;
+  }
   function runsSection(title, runs, repoDir, shown) {
     shown = shown || 30;
     const s = section(title);
@@ -79,5 +107,6 @@
     return table(["benchmark", "effect", "commits (last good..first bad)", "ref", ""], rows, "regressions");
   }
 
-  Object.assign(benchbox._, { header, brand, runsTable, runsSection, regressionsTable });
+  Object.assign(benchbox._, { header, brand, runsTable, runsSection, runsAndChecks, isCheck, checksTable,
+    regressionsTable });
 })(window.benchbox = window.benchbox || {});
