@@ -11,8 +11,7 @@
 #include "containment.h"
 #include "fetch_token.h"
 #include "daemon/log.h"
-#include "exec/counters.h"
-#include "formats/formats.h"
+#include "exec/suite_check.h"
 #include "git/repository.h"
 #include "git/select.h"
 #include "measure.h"
@@ -133,28 +132,6 @@ Result<std::vector<config::Suite>> select_suites(const config::SuiteConfig& cfg,
   std::string names;
   for (const auto& s : cfg.suites) names += (names.empty() ? "" : ", ") + s.name;
   return make_error(Errc::not_found, "no suite '" + wanted + "' in .benchbox.yml (it has: " + names + ")");
-}
-
-Status check_formats(const std::vector<config::Suite>& suites) {
-  auto known = formats::format_names();
-  for (const auto& s : suites) {
-    if (s.format == config::kCommandFormat || std::find(known.begin(), known.end(), s.format) != known.end())
-      continue;
-    std::string list = config::kCommandFormat;
-    for (const auto& k : known) list += ", " + k;
-    return make_error(Errc::invalid_argument,
-                      s.format_location + ": suite '" + s.name + "': unknown format '" + s.format + "' (known: " + list + ")");
-  }
-  const auto& counters = exec::counter_names();
-  for (const auto& s : suites)
-    for (const auto& c : s.counters) {
-      if (std::find(counters.begin(), counters.end(), c) != counters.end()) continue;
-      std::string list;
-      for (const auto& k : counters) list += (list.empty() ? "" : ", ") + k;
-      return make_error(Errc::invalid_argument,
-                        "suite '" + s.name + "': unknown counter '" + c + "' (known: " + list + ")");
-    }
-  return {};
 }
 
 // Takes every sharded suite out of `suites` and queues its shards, unless
@@ -307,7 +284,7 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
         s.sequential = config::SequentialSampling{std::min(4 * s.repetitions, config::kMaxSequentialRepetitions), 0};
       if (spec.threshold > 0) s.thresholds = {{"", spec.threshold}};
     }
-  if (auto st = check_formats(*suites); !st) return failed(st.error().message);
+  if (auto st = exec::check_suites(*suites); !st) return failed(st.error().message);
   if (spec.shard > 0 && (suites->size() != 1 || suites->front().shards < 2))
     return failed("shard " + std::to_string(spec.shard) + " of suite '" + spec.suite +
                   "': the suite is not sharded at " + short_sha(targets.back().commit));
