@@ -1,11 +1,14 @@
 // benchboxctl compare BASE [HEAD]: the comparison engine without the
 // appliance, e.g. as a CI gate. BASE and HEAD are canonical result-set files
 // or job-result files; one job-result file with a base compares its base
-// against its head. Exit status: 0 nothing regressed, 1 a benchmark
-// regressed, failed or is missing, 2 usage or input error.
+// against its head. --base/--head, each repeated, pool several runs a side
+// (a harness run three times) as repetitions. Exit status: 0 nothing
+// regressed, 1 a benchmark regressed, failed or is missing, 2 usage or
+// input error.
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -28,6 +31,9 @@ namespace {
 constexpr const char* kCompareUsage =
     "usage: benchboxctl compare BASE [HEAD] [--json] [--threshold [METRIC=]FRACTION]...\n"
     "                           [--confidence LEVEL] [--fdr-q Q] [--seed N]\n"
+    "       benchboxctl compare --base FILE... --head FILE... [OPTIONS]\n"
+    "--base/--head, each repeated: several runs a side (a harness run three times), pooled as\n"
+    "repetitions of one side, unpaired.\n"
     "BASE, HEAD: result-set or job-result files, a harness's own output files (recognised as\n"
     "`convert --format auto` does), or ids of finished jobs of the running appliance\n"
     "(one job: its base against its head).\n"
@@ -116,6 +122,53 @@ Result<Loaded> load_arg(const std::string& arg) {
   return load(*path);
 }
 
+// Several runs of one side as one: each benchmark's samples from every file,
+// in file order. Rounds of different files are unrelated runs, so a pooled
+// side is compared unpaired; a benchmark that failed in any run failed.
+Result<model::ResultSet> pool(const std::vector<std::string>& args, bool as_base) {
+  model::ResultSet out;
+  std::map<model::BenchmarkKey, size_t> index;
+  for (size_t f = 0; f < args.size(); ++f) {
+    auto loaded = load_arg(args[f]);
+    if (!loaded) return loaded.error();
+    model::ResultSet rs = as_base && loaded->base ? std::move(*loaded->base) : std::move(loaded->plain);
+    if (f == 0) {
+      out = rs;
+      out.benchmarks.clear();
+    }
+    for (auto& b : rs.benchmarks) {
+      if (args.size() > 1) b.rounds.clear();
+      auto [it, fresh] = index.emplace(b.key, out.benchmarks.size());
+      if (fresh) {
+        out.benchmarks.push_back(std::move(b));
+        continue;
+      }
+      model::Benchmark& into = out.benchmarks[it->second];
+      const bool iterations = into.iterations.size() == into.samples.size() && b.iterations.size() == b.samples.size();
+      into.samples.insert(into.samples.end(), b.samples.begin(), b.samples.end());
+      if (iterations) into.iterations.insert(into.iterations.end(), b.iterations.begin(), b.iterations.end());
+      else into.iterations.clear();
+      if (b.status != model::BenchmarkStatus::ok && into.status == model::BenchmarkStatus::ok) {
+        into.status = b.status;
+        into.reason = args[f] + ": " + b.reason;
+      }
+    }
+  }
+  if (args.size() > 1)
+    std::cerr << "benchboxctl: " << (as_base ? "base" : "head") << ": " << args.size()
+              << " runs pooled as repetitions (unpaired)\n";
+  return out;
+}
+
+int report(const model::ResultSet& base, const model::ResultSet& head, const compare::Options& options, bool json) {
+  const compare::Comparison c = compare::compare(base, head, options);
+  if (json)
+    std::cout << compare::to_json(c).dump(2) << "\n";
+  else
+    std::cout << compare::render_markdown(c);
+  return compare::any_problem(c) ? 1 : 0;
+}
+
 Result<double> parse_fraction(const std::string& s) {
   std::string t = s;
   double scale = 1;
@@ -135,7 +188,7 @@ Result<double> parse_fraction(const std::string& s) {
 int cmd_compare(const Args& args) {
   compare::Options options;
   bool json = false;
-  std::vector<std::string> files;
+  std::vector<std::string> files, base_files, head_files;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::optional<std::string> {
@@ -144,6 +197,10 @@ int cmd_compare(const Args& args) {
     };
     if (a == "--json") {
       json = true;
+    } else if (a == "--base" || a == "--head") {
+      auto v = value();
+      if (!v) return fail(a + " needs a file\n" + kCompareUsage);
+      (a == "--base" ? base_files : head_files).push_back(*v);
     } else if (a == "--help" || a == "-h") {
       std::cout << kCompareUsage;
       return 0;
@@ -178,11 +235,23 @@ int cmd_compare(const Args& args) {
       files.push_back(a);
     }
   }
+  model::ResultSet base, head;
+  if (!base_files.empty() || !head_files.empty()) {
+    if (!files.empty() || base_files.empty() || head_files.empty())
+      return fail(std::string("--base and --head go together, each at least once, without BASE HEAD\n") +
+                  kCompareUsage);
+    auto b = pool(base_files, true);
+    if (!b) return fail(b.error().message);
+    auto h = pool(head_files, false);
+    if (!h) return fail(h.error().message);
+    base = std::move(*b);
+    head = std::move(*h);
+    return report(base, head, options, json);
+  }
   if (files.empty() || files.size() > 2) return fail(std::string("expected BASE [HEAD]\n") + kCompareUsage);
 
   auto first = load_arg(files[0]);
   if (!first) return fail(first.error().message);
-  model::ResultSet base, head;
   if (files.size() == 1) {
     if (!first->base) return fail(files[0] + ": a single file must be a job result with a base and a head");
     base = std::move(*first->base);
@@ -196,12 +265,7 @@ int cmd_compare(const Args& args) {
     head = std::move(second->plain);
   }
 
-  const compare::Comparison c = compare::compare(base, head, options);
-  if (json)
-    std::cout << compare::to_json(c).dump(2) << "\n";
-  else
-    std::cout << compare::render_markdown(c);
-  return compare::any_problem(c) ? 1 : 0;
+  return report(base, head, options, json);
 }
 
 }  // namespace bb::cli

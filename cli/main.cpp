@@ -43,7 +43,7 @@ const Command kCommands[] = {
     {"bisect", "bisect OWNER/NAME GOOD BAD [--benchmark KEY]... [--no-wait]  find the commit that made it slower", cmd_bisect},
     {"cancel", "cancel ID | --group ID [REASON]  cancel a queued or running job, or a group's", cmd_cancel},
     {"check", "check [PATH]                 validate a .benchbox.yml (exit 1: not valid)", cmd_check},
-    {"compare", "compare BASE [HEAD] [--json] [--threshold [METRIC=]F]  compare result files (exit 1: regressed)", cmd_compare},
+    {"compare", "compare BASE [HEAD] | --base F... --head F... [--json] [--threshold [METRIC=]F]  compare results (exit 1: regressed)", cmd_compare},
     {"convert", "convert --format NAME|auto [--suite S] PATH...  harness output as canonical JSON", cmd_convert},
     {"enqueue", "enqueue --repository R --clone-url U (--commit SHA | --ref REF) [--suite S]", cmd_enqueue},
     {"jobs", "jobs [list [--state S] [--limit N] [--json] | show ID | groups | group ID]", cmd_jobs},

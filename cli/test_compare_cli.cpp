@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "model/result_set.h"
 #include "util/file.h"
 
@@ -134,6 +136,48 @@ TEST_CASE("compare reads a harness's own files, auto-detected") {
   CHECK(r.out.find("recognised as go-test") != std::string::npos);
   CHECK(r.out.find("BenchmarkFib/n=5") != std::string::npos);
   CHECK(r.out.find("**1 failed**") != std::string::npos);
+}
+
+namespace {
+
+// A Google Benchmark JSON file of one run: `repetitions` iteration entries
+// of BM_same and BM_slow (head's BM_slow `factor` slower), each a little
+// different (the run index and the repetition move the noise).
+std::string google_benchmark_run(int run, double factor) {
+  nlohmann::json benches = nlohmann::json::array();
+  for (int rep = 0; rep < 3; ++rep) {
+    const double noise = 1 + 0.002 * std::sin(run * 3.1 + rep * 1.7);
+    for (const auto& [name, ns] : {std::pair<std::string, double>{"BM_same", 1000}, {"BM_slow", 2000 * factor}})
+      benches.push_back({{"name", name}, {"run_name", name}, {"run_type", "iteration"}, {"repetitions", 3},
+                         {"repetition_index", rep}, {"threads", 1}, {"iterations", 1000},
+                         {"real_time", ns * noise}, {"cpu_time", ns * noise}, {"time_unit", "ns"}});
+  }
+  return nlohmann::json{{"context", {{"date", "2026-12-05T00:00:00+00:00"}, {"num_cpus", 2}}}, {"benchmarks", benches}}
+      .dump();
+}
+
+}  // namespace
+
+TEST_CASE("compare pools several runs a side: repeated Google Benchmark files") {
+  TempDir dir;
+  std::string args;
+  for (int run = 0; run < 3; ++run) {
+    args += " --base " + dir.write("main-" + std::to_string(run) + ".json", google_benchmark_run(run, 1.0));
+    args += " --head " + dir.write("pr-" + std::to_string(run) + ".json", google_benchmark_run(run + 3, 1.10));
+  }
+  const Run r = run(args);
+  INFO(r.out);
+  CHECK(r.status == 1);
+  CHECK(r.out.find("recognised as google-benchmark") != std::string::npos);
+  CHECK(r.out.find("base: 3 runs pooled as repetitions (unpaired)") != std::string::npos);
+  CHECK(r.out.find("head: 3 runs pooled as repetitions (unpaired)") != std::string::npos);
+  // 3 runs x 3 repetitions a side, compared unpaired.
+  CHECK(r.out.find("| mann-whitney | 9 | 9 |") != std::string::npos);
+  CHECK(r.out.find("BM_slow") != std::string::npos);
+  CHECK(r.out.find("**2 regressed** · 2 unchanged") != std::string::npos);  // BM_slow's real and CPU time
+  // --base and --head go together, and not with BASE HEAD.
+  CHECK(run(" --base " + dir.path + "/main-0.json").status == 2);
+  CHECK(run(dir.path + "/main-0.json " + dir.path + "/pr-0.json --head " + dir.path + "/pr-1.json").status == 2);
 }
 
 TEST_CASE("bad input is a clear error with exit status 2") {
