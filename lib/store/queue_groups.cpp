@@ -93,6 +93,15 @@ Status check_shards(const model::GroupSpec& group, const std::vector<model::JobS
 
 Result<GroupEnqueueResult> QueueStore::enqueue_group(const model::GroupSpec& group,
                                                      std::vector<model::JobSpec> specs) {
+  return group_in_tx(group, std::move(specs), true);
+}
+
+Result<GroupEnqueueResult> QueueStore::plan_group(const model::GroupSpec& group, std::vector<model::JobSpec> specs) {
+  return group_in_tx(group, std::move(specs), false);
+}
+
+Result<GroupEnqueueResult> QueueStore::group_in_tx(const model::GroupSpec& group, std::vector<model::JobSpec> specs,
+                                                   bool commit) {
   BB_TRY(model::validate(group));
   if (specs.empty()) return make_error(Errc::invalid_argument, "a job group needs at least one job");
   if (specs.size() > kMaxGroupSpecs)
@@ -138,6 +147,17 @@ Result<GroupEnqueueResult> QueueStore::enqueue_group(const model::GroupSpec& gro
   if (!any_created) {
     // Nothing new to run: the transaction is dropped with the group row.
     for (auto& j : result.jobs) j.created = false;
+    return result;
+  }
+  if (!commit) {
+    // A plan: the transaction is dropped, and with it every row (and, on
+    // PostgreSQL, every NOTIFY) it made; a job that would be new has no id.
+    for (auto& j : result.jobs)
+      if (j.created) {
+        model::Job would;
+        would.spec = j.job.spec;
+        j.job = std::move(would);
+      }
     return result;
   }
   BB_TRY(tx->commit());

@@ -129,6 +129,10 @@ class QueueStore {
   // spec makes a new job, no group is made (group.id is 0). Every spec
   // must name the group's repository; at most 10,000 specs.
   Result<GroupEnqueueResult> enqueue_group(const model::GroupSpec& group, std::vector<model::JobSpec> specs);
+  // What enqueue_group would do, and nothing else: the same checks and
+  // matches in a transaction that is then dropped. Per spec: created (its
+  // job has id 0), or the job already waiting, running or done.
+  Result<GroupEnqueueResult> plan_group(const model::GroupSpec& group, std::vector<model::JobSpec> specs);
   Result<model::JobGroup> get_group(int64_t id);
   // Newest first; limit 0 = no limit.
   Result<std::vector<model::JobGroup>> list_groups(uint32_t limit);
@@ -158,6 +162,7 @@ class QueueStore {
   Result<std::optional<model::Job>> find_measured(const model::JobSpec& spec);
   // enqueue after validation, inside the caller's transaction.
   Result<EnqueueResult> enqueue_in_tx(const model::JobSpec& spec, bool skip_measured);
+  Result<GroupEnqueueResult> group_in_tx(const model::GroupSpec& group, std::vector<model::JobSpec> specs, bool commit);
   Result<std::optional<model::JobGroup>> find_group(int64_t id);
   // The job a replay key was accepted for within the window: nullopt when
   // unseen (or older), 0 when it only recorded a pull request.

@@ -165,6 +165,47 @@ TEST_CASE("a group skips work already waiting or already measured") {
   CHECK(q.list_groups(0)->size() == 2);
 }
 
+TEST_CASE("a group's plan says what enqueueing it would do, and stores nothing") {
+  test::TempDir dir;
+  FakeClock clock;
+  auto q = store::testdb::open_queue(dir.file("queue.db"), clock);
+  auto waiting = q.enqueue(backfill_spec(1));
+  REQUIRE(waiting.ok());
+  auto measured = q.enqueue(backfill_spec(2));
+  REQUIRE(measured.ok());
+  REQUIRE(q.claim("r1", 0).ok());
+  REQUIRE(q.claim("r1", 0).ok());
+  REQUIRE(q.complete(measured->job.id, "r1", "/m.json").ok());
+  const auto ids_before = q.ids();
+  REQUIRE(ids_before.ok());
+
+  auto plan = q.plan_group(group_spec(), {backfill_spec(1), backfill_spec(2), backfill_spec(3)});
+  REQUIRE(plan.ok());
+  REQUIRE(plan->jobs.size() == 3);
+  CHECK_FALSE(plan->jobs[0].created);
+  CHECK(plan->jobs[0].job.id == waiting->job.id);
+  CHECK(plan->jobs[0].job.state == JobState::running);
+  CHECK_FALSE(plan->jobs[1].created);
+  CHECK(plan->jobs[1].job.state == JobState::done);
+  CHECK(plan->jobs[2].created);
+  CHECK(plan->jobs[2].job.id == 0);
+  CHECK(plan->jobs[2].job.spec.head_sha == sha(3));
+  // Nothing stored: no job, no group; enqueueing it now makes the same.
+  CHECK(*q.ids() == *ids_before);
+  CHECK(q.list_groups(0)->empty());
+  auto r = q.enqueue_group(group_spec(), {backfill_spec(1), backfill_spec(2), backfill_spec(3)});
+  REQUIRE(r.ok());
+  CHECK(r->jobs[2].created);
+  CHECK(r->group.id > 0);  // PostgreSQL's sequences move on in a dropped transaction too
+  CHECK(q.list_groups(0)->size() == 1);
+  // A bad spec is refused as enqueue_group refuses it.
+  JobSpec other = backfill_spec(4);
+  other.repository = "octo/other";
+  auto bad = q.plan_group(group_spec(), {other});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("job 1 of 1: measures octo/other") != std::string::npos);
+}
+
 TEST_CASE("a bad group is refused whole, naming the spec") {
   test::TempDir dir;
   FakeClock clock;
