@@ -6,15 +6,19 @@
 // runnerd's cache is its own, and picking is a read that should not wait
 // behind a running benchmark. Each job then runs like a push (a tag for
 // --tags), placed on the trend by its first-parent position, whatever
-// order it runs in.
+// order it runs in. A commit without a .benchbox.yml has nothing to measure:
+// it is left out here, not queued to fail. --dry-run asks the queue what it
+// would do with the rest (Queue1.PlanGroup) and lists every commit.
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "bus/enqueue_group.h"
 #include "bus/names.h"
 #include "bus_client.h"
 #include "commands.h"
+#include "config/suite.h"
 #include "git_source.h"
 #include "git/repository.h"
 #include "git/select.h"
@@ -92,6 +96,42 @@ Result<std::vector<model::JobSpec>> plan(const Options& o, const git::Repository
   return specs;
 }
 
+// Commits without a .benchbox.yml: runnerd would fail their jobs, so they
+// are not queued. Returns the specs that have one; `skipped` gets the rest.
+Result<std::vector<model::JobSpec>> with_suite_file(const git::Repository& repo, std::vector<model::JobSpec> specs,
+                                                    std::vector<model::JobSpec>& skipped) {
+  std::vector<model::JobSpec> out;
+  for (auto& s : specs) {
+    auto file = repo.read_file(s.head_sha, config::kSuiteFileName);
+    if (file) out.push_back(std::move(s));
+    else if (file.error().code == Errc::not_found) skipped.push_back(std::move(s));
+    else return file.error().with_context(short_sha(s.head_sha));
+  }
+  return out;
+}
+
+// One line per commit, oldest first, with what a backfill would do to it.
+int print_plan(const std::vector<model::JobSpec>& all, const std::vector<model::JobSpec>& skipped,
+               const std::vector<model::JobSpec>& measured, const bus::GroupPlanned& plan) {
+  std::map<std::string, std::string> fate;
+  size_t fresh = 0, done = 0, waiting = 0;
+  for (const auto& s : skipped) fate[s.head_sha + s.ref] = "skipped: no " + std::string(config::kSuiteFileName);
+  for (size_t i = 0; i < measured.size() && i < plan.jobs.size(); ++i) {
+    const auto& j = plan.jobs[i];
+    const std::string job = "job " + std::to_string(j.id);
+    std::string what;
+    if (j.state == "new") what = "measure", ++fresh;
+    else if (j.state == "done") what = "already measured (" + job + ")", ++done;
+    else what = "waiting (" + job + ", " + j.state + ")", ++waiting;
+    fate[measured[i].head_sha + measured[i].ref] = what;
+  }
+  for (const auto& s : all)
+    std::printf("%s  %-24s %s\n", short_sha(s.head_sha).c_str(), s.ref.c_str(), fate[s.head_sha + s.ref].c_str());
+  std::printf("%zu commits: %zu to measure, %zu already measured, %zu waiting, %zu without %s (dry run: nothing queued)\n",
+              all.size(), fresh, done, waiting, skipped.size(), config::kSuiteFileName);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_backfill(const Args& args) {
@@ -148,11 +188,9 @@ int cmd_backfill(const Args& args) {
   if (specs->size() > o.max_jobs)
     return fail("more than --max-jobs " + std::to_string(o.max_jobs) + " commits selected; use --every N, a "
                 "narrower --range, or raise --max-jobs");
-  if (o.dry_run) {
-    for (const auto& s : *specs) std::printf("%s  %s\n", short_sha(s.head_sha).c_str(), s.ref.c_str());
-    std::printf("%zu commits (dry run: nothing queued)\n", specs->size());
-    return 0;
-  }
+  std::vector<model::JobSpec> skipped;
+  auto measured = with_suite_file(*repo, *specs, skipped);
+  if (!measured) return fail(measured.error().message);
 
   model::GroupSpec group;
   group.kind = model::GroupKind::backfill;
@@ -166,7 +204,19 @@ int cmd_backfill(const Args& args) {
   group.description = utf8_cut(group.description, 200, "");
 
   std::vector<nlohmann::json> jobs;
-  for (const auto& s : *specs) jobs.push_back(model::to_json(s));
+  for (const auto& s : *measured) jobs.push_back(model::to_json(s));
+  if (o.dry_run) {
+    bus::GroupPlanned plan;
+    if (!jobs.empty()) {
+      auto planned = bus::plan_group(client->get(), model::to_json(group), jobs);
+      if (!planned) return fail(planned.error().message);
+      plan = std::move(*planned);
+    }
+    return print_plan(*specs, skipped, *measured, plan);
+  }
+  if (!skipped.empty())
+    std::printf("skipped %zu of %zu commits: no %s in them\n", skipped.size(), specs->size(), config::kSuiteFileName);
+  if (measured->empty()) return fail(std::string("no selected commit has a ") + config::kSuiteFileName + ": nothing to backfill");
   auto call = bus::new_enqueue_group(client->get(), model::to_json(group), jobs);
   if (!call) return fail(call.error().message);
   auto reply = client->call(call->get());
@@ -178,11 +228,11 @@ int cmd_backfill(const Args& args) {
   for (const auto& j : queued->jobs) j.created ? ++created : ++existing;
   if (group_id == 0) {
     std::printf("nothing queued: all %zu commits are measured or waiting already (--again measures them anew)\n",
-                specs->size());
+                measured->size());
     return 0;
   }
   std::printf("group %lld: %zu jobs queued, %zu already measured or waiting (of %zu commits)\n",
-              static_cast<long long>(group_id), created, existing, specs->size());
+              static_cast<long long>(group_id), created, existing, measured->size());
   std::printf("follow: benchboxctl jobs group %lld    stop: benchboxctl cancel --group %lld\n",
               static_cast<long long>(group_id), static_cast<long long>(group_id));
   return 0;

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -326,6 +327,33 @@ int reply_groups(sd_bus_message* m, const std::vector<model::JobGroup>& groups) 
   return sd_bus_send(nullptr, raw, nullptr);
 }
 
+// EnqueueGroup's and PlanGroup's arguments: the group and its specs, read
+// and checked alike. Returns < 0 (a bus error set) or 0.
+int read_group_call(sd_bus_message* m, void* userdata, sd_bus_error* error, bool reporter,
+                    std::optional<model::GroupSpec>& group, std::vector<model::JobSpec>& specs) {
+  auto gdict = bus::read_dict(m);
+  if (!gdict) return reply_error(error, gdict.error());
+  if (auto st = check_group_keys(*gdict); !st) return reply_error(error, st.error());
+  auto g = model::group_spec_from_json(*gdict);
+  if (!g) return reply_error(error, g.error());
+  group = std::move(*g);
+  int r = sd_bus_message_enter_container(m, 'a', "a{sv}");
+  if (r < 0) return r;
+  while ((r = sd_bus_message_at_end(m, 0)) == 0) {
+    auto dict = bus::read_dict(m);
+    if (!dict) return reply_error(error, dict.error());
+    if (auto st = check_spec_keys(*dict); !st) return reply_error(error, st.error());
+    auto spec = model::job_spec_from_json(*dict);
+    if (!spec) return reply_error(error, spec.error().with_context("job " + std::to_string(specs.size() + 1)));
+    if (reporter)
+      if (auto st = reporter_may_enqueue(*manager_of(userdata), *spec); !st) return reply_error(error, st.error());
+    specs.push_back(std::move(*spec));
+  }
+  if (r < 0) return r;
+  if ((r = sd_bus_message_exit_container(m)) < 0) return r;
+  return 0;
+}
+
 int method_enqueue_group(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
     const auto& a = manager_of(userdata)->config().access;
@@ -336,26 +364,9 @@ int method_enqueue_group(sd_bus_message* m, void* userdata, sd_bus_error* error)
     const bool operator_call = caller && bus::may_call(*caller, daemon::operators_and(a));
     const bool runner = !operator_call && caller && bus::may_call(*caller, runner_or_operators(userdata));
     const bool reporter = !operator_call && !runner;
-    auto gdict = bus::read_dict(m);
-    if (!gdict) return reply_error(error, gdict.error());
-    if (auto st = check_group_keys(*gdict); !st) return reply_error(error, st.error());
-    auto group = model::group_spec_from_json(*gdict);
-    if (!group) return reply_error(error, group.error());
-    int r = sd_bus_message_enter_container(m, 'a', "a{sv}");
-    if (r < 0) return r;
+    std::optional<model::GroupSpec> group;
     std::vector<model::JobSpec> specs;
-    while ((r = sd_bus_message_at_end(m, 0)) == 0) {
-      auto dict = bus::read_dict(m);
-      if (!dict) return reply_error(error, dict.error());
-      if (auto st = check_spec_keys(*dict); !st) return reply_error(error, st.error());
-      auto spec = model::job_spec_from_json(*dict);
-      if (!spec) return reply_error(error, spec.error().with_context("job " + std::to_string(specs.size() + 1)));
-      if (reporter)
-        if (auto st = reporter_may_enqueue(*manager_of(userdata), *spec); !st) return reply_error(error, st.error());
-      specs.push_back(std::move(*spec));
-    }
-    if (r < 0) return r;
-    if ((r = sd_bus_message_exit_container(m)) < 0) return r;
+    if (int r = read_group_call(m, userdata, error, reporter, group, specs); r < 0) return r;
     if (reporter && group->kind != model::GroupKind::bisect)
       return reply_error(error, make_error(Errc::permission_denied, "Access denied: benchbox-reporterd may only make bisection groups"));
     if (runner && group->kind != model::GroupKind::shards)
@@ -364,12 +375,38 @@ int method_enqueue_group(sd_bus_message* m, void* userdata, sd_bus_error* error)
     auto result = manager_of(userdata)->enqueue_group(*group, std::move(specs));
     if (!result) return reply_error(error, result.error());
     sd_bus_message* raw = nullptr;
-    if ((r = sd_bus_message_new_method_return(m, &raw)) < 0) return r;
+    int r = sd_bus_message_new_method_return(m, &raw);
+    if (r < 0) return r;
     bus::MessagePtr reply(raw);
     if ((r = sd_bus_message_append(raw, "x", result->group.id)) < 0) return r;
     if ((r = sd_bus_message_open_container(raw, 'a', "(xb)")) < 0) return r;
     for (const auto& j : result->jobs)
       if ((r = sd_bus_message_append(raw, "(xb)", j.job.id, static_cast<int>(j.created))) < 0) return r;
+    if ((r = sd_bus_message_close_container(raw)) < 0) return r;
+    return sd_bus_send(nullptr, raw, nullptr);
+  });
+}
+
+// What EnqueueGroup would do with these arguments, per spec: the job that
+// already has its work and that job's state, or (0, "new"). Nothing is
+// stored (QueueStore::plan_group). For operators: a backfill's dry run.
+int method_plan_group(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    const auto& a = manager_of(userdata)->config().access;
+    if (int r = daemon::refuse_unless(m, error, daemon::operators_and(a)); r < 0) return r;
+    std::optional<model::GroupSpec> group;
+    std::vector<model::JobSpec> specs;
+    if (int r = read_group_call(m, userdata, error, false, group, specs); r < 0) return r;
+    auto result = manager_of(userdata)->plan_group(*group, std::move(specs));
+    if (!result) return reply_error(error, result.error());
+    sd_bus_message* raw = nullptr;
+    int r = sd_bus_message_new_method_return(m, &raw);
+    if (r < 0) return r;
+    bus::MessagePtr reply(raw);
+    if ((r = sd_bus_message_open_container(raw, 'a', "(xs)")) < 0) return r;
+    for (const auto& j : result->jobs)
+      if ((r = sd_bus_message_append(raw, "(xs)", j.job.id, j.created ? "new" : model::to_string(j.job.state))) < 0)
+        return r;
     if ((r = sd_bus_message_close_container(raw)) < 0) return r;
     return sd_bus_send(nullptr, raw, nullptr);
   });
@@ -496,6 +533,8 @@ const sd_bus_vtable queue_vtable[] = {
     SD_BUS_METHOD_WITH_NAMES("EnqueueGroup", "a{sv}aa{sv}", SD_BUS_PARAM(group) SD_BUS_PARAM(jobs), "xa(xb)",
                              SD_BUS_PARAM(group_id) SD_BUS_PARAM(jobs), method_enqueue_group,
                              SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("PlanGroup", "a{sv}aa{sv}", SD_BUS_PARAM(group) SD_BUS_PARAM(jobs), "a(xs)",
+                             SD_BUS_PARAM(jobs), method_plan_group, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("GetGroup", "x", SD_BUS_PARAM(id), "a{sv}", SD_BUS_PARAM(group), method_get_group,
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("ListGroups", "u", SD_BUS_PARAM(limit), "aa{sv}", SD_BUS_PARAM(groups),

@@ -258,6 +258,12 @@ Result<Job> Manager::cancel(int64_t id, const std::string& reason) {
   return job;
 }
 
+Result<store::GroupEnqueueResult> Manager::plan_group(const model::GroupSpec& group, std::vector<model::JobSpec> specs) {
+  auto result = store_.plan_group(group, std::move(specs));
+  if (!result) return log_failure("plan group", 0, result.error());
+  return result;
+}
+
 Result<store::GroupEnqueueResult> Manager::enqueue_group(const model::GroupSpec& group,
                                                          std::vector<model::JobSpec> specs) {
   const size_t asked = specs.size();

@@ -53,6 +53,8 @@ class Manager {
   Result<store::RecordResult> record_pull_request(const model::PullRequest& pr);
 
   Result<store::GroupEnqueueResult> enqueue_group(const model::GroupSpec& group, std::vector<model::JobSpec> specs);
+  // What enqueue_group would do; stores and announces nothing.
+  Result<store::GroupEnqueueResult> plan_group(const model::GroupSpec& group, std::vector<model::JobSpec> specs);
   Result<std::vector<model::Job>> cancel_group(int64_t id, const std::string& reason);
   Result<model::JobGroup> get_group(int64_t id) { return store_.get_group(id); }
   Result<std::vector<model::JobGroup>> list_groups(uint32_t limit) { return store_.list_groups(limit); }

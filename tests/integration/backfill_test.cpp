@@ -26,7 +26,8 @@ std::string sh(const std::string& cmd) {
 }
 
 // A work repository with a first-parent history, a merged topic branch and
-// release tags, and the bare origin it is pushed to.
+// release tags, and the bare origin it is pushed to. Its .benchbox.yml came
+// with c2: c1 has nothing to measure.
 struct Upstream {
   TempDir dir;
   std::string work = dir / "work", origin = dir / "origin.git";
@@ -41,7 +42,10 @@ struct Upstream {
   }
   Upstream() {
     sh("git init -q -b main " + work);
-    for (int i = 1; i <= 6; ++i) commit("c" + std::to_string(i));
+    for (int i = 1; i <= 6; ++i) {
+      if (i == 2) sh("printf 'version: 1\\nsuites:\\n  - name: micro\\n    run: \"true\"\\n' > " + work + "/.benchbox.yml");
+      commit("c" + std::to_string(i));
+    }
     git("tag v1.0 HEAD~4");
     git("tag -a -m r v1.10 HEAD");
     git("tag v1.2 HEAD~2");
@@ -167,7 +171,9 @@ TEST_CASE("backfill of tags, of a range, and a dry run", "[backfill]") {
   r = ctl("backfill acme/widget --clone-url " + up.origin + " --git-dir " + up.work + " --range v1.2..main --dry-run");
   INFO(r.out);
   REQUIRE(r.status == 0);
-  CHECK(r.out.find("4 commits (dry run: nothing queued)") != std::string::npos);  // c5, c6, merge, c7
+  // c5, c6, merge, c7
+  CHECK(r.out.find("4 commits: 4 to measure, 0 already measured, 0 waiting, 0 without .benchbox.yml "
+                   "(dry run: nothing queued)") != std::string::npos);
   CHECK(group_jobs(client, 2).empty());
   r = ctl("backfill acme/widget --clone-url " + up.origin + " --git-dir " + up.work + " --range v1.2..main");
   REQUIRE(r.status == 0);
@@ -176,6 +182,52 @@ TEST_CASE("backfill of tags, of a range, and a dry run", "[backfill]") {
   CHECK(range[0]["head_sha"] == up.git("rev-list --first-parent --reverse v1.2..main | head -n 1"));
   CHECK(range[3]["head_sha"] == up.git("rev-parse main"));
   CHECK(range[3]["ref"] == "refs/heads/main");
+}
+
+TEST_CASE("backfill leaves out commits without .benchbox.yml; a dry run says what happens to each", "[backfill]") {
+  Upstream up;
+  QueuedFixture q;
+  q.start_and_wait();
+  ::setenv("DBUS_SYSTEM_BUS_ADDRESS", q.address().c_str(), 1);
+  QueueClient client(q.address());
+  auto line_of = [&](const std::string& out, const std::string& sha) {
+    const size_t at = out.find(sha.substr(0, 12) + "  ");
+    return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+  };
+  auto nth = [&](int i) { return up.git("rev-list --first-parent --reverse main | sed -n " + std::to_string(i + 1) + "p"); };
+
+  // Every other commit queued; one of them measured, one running.
+  auto r = ctl("backfill acme/widget --clone-url " + up.origin + " --first-parent --every 2");
+  REQUIRE(r.status == 0);
+  auto jobs = group_jobs(client, 1);
+  REQUIRE(jobs.size() == 4);  // c2, c4, c6, c7
+  int64_t id = 0;
+  json job;
+  REQUIRE_FALSE(client.claim("r1", 60, &id, &job));
+  REQUIRE_FALSE(client.complete(id, "r1", "/results/x.json"));
+  const std::string done_sha = job["head_sha"];
+  REQUIRE_FALSE(client.claim("r1", 60, &id, &job));
+  const std::string running_sha = job["head_sha"];
+
+  r = ctl("backfill acme/widget --first-parent --dry-run");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  CHECK(line_of(r.out, nth(0)).find("skipped: no .benchbox.yml") != std::string::npos);  // c1
+  CHECK(line_of(r.out, nth(2)).find("measure") != std::string::npos);                   // c3
+  CHECK(line_of(r.out, done_sha).find("already measured (job ") != std::string::npos);
+  CHECK(line_of(r.out, running_sha).find(", running)") != std::string::npos);
+  CHECK(r.out.find("8 commits: 3 to measure, 1 already measured, 3 waiting, 1 without .benchbox.yml "
+                   "(dry run: nothing queued)") != std::string::npos);
+  CHECK(group_jobs(client, 2).empty());
+
+  // For real: c1 is left out, not queued to fail; the measured and the
+  // waiting stay as they are.
+  r = ctl("backfill acme/widget --first-parent");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("skipped 1 of 8 commits: no .benchbox.yml in them") != std::string::npos);
+  CHECK(r.out.find("group 2: 3 jobs queued, 4 already measured or waiting (of 7 commits)") != std::string::npos);
+  for (const auto& j : group_jobs(client, 2)) CHECK(j["head_sha"] != nth(0));
 }
 
 TEST_CASE("backfill says what is wrong and queues nothing", "[backfill]") {
