@@ -139,9 +139,12 @@
     marks("change point (worse)", cps.filter((c) => c.worse).map(cpIdx), { size: 12, width: 2, stroke: "#b91c1c", fill: "#fca5a5" }, "m-worse");
     marks("change point (better)", cps.filter((c) => !c.worse).map(cpIdx), { size: 12, width: 2, stroke: "#15803d", fill: "#86efac" }, "m-better");
 
-    // The x axis: the commit dates (or tag labels) of the points at the
-    // ticks; a tick with no point within half a step stays blank, and the
-    // time of day shows when two ticks fall on one day.
+    // The x axis: the first-parent position of the point at each tick (or
+    // its tag label), with the commit's date under it where the date
+    // differs from the previous label's. Commits cherry-picked or rebased
+    // at once share one date, so a date on every tick would read the same
+    // minute across the whole chart. A tick with no point within half a
+    // step stays blank.
     const xLabels = (splits, incr) => {
       const idx = splits.map((v) => {
         const i = nearestIdx(X, v);
@@ -154,9 +157,14 @@
         if (Math.abs(splits[k] - x) < Math.abs(splits[k - 1] - x)) idx[k - 1] = -1; else idx[k] = -1;
       }
       if (release) return idx.map((i, k) => (i < 0 ? "" : P.label[i] || String(splits[k])));
-      const days = idx.filter((i) => i >= 0).map((i) => fmtDay(P.time[i]));
-      const sameDay = days.some((d, k) => k > 0 && d === days[k - 1]);
-      return idx.map((i) => (i < 0 ? "" : sameDay ? fmtTime(P.time[i]).slice(5) : fmtDay(P.time[i])));
+      let shownDay = null;
+      return idx.map((i) => {
+        if (i < 0) return "";
+        const day = P.time[i] > 0 ? fmtDay(P.time[i]) : null;
+        const label = "#" + X[i] + (day && day !== shownDay ? "\n" + day : "");
+        if (day) shownDay = day;
+        return label;
+      });
     };
     const intIncrs = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 25000, 50000, 100000, 200000, 500000, 1e6];
 
@@ -205,7 +213,7 @@
         drag: { x: true, y: false, setScale: true },
       },
       axes: [
-        { space: release ? 60 : 90, incrs: intIncrs,
+        { space: release ? 60 : 90, incrs: intIncrs, size: release ? 50 : 56,
           values: (u, splits, ax, space, incr) => xLabels(splits, incr),
           grid: { stroke: "#eef0f3" }, ticks: { stroke: "#d0d5dd" } },
         { size: 78, values: (u, splits, ax, space, incr) => fmtTicks(splits, incr, unit),
