@@ -299,6 +299,31 @@ int64_t pull_request_of(const std::string& subject) {
   return 0;
 }
 
+nlohmann::json site_json(const Bisection& b) {
+  nlohmann::json culprit = nullptr;
+  if (!b.culprit.empty()) {
+    const auto* c = find_commit(b, b.culprit);
+    culprit = {{"commit", b.culprit},
+               {"subject", c ? c->info.subject : ""},
+               {"author", c ? c->info.author : ""},
+               {"pull_request", c ? pull_request_of(c->info.subject) : 0},
+               {"effect", ""},
+               {"job_id", 0}};
+    for (auto it = b.steps.rbegin(); it != b.steps.rend(); ++it)
+      if (it->commit == b.culprit && it->outcome == StepOutcome::bad) {
+        culprit["effect"] = it->detail;
+        culprit["job_id"] = it->job_id;
+        break;
+      }
+  }
+  return {{"state", to_string(b.state)},
+          {"outcome", b.outcome},
+          {"step", step_text(b)},
+          {"confirmation", b.confirm_detail},
+          {"confirmed_ratio", b.confirm_detail.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.confirmed_ratio)},
+          {"culprit", culprit}};
+}
+
 std::string markdown(const Bisection& b) {
   std::string out;
   if (!b.confirm_detail.empty())

@@ -92,6 +92,11 @@ std::string step_text(const Bisection& b);
 // or why it stopped.
 std::string markdown(const Bisection& b);
 
+// What the dashboard shows of it beside its regression: {state, outcome,
+// step, confirmation (the interval in words), confirmed_ratio, culprit
+// ({commit, subject, author, pull_request, effect, job_id}) or null}.
+nlohmann::json site_json(const Bisection& b);
+
 // The pull request a commit's subject names: "Merge pull request #12 from
 // ..." (a merge) or "Title (#12)" (a squash). 0 when none.
 int64_t pull_request_of(const std::string& subject);

@@ -234,6 +234,8 @@ class HistoryStore {
   Status save_bisection(Bisection& b, int64_t now);
   Result<std::optional<Bisection>> bisection(int64_t id);
   Result<std::optional<Bisection>> bisection_by_group(int64_t group_id);
+  // The newest bisection of a regression (its confirmation, its culprit).
+  Result<std::optional<Bisection>> bisection_of_regression(int64_t regression_id);
   // Confirming or bisecting, oldest first.
   Result<std::vector<Bisection>> active_bisections();
   Result<std::optional<Regression>> regression(int64_t id);

@@ -53,6 +53,20 @@ Result<std::optional<Bisection>> HistoryStore::bisection_by_group(int64_t group_
   return one(*q);
 }
 
+Result<std::optional<Bisection>> HistoryStore::bisection_of_regression(int64_t regression_id) {
+  if (regression_id == 0) return std::optional<Bisection>();
+  // The regression id lives in the record, not in a column: a box keeps a
+  // bisection per regression it confirmed, a handful, so they are read
+  // newest first until one matches.
+  auto q = db_.prepare("SELECT body, id FROM bisections ORDER BY id DESC");
+  if (!q) return q.error();
+  for (;;) {
+    auto b = one(*q);
+    if (!b) return b.error();
+    if (!*b || (*b)->regression_id == regression_id) return b;
+  }
+}
+
 Result<std::vector<Bisection>> HistoryStore::active_bisections() {
   auto q = db_.prepare("SELECT body, id FROM bisections WHERE state IN ('confirming', 'bisecting') ORDER BY id");
   if (!q) return q.error();

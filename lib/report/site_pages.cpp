@@ -47,7 +47,7 @@ Status SiteWriter::write_pull(const std::string& repository, int64_t number) {
 
 namespace {
 
-nlohmann::json regression_json(const Regression& r, const std::string& issue_url) {
+nlohmann::json regression_json(const Regression& r, const std::string& issue_url, const std::optional<Bisection>& b) {
   nlohmann::json benchmarks = nlohmann::json::array();
   for (const auto& b : r.benchmarks) {
     if (!b.resolved_by.empty()) continue;
@@ -65,6 +65,8 @@ nlohmann::json regression_json(const Regression& r, const std::string& issue_url
           {"job_id", r.latest_job},
           {"page", site::run_page(r.repository, r.latest_job)},
           {"issue_url", issue_url.empty() ? nlohmann::json(nullptr) : nlohmann::json(issue_url)},
+          {"confirmation", r.confirmation},
+          {"investigation", b ? site_json(*b) : nlohmann::json(nullptr)},
           {"benchmarks", benchmarks}};
 }
 
@@ -74,7 +76,11 @@ Result<nlohmann::json> SiteWriter::open_regressions(const std::string& repositor
   auto open = history_.open_regressions(repository);
   if (!open) return open.error();
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& r : *open) out.push_back(regression_json(r, options_.issue_url ? options_.issue_url(r) : ""));
+  for (const auto& r : *open) {
+    auto b = history_.bisection_of_regression(r.id);
+    if (!b) return b.error();
+    out.push_back(regression_json(r, options_.issue_url ? options_.issue_url(r) : "", *b));
+  }
   return out;
 }
 

@@ -2,14 +2,15 @@
 // real queue and reporterd, then headless Chromium (tests/browser/
 // check_site.py, through chromedriver) opens the index, the repository, the
 // trends, the runs and the pull request from file://, and fails on a blank
-// chart, a console error or a dead link. Screenshots are kept in
-// meson-logs/dashboard-screenshots.
+// chart, a console error or a dead link, or a page that does not say what it
+// must. Screenshots are kept in meson-logs/dashboard-screenshots.
 #include <catch2/catch.hpp>
 
 #include <fstream>
 
 #include <unistd.h>
 
+#include "bisect_answers.h"
 #include "reporterd_fixture.h"
 #include "skip.h"
 
@@ -39,12 +40,28 @@ model::JobResult push_result(const std::string& commit, double seconds, int64_t 
   return jr;
 }
 
-}  // namespace
+// check_site.py on `pages` of the site (with `more` options), its output.
+std::string check_pages(const std::string& site, const std::vector<std::string>& pages, const std::string& more,
+                        int* rc) {
+  const std::string shots = build_path("meson-logs/dashboard-screenshots");
+  std::string command = "python3 " + source_root() + "/tests/browser/check_site.py --base " + site +
+                        " --screenshots " + shots + more;
+  for (const auto& p : pages) command += " " + p;
+  std::string out;
+  *rc = run_shell(command + " 2>&1", &out);
+  return out;
+}
 
-TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error, every link resolves") {
+void need_browser() {
   for (const char* tool : {"/usr/bin/chromium", "/usr/bin/chromedriver"})
     if (::access(tool, X_OK) != 0)
       BB_SKIP("no " << tool << " (apt-get install chromium chromium-driver; scripts/install-deps.sh does)");
+}
+
+}  // namespace
+
+TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error, every link resolves") {
+  need_browser();
   ReporterFixture s("  regression_issues: true\n");
   std::vector<int64_t> jobs;
   // Main: 14 pushes with a 12 % step after the eighth, each a little noisy
@@ -98,19 +115,40 @@ TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error
     pages.push_back("r/o/r/runs/" + std::to_string(id) + ".html");
   REQUIRE(pages.size() == 3 + 4 + 5);  // two metrics on main and in the release series
 
-  const std::string shots = build_path("meson-logs/dashboard-screenshots");
-  std::string command = "python3 " + source_root() + "/tests/browser/check_site.py --base " + site +
-                        " --screenshots " + shots;
   // What the pages must say, and must not.
+  std::string says;
   for (const std::string page : {"index.html", "r/o/r/index.html"}) {
-    command += " --expect '" + page + "=Regression checks'";
-    command += " --expect '" + page + "=head slower'";
-    command += " --reject '" + page + "=compare main'";  // a compare job as a run of main
+    says += " --expect '" + page + "=Regression checks'";
+    says += " --expect '" + page + "=head slower'";
+    says += " --reject '" + page + "=compare main'";  // a compare job as a run of main
   }
-  for (const auto& p : pages) command += " " + p;
-  std::string out;
-  const int rc = run_shell(command + " 2>&1", &out);
+  int rc = 0;
+  const std::string out = check_pages(site, pages, says, &rc);
   INFO(out);
   CHECK(rc == 0);
   CHECK(out.find("check_site: " + std::to_string(pages.size()) + " passed, 0 failed") != std::string::npos);
+}
+
+TEST_CASE("the culprit a bisection named, and the confirmation, show beside the open regression") {
+  need_browser();
+  ReporterFixture s("  regression_issues: true\n");
+  const History h{6, 4};  // commit 14 made it 10 % slower
+  s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10, "refs/heads/main"));
+  const int64_t bad = s.run_job(push_spec(fake_sha(16)), push_result(fake_sha(16), 0.110, 16, "refs/heads/main"));
+  INFO(s.logs());
+  REQUIRE(wait_until([&] { return s.reported(bad); }));
+  for (json job = claim_next(s); job.is_object(); job = claim_next(s, 5)) answer(s, job, h);
+  const std::string site = s.dir / "state/site";
+  REQUIRE(wait_until([&] { return slurp(site + "/data/index.js").find("Unroll the loop") != std::string::npos; }));
+
+  std::string says;
+  for (const std::string page : {"index.html", "r/o/r/index.html"}) {
+    says += " --expect '" + page + "=culprit " + fake_sha(14).substr(0, 12) + " Unroll the loop (#42) — Dev 4 · PR #42'";
+    says += " --expect '" + page + "=confirmed: '";
+  }
+  int rc = 0;
+  const std::string out = check_pages(site, {"index.html", "r/o/r/index.html"}, says, &rc);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK(out.find("check_site: 2 passed, 0 failed") != std::string::npos);
 }

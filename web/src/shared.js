@@ -81,6 +81,31 @@
     return s;
   }
 
+  // What the box found out about a regression (REGRESSION.investigation):
+  // the culprit the bisection named (commit, subject, author, pull
+  // request, its effect) and the confirmation's interval; else where the
+  // investigation is.
+  // The reporter's words are Markdown for GitHub: shown here as text.
+  function plain(md) { return String(md).replace(/`/g, ""); }
+  function investigation(r) {
+    const inv = r.investigation;
+    if (!inv) return r.confirmation === "pending" ? muted("confirming") : null;
+    const out = h("div", { class: "investigation" });
+    const c = inv.culprit;
+    if (c) {
+      out.appendChild(h("div", { class: "culprit" }, "culprit ", sha(c.commit), " ", c.subject || "",
+        c.author ? h("span", { class: "muted" }, " — " + c.author.replace(/\s*<[^>]*>$/, "")) : null,
+        c.pull_request > 0 ? " · PR #" + c.pull_request : null,
+        c.effect ? h("span", { class: "muted" }, " · " + plain(c.effect)) : null));
+    } else if (inv.state === "bisecting" || inv.state === "confirming") {
+      out.appendChild(muted(inv.state + ": " + (inv.step || "")));
+    } else if (inv.outcome) {
+      out.appendChild(muted(inv.outcome));
+    }
+    if (inv.confirmation) out.appendChild(h("div", { class: "muted" }, "confirmed: " + plain(inv.confirmation)));
+    return out;
+  }
+
   // REGRESSION rows: one per benchmark; the regression's own cells span them.
   function regressionsTable(regs) {
     if (!regs || !regs.length) return muted("No open regressions.");
@@ -95,7 +120,7 @@
             fmtRatio(b.ratio, b.ci_low, b.ci_high))));
         if (i === 0) {
           const span = bms.length > 1 ? bms.length : null;
-          tr.appendChild(td({ rowspan: span }, commitRange(r.last_good, r.first_bad)));
+          tr.appendChild(td({ rowspan: span }, commitRange(r.last_good, r.first_bad), investigation(r)));
           tr.appendChild(td({ rowspan: span, class: "nowrap" }, refName(r.ref)));
           tr.appendChild(td({ rowspan: span, class: "nowrap" },
             link(r.page, "run #" + r.job_id),
