@@ -1,6 +1,7 @@
 #include "report/bisection.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <regex>
 
@@ -82,6 +83,7 @@ nlohmann::json to_json(const Bisection& b) {
           {"steps", std::move(steps)},
           {"culprit", b.culprit},
           {"second_regression", b.second_regression},
+          {"failed_once", b.failed_once},
           {"outcome", b.outcome},
           {"created", b.created},
           {"updated", b.updated}};
@@ -114,6 +116,9 @@ Result<Bisection> bisection_from_json(const nlohmann::json& j) {
     c.info.first_parent_position = info.value("first_parent_position", int64_t{-1});
     b.range.push_back(std::move(c));
   }
+  const nlohmann::json failed_once = j.value("failed_once", nlohmann::json::object());  // items() must not outlive it
+  for (const auto& [commit, error] : failed_once.items())
+    if (error.is_string()) b.failed_once[commit] = error.get<std::string>();
   for (const auto& e : j.value("steps", nlohmann::json::array())) {
     BisectStep s;
     s.base = e.value("base", "");
@@ -152,6 +157,57 @@ std::optional<model::JobSpec> next_job(const Bisection& b) {
   return s;
 }
 
+namespace {
+
+// Whether a job failed for its commit: the commit does not build, or its
+// .benchbox.yml is broken. Anything else (an expired lease, a failed fetch,
+// a crash) may not happen again.
+bool commit_failure(const std::string& error) {
+  for (const char* says : {"build of suite '", "build failed", "build: ", "does not build", "broken .benchbox.yml"})
+    if (error.find(says) != std::string::npos) return true;
+  return false;
+}
+
+std::string failure_of(const model::Job& job) {
+  return job.error.empty() ? std::string(model::to_string(job.state)) : job.error;
+}
+
+// A failed job that is run once more: true when `what` had not failed
+// before and the failure is not its commit's (the plan then asks for the
+// same job again). Otherwise the reason to give up on it.
+bool run_again(Bisection& b, const std::string& what, const model::Job& job, std::string* why) {
+  const std::string error = failure_of(job);
+  auto first = b.failed_once.find(what);
+  if (commit_failure(error)) {
+    *why = error;
+    return false;
+  }
+  if (first == b.failed_once.end()) {
+    b.failed_once[what] = error;
+    return true;
+  }
+  *why = "failed twice: " + first->second + "; then " + error;
+  return false;
+}
+
+// An operator's keys as asked; a regression's, once confirmed, with every
+// other benchmark the confirmation found regressed by enough for the steps
+// to see it: at least 1.5 times their threshold (half the confirmed
+// change). A smaller one would read undecided at every step and stop the
+// bisection early.
+void follow_confirmed(Bisection& b, const compare::Comparison& c) {
+  if (b.regression_id == 0) return;
+  const double enough = 1.5 * std::log1p(step_threshold(b.confirmed_ratio));
+  for (const auto& r : c.rows) {
+    const std::string k = r.key.to_string();
+    if (r.verdict == compare::Verdict::regressed && std::fabs(std::log(r.ratio)) >= enough &&
+        std::find(b.keys.begin(), b.keys.end(), k) == b.keys.end())
+      b.keys.push_back(k);
+  }
+}
+
+}  // namespace
+
 Advance advance(Bisection& b, const model::Job& job, const compare::Comparison* comparison,
                 const std::vector<model::RangeCommit>& range) {
   Advance a;
@@ -169,9 +225,10 @@ Advance advance(Bisection& b, const model::Job& job, const compare::Comparison* 
 
   if (b.state == BisectionState::confirming) {
     if (!measured) {
+      std::string why;
+      if (run_again(b, "confirmation", job, &why)) return a;
       b.state = BisectionState::failed;
-      b.outcome = "the confirmation (job " + std::to_string(job.id) + ") could not run: " +
-                  (job.error.empty() ? std::string(model::to_string(job.state)) : job.error);
+      b.outcome = "the confirmation (job " + std::to_string(job.id) + ") could not run: " + why;
       a.finished = true;
       return a;
     }
@@ -219,6 +276,9 @@ Advance advance(Bisection& b, const model::Job& job, const compare::Comparison* 
       return a;
     }
     b.confirmed_ratio = first ? first->ratio : 1;
+    // Confirmed on what the regression named: its bisection follows the
+    // other benchmarks the confirmation found regressed too.
+    follow_confirmed(b, *comparison);
     b.confirm_detail = first ? "`" + first->key.to_string() + "` " + interval_text(*first) + job_text : detail;
     a.confirmed = true;
     b.range = range;
@@ -232,8 +292,10 @@ Advance advance(Bisection& b, const model::Job& job, const compare::Comparison* 
     s.job_id = job.id;
     s.residual = before.state == BisectState::residual && before.next == s.commit && before.base == s.base;
     if (!measured) {
+      std::string why;
+      if (run_again(b, s.commit, job, &why)) return a;
       s.outcome = StepOutcome::skipped;
-      s.detail = job.error.empty() ? std::string(model::to_string(job.state)) : job.error;
+      s.detail = why;
     } else {
       s.outcome = step_outcome(comparison->rows, b.keys, &s.detail);
     }
@@ -330,6 +392,13 @@ std::string markdown(const Bisection& b) {
     out += "**Confirmed** by measuring `" + short_sha(b.good) + "` and `" + short_sha(b.bad) +
            "` interleaved on the same cores: " + b.confirm_detail + ".\n\n";
   if (b.state == BisectionState::refuted || b.state == BisectionState::failed) return out + b.outcome + "\n";
+  if (b.keys.size() > 1) {
+    out += "**Followed** " + std::to_string(b.keys.size()) +
+           " benchmarks (what the regression named, and what the confirmation found regressed by at least 1.5 "
+           "times the steps' threshold), each step bad when any of them regressed:";
+    for (size_t i = 0; i < b.keys.size() && i < 10; ++i) out += (i ? ", `" : " `") + b.keys[i] + "`";
+    out += b.keys.size() > 10 ? " and " + std::to_string(b.keys.size() - 10) + " more.\n\n" : ".\n\n";
+  }
   if (b.state == BisectionState::done) {
     const auto* c = find_commit(b, b.culprit);
     out += "**First bad commit:** `" + b.culprit + "`";

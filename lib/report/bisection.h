@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,7 +42,10 @@ struct Bisection {
   int64_t regression_id = 0;      // 0: asked for by an operator
   std::string requested_by;
   std::string good, bad;          // as asked: last good, first bad
-  std::vector<std::string> keys;  // the benchmarks ("suite/name:metric"); empty: whatever the confirmation finds regressed
+  // The benchmarks followed ("suite/name:metric"). An operator's are kept
+  // as asked; a regression's grow, once confirmed, by every other
+  // benchmark the confirmation found regressed. Empty: whatever it finds.
+  std::vector<std::string> keys;
   int64_t waiting_job = 0;        // the job in flight; 0: the next one is still to be queued
   double confirmed_ratio = 1;     // the confirmation's effect on its first regressed benchmark
   std::string confirm_detail;     // "`key` 1.21× ± 0.02 more cpu time [1.19, 1.23] (job 12)"
@@ -49,6 +53,11 @@ struct Bisection {
   std::vector<BisectStep> steps;
   std::string culprit;
   bool second_regression = false;
+  // A job that failed for something other than its commit (an expired
+  // lease, a failed fetch, one crash) is run once more: the commit (or
+  // "confirmation") -> the first failure. A build that fails, or a
+  // failure that repeats, skips the commit, saying why.
+  std::map<std::string, std::string> failed_once;
   std::string outcome;            // in words, once finished
   int64_t created = 0, updated = 0;
 

@@ -156,6 +156,67 @@ TEST_CASE("a confirmation that cannot run fails the bisection; a step that fails
     CHECK(b.state == BisectionState::failed);
     CHECK(b.outcome.find("build failed") != std::string::npos);
   }
+  SECTION("a confirmation that failed for something else is run once more, then fails") {
+    Bisection b = fresh(4);
+    BisectBox box;
+    model::Job confirm = box.job_for(*next_job(b), model::JobState::failed);
+    confirm.error = "lease expired: runner r1 stopped answering";
+    b.waiting_job = confirm.id;
+    auto a = advance(b, confirm, nullptr, {});
+    CHECK(a.used);
+    CHECK_FALSE(a.finished);
+    CHECK(b.state == BisectionState::confirming);
+    auto again = next_job(b);
+    REQUIRE(again);
+    CHECK(again->head_sha == sha(4));
+    // It survives storage, and a second failure ends it with both reasons.
+    auto stored = bisection_from_json(to_json(b));
+    REQUIRE(stored.ok());
+    b = *stored;
+    model::Job second = box.job_for(*again, model::JobState::failed);
+    second.error = "fetch failed: connection refused";
+    b.waiting_job = second.id;
+    CHECK(advance(b, second, nullptr, {}).finished);
+    CHECK(b.state == BisectionState::failed);
+    CHECK(b.outcome.find("failed twice: lease expired: runner r1 stopped answering; then fetch failed") !=
+          std::string::npos);
+  }
+  SECTION("a step that failed for something other than its commit is measured again") {
+    Bisection b = fresh(4);
+    BisectBox box;
+    model::Job confirm = box.job_for(*next_job(b));
+    b.waiting_job = confirm.id;
+    const auto c = rows(compare::Verdict::regressed, 1.2);
+    advance(b, confirm, &c, range(4));
+    auto s = next_job(b);
+    REQUIRE(s);
+    model::Job crashed = box.job_for(*s, model::JobState::failed);
+    crashed.error = "no benchmark could be measured: suite 's' on cccc: killed by SIGKILL";
+    b.waiting_job = crashed.id;
+    CHECK(advance(b, crashed, nullptr, {}).used);
+    CHECK(b.steps.empty());  // not skipped
+    auto again = next_job(b);
+    REQUIRE(again);
+    CHECK(again->head_sha == s->head_sha);  // the same commit, once more
+    model::Job ok = box.job_for(*again);
+    b.waiting_job = ok.id;
+    const auto good = rows(compare::Verdict::unchanged, 1.0);
+    advance(b, ok, &good, {});
+    REQUIRE(b.steps.size() == 1);
+    CHECK(b.steps[0].outcome == StepOutcome::good);
+    // A failure that repeats skips the commit, saying so.
+    auto next = next_job(b);
+    REQUIRE(next);
+    for (int i = 0; i < 2; ++i) {
+      model::Job dies = box.job_for(*next, model::JobState::failed);
+      dies.error = "killed by SIGSEGV";
+      b.waiting_job = dies.id;
+      advance(b, dies, nullptr, {});
+    }
+    REQUIRE(b.steps.size() == 2);
+    CHECK(b.steps[1].outcome == StepOutcome::skipped);
+    CHECK(b.steps[1].detail == "failed twice: killed by SIGSEGV; then killed by SIGSEGV");
+  }
   SECTION("a step whose commit does not build") {
     Bisection b = fresh(4);
     BisectBox box;
@@ -192,6 +253,43 @@ TEST_CASE("a confirmation that cannot run fails the bisection; a step that fails
     CHECK(b.state == BisectionState::done);
     CHECK(b.culprit == sha(1));
   }
+}
+
+TEST_CASE("a regression's bisection follows every benchmark its confirmation found regressed; an operator's, what was asked") {
+  auto confirmed = [] {
+    compare::Comparison c;
+    auto row = [&](const std::string& name, compare::Verdict v, double ratio) {
+      compare::BenchmarkComparison r;
+      r.key = {"s", name, {}, "cpu_time"};
+      r.verdict = v;
+      r.ratio = ratio;
+      r.ci_low = ratio - 0.01;
+      r.ci_high = ratio + 0.01;
+      c.rows.push_back(r);
+    };
+    row("loop", compare::Verdict::regressed, 1.20);    // what the regression named
+    row("parse", compare::Verdict::regressed, 1.30);   // found by the confirmation
+    row("hash", compare::Verdict::regressed, 1.05);    // too small for the steps (threshold 10 %)
+    row("sort", compare::Verdict::unchanged, 1.0);
+    return c;
+  }();
+  BisectBox box;
+  Bisection b = fresh(8);
+  model::Job confirm = box.job_for(*next_job(b));
+  b.waiting_job = confirm.id;
+  REQUIRE(advance(b, confirm, &confirmed, range(8)).confirmed);
+  CHECK(b.keys == std::vector<std::string>{kBisectKey, "s/parse:cpu_time"});
+  CHECK(markdown(b).find("**Followed** 2 benchmarks") != std::string::npos);
+  CHECK(markdown(b).find("`s/parse:cpu_time`") != std::string::npos);
+
+  Bisection asked = fresh(8);
+  asked.regression_id = 0;  // an operator's --benchmark s/loop
+  asked.keys = {"s/loop"};
+  model::Job c2 = box.job_for(*next_job(asked));
+  asked.waiting_job = c2.id;
+  REQUIRE(advance(asked, c2, &confirmed, range(8)).confirmed);
+  CHECK(asked.keys == std::vector<std::string>{kBisectKey});
+  CHECK(markdown(asked).find("**Followed**") == std::string::npos);
 }
 
 TEST_CASE("a second regression after the culprit is noted in the issue, not chased") {
