@@ -100,7 +100,7 @@ void print_table(std::vector<Method>& methods, const std::vector<double>& effect
   std::printf("%-30s %-26s", "method", "false positives [95% CI]");
   for (double e : effects)
     if (e > 0) std::printf(" %8s", (std::to_string(e * 100).substr(0, 3) + "%").c_str());
-  std::printf("  %10s %10s  %s\n", "runs/side", "s/decision", "A/A unchanged");
+  std::printf("  %10s %10s %8s  %s\n", "runs/side", "s/decision", "p90 s", "A/A unchanged");
   for (auto& m : methods) {
     const Cell& aa = m.cells[0.0];
     auto [lo, hi] = wilson(aa.regressed, aa.trials);
@@ -115,7 +115,7 @@ void print_table(std::vector<Method>& methods, const std::vector<double>& effect
       secs.insert(secs.end(), c.seconds.begin(), c.seconds.end());
       if (e > 0) std::printf(" %7.1f%%", c.trials ? 100.0 * c.regressed / c.trials : 0.0);
     }
-    std::printf("  %10.0f %10.1f  %.1f%%\n", stats::median(rounds), stats::median(secs),
+    std::printf("  %10.0f %10.1f %8.1f  %.1f%%\n", stats::median(rounds), stats::median(secs), stats::quantile(secs, 0.9),
                 aa.trials ? 100.0 * aa.unchanged / aa.trials : 0.0);
   }
   int trials = 0, disagree = 0;
@@ -127,7 +127,8 @@ void print_table(std::vector<Method>& methods, const std::vector<double>& effect
   std::printf("per effect (median runs/side, median s): ");
   for (double e : effects) {
     const Cell& c = methods[0].cells[e];
-    std::printf(" %.1f%%: %.0f runs %.1f s;", e * 100, stats::median(c.rounds), stats::median(c.seconds));
+    std::printf(" %.1f%%: %.0f runs %.1f s (p90 %.1f s);", e * 100, stats::median(c.rounds), stats::median(c.seconds),
+                stats::quantile(c.seconds, 0.9));
   }
   std::printf("  (benchbox published)\n");
 }
