@@ -7,8 +7,10 @@
 
 #include "bus/dict.h"
 #include "bus/errors.h"
+#include "bus/handles.h"
 #include "bus/names.h"
 #include "daemon/log.h"
+#include "model/pull_request.h"
 #include "util/file.h"
 
 namespace bb::reporterd {
@@ -45,7 +47,36 @@ report::SiteOptions Manager::site_options() {
     auto posted = poster_->posted(github_api::issue_target(r.repository, r.marker()));
     return posted ? posted->html_url : "";
   };
+  o.pull_request = [this](const std::string& repository, int64_t number) { return recorded_pull_request(repository, number); };
   return o;
+}
+
+// The queue's record of a pull request (Queue1.GetPullRequest), for its
+// page's title and author. A queue that does not answer costs the page
+// its title, never the page: nullopt, logged.
+std::optional<model::PullRequest> Manager::recorded_pull_request(const std::string& repository, int64_t number) {
+  sd_bus_message* call_raw = nullptr;
+  if (sd_bus_message_new_method_call(bus_, &call_raw, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface,
+                                     "GetPullRequest") < 0)
+    return std::nullopt;
+  bus::MessagePtr call(call_raw);
+  if (sd_bus_message_append(call_raw, "sx", repository.c_str(), number) < 0) return std::nullopt;
+  bus::BusError error;
+  sd_bus_message* reply_raw = nullptr;
+  const int r = sd_bus_call(bus_, call_raw, 2'000'000, error.get(), &reply_raw);
+  bus::MessagePtr reply(reply_raw);
+  if (r < 0) {
+    const Error e = bus::from_bus_error(error.get(), r, "Queue1.GetPullRequest");
+    if (e.code != Errc::not_found)
+      log_warning("pull request " + repository + "#" + std::to_string(number) + " not read: " + e.message,
+                  {{"REPOSITORY", repository}});
+    return std::nullopt;
+  }
+  auto dict = bus::read_dict(reply_raw);
+  if (!dict) return std::nullopt;
+  auto pr = model::pull_request_from_json(*dict);
+  if (!pr) return std::nullopt;
+  return std::move(*pr);
 }
 
 void Manager::set_config(config::ApplianceConfig config) {

@@ -133,6 +133,9 @@ Result<Event> parse_pull_request(const Fields& f) {
   e.merged = f.optional_bool("pull_request.merged");
   BB_TAKE(e.head_sha, f.string("pull_request.head.sha"));
   BB_TAKE(e.head_ref, f.string("pull_request.head.ref"));
+  // For people only: an event without them is still measured.
+  BB_TAKE(e.title, f.optional_string("pull_request.title"));
+  BB_TAKE(e.author, f.optional_string("pull_request.user.login"));
   // head.repo is null when the fork was deleted.
   BB_TAKE(e.head_clone_url, f.optional_string("pull_request.head.repo.clone_url"));
   BB_TAKE(e.base_sha, f.string("pull_request.base.sha"));

@@ -56,6 +56,8 @@ struct PullRequestEvent {
   bool merged = false;
   std::string head_sha;      // pull_request.head.sha
   std::string head_ref;      // pull_request.head.ref, the branch name in the head repository
+  std::string title;         // pull_request.title
+  std::string author;        // pull_request.user.login
   std::string head_clone_url;  // pull_request.head.repo.clone_url ("" when the fork is gone)
   std::string base_sha;      // pull_request.base.sha
   std::string base_ref;      // pull_request.base.ref, the branch name ("main")

@@ -120,6 +120,8 @@ model::PullRequest record_of(const PullRequestEvent& e) {
   r.number = e.number;
   r.head_sha = e.head_sha;
   r.head_ref = e.head_ref;
+  r.title = utf8_cut(e.title, model::kMaxPullRequestTitle, "…");
+  r.author = e.author.substr(0, 64);
   r.base_ref = full_branch_ref(e.base_ref);
   r.base_sha = e.base_sha;
   r.state = e.state == "open" ? "open" : "closed";

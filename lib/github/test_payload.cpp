@@ -68,6 +68,8 @@ TEST_CASE("pull_request actions") {
   CHECK(o.state == "open");
   CHECK(o.head_sha == "ec26c3e57ca3a959ca5aad62de7213c562f8c821");
   CHECK(o.head_ref == "tokenizer");
+  CHECK(o.title == "Rewrite the tokenizer");
+  CHECK(o.author == "mallory");
   CHECK(o.head_clone_url == "https://github.com/mallory/widget.git");
   CHECK(o.base_ref == "main");
   CHECK(o.base_sha == "9049f1265b7d61be4a8904a9a27120d2064dab3b");

@@ -153,6 +153,8 @@ TEST_CASE("pull_request opened/synchronize/reopened/closed are recorded") {
     CHECK(d.record->repository == "octo-org/widget");
     CHECK(d.record->number == 7);
     CHECK(d.record->head_ref == "tokenizer");
+    CHECK(d.record->title == "Rewrite the tokenizer");  // for the dashboard's pull request page
+    CHECK(d.record->author == "mallory");
     CHECK(d.record->base_ref == "refs/heads/main");
     CHECK(d.record->base_sha == "9049f1265b7d61be4a8904a9a27120d2064dab3b");
     CHECK(d.record->clone_url == "https://github.com/mallory/widget.git");
@@ -257,7 +259,7 @@ TEST_CASE("the command may carry trailing text, on any line, but must start the 
 TEST_CASE("bless_job uses the recorded PR") {
   bb::model::PullRequest pr{"octo-org/widget", 7, "ec26c3e57ca3a959ca5aad62de7213c562f8c821", "tokenizer",
                        "refs/heads/main", "9049f1265b7d61be4a8904a9a27120d2064dab3b", "open",
-                       "https://github.com/mallory/widget.git", 0, ""};
+                       "https://github.com/mallory/widget.git", 0, "", "", ""};
   BlessRequest req{"octo-org/widget", 7, "alice", "delivery-9", "https://github.com/octo-org/widget.git"};
   auto d = bless_job(make_config(), req, pr);
   REQUIRE(d.action == Action::enqueue);
@@ -293,7 +295,7 @@ TEST_CASE("bless_job without a record lets the runner resolve the head") {
 
 TEST_CASE("bless_job refuses a closed PR") {
   bb::model::PullRequest pr{"octo-org/widget", 7, "ec26c3e57ca3a959ca5aad62de7213c562f8c821", "tokenizer",
-                       "refs/heads/main", "9049f1265b7d61be4a8904a9a27120d2064dab3b", "closed", "", 0, ""};
+                       "refs/heads/main", "9049f1265b7d61be4a8904a9a27120d2064dab3b", "closed", "", 0, "", "", ""};
   auto d = bless_job(make_config(), {"octo-org/widget", 7, "alice", "d", ""}, pr);
   CHECK(d.action == Action::ignore);
   CHECK(d.reason == "octo-org/widget#7 is closed");

@@ -12,7 +12,7 @@ nlohmann::json to_json(const PullRequest& pr) {
   return {{"repository", pr.repository}, {"number", pr.number},     {"head_sha", pr.head_sha},
           {"head_ref", pr.head_ref},     {"base_ref", pr.base_ref}, {"base_sha", pr.base_sha},
           {"state", pr.state},           {"clone_url", pr.clone_url}, {"updated", pr.updated},
-          {"replay_key", pr.replay_key}};
+          {"title", pr.title},           {"author", pr.author},     {"replay_key", pr.replay_key}};
 }
 
 namespace {
@@ -27,7 +27,8 @@ Status take_pr(const nlohmann::json& j, const char* key, T& out) {
 Result<PullRequest> pull_request_from_json(const nlohmann::json& j) {
   if (!j.is_object()) return make_error(Errc::invalid_argument, "pull request is not an object");
   static const char* const known[] = {"repository", "number",   "head_sha", "head_ref", "base_ref",
-                                      "base_sha",   "state",    "clone_url", "updated", "replay_key"};
+                                      "base_sha",   "state",    "clone_url", "updated", "replay_key",
+                                      "title",      "author"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
     if (std::find_if(std::begin(known), std::end(known), [&key](const char* k) { return key == k; }) ==
@@ -39,7 +40,8 @@ Result<PullRequest> pull_request_from_json(const nlohmann::json& j) {
                   take_pr(j, "head_sha", pr.head_sha), take_pr(j, "head_ref", pr.head_ref),
                   take_pr(j, "base_ref", pr.base_ref), take_pr(j, "base_sha", pr.base_sha),
                   take_pr(j, "state", pr.state), take_pr(j, "clone_url", pr.clone_url),
-                  take_pr(j, "updated", pr.updated), take_pr(j, "replay_key", pr.replay_key)})
+                  take_pr(j, "updated", pr.updated), take_pr(j, "replay_key", pr.replay_key),
+                  take_pr(j, "title", pr.title), take_pr(j, "author", pr.author)})
     if (!st) return st.error();
   return pr;
 }
@@ -55,6 +57,9 @@ Status validate(const PullRequest& pr) {
   if (pr.state != "open" && pr.state != "closed")
     return bad("pull request state '" + pr.state + "' is not 'open' or 'closed'");
   if (!pr.replay_key.empty() && !is_hex(pr.replay_key, 64)) return bad("replay_key is not 64 hex digits");
+  if (pr.title.size() > kMaxPullRequestTitle)
+    return bad("pull request title is longer than " + std::to_string(kMaxPullRequestTitle) + " bytes");
+  if (pr.author.size() > 64) return bad("pull request author '" + pr.author.substr(0, 64) + "...' is not a login");
   return {};
 }
 

@@ -13,6 +13,9 @@
 
 namespace bb::model {
 
+// GitHub allows 256 characters in a title; bytes, with room for UTF-8.
+inline constexpr size_t kMaxPullRequestTitle = 1024;
+
 struct PullRequest {
   std::string repository;  // "owner/name"
   int64_t number = 0;
@@ -26,6 +29,11 @@ struct PullRequest {
   // As JobSpec::replay_key: a body recorded once within the replay window
   // changes nothing when it comes again. Input only, never stored.
   std::string replay_key;
+  // For people: the pull request's title and its author's login, as the
+  // last event said (the dashboard's pull request page shows them). Last,
+  // so that brace-initialised records elsewhere keep their meaning.
+  std::string title;           // at most kMaxPullRequestTitle bytes
+  std::string author;
 };
 
 nlohmann::json to_json(const PullRequest& pr);

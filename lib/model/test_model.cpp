@@ -147,12 +147,16 @@ TEST_CASE("pull request JSON refuses unknown keys, wrong types and numbers out o
   REQUIRE(ok);
   CHECK(ok->number == 3);
   CHECK(validate(*ok));
-  PullRequest full{"octo/w", 7, sha, "feature", "refs/heads/main", sha, "closed", "https://x/y.git", 1700000000, ""};
+  PullRequest full{"octo/w", 7, sha, "feature", "refs/heads/main", sha, "closed", "https://x/y.git", 1700000000, "", "Speed it up", "octocat"};
   auto back = pull_request_from_json(to_json(full));
   REQUIRE(back);
   CHECK(back->base_ref == "refs/heads/main");
   CHECK(back->updated == 1700000000);
   CHECK(back->state == "closed");
+  CHECK(back->title == "Speed it up");
+  CHECK(back->author == "octocat");
+  full.title = std::string(model::kMaxPullRequestTitle + 1, 'x');
+  CHECK_FALSE(validate(full));
   auto unknown = pull_request_from_json({{"repository", "a/b"}, {"nubmer", 3}});
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().message.find("'nubmer'") != std::string::npos);

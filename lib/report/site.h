@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "model/pull_request.h"
 #include "report/change_points.h"
 #include "report/history.h"
 #include "report/job_report.h"
@@ -33,6 +34,9 @@ struct SiteOptions {
   std::function<std::vector<std::string>(const std::string& repository)> branch_globs;
   // The URL of a regression's issue on GitHub, "" when not (yet) known.
   std::function<std::string(const Regression&)> issue_url;
+  // A pull request as the queue recorded it (its title, author, state),
+  // nullopt when not known; unset = never asked.
+  std::function<std::optional<model::PullRequest>(const std::string& repository, int64_t number)> pull_request;
 };
 
 struct SiteStats {

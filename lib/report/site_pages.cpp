@@ -32,9 +32,16 @@ Status SiteWriter::write_pull(const std::string& repository, int64_t number) {
   nlohmann::json latest = nullptr;
   if (!jobs->empty())
     latest = {{"src", site::run_data(repository, jobs->front().job_id)}, {"name", site::run_name(jobs->front().job_id)}};
+  // Its title and author, from the queue's record of the pull request.
+  std::optional<model::PullRequest> pr;
+  if (options_.pull_request) pr = options_.pull_request(repository, number);
   const nlohmann::json data = {{"schema", "benchbox.site.pull/1"},
                                {"repository", repository},
                                {"number", number},
+                               {"title", pr ? pr->title : ""},
+                               {"author", pr ? pr->author : ""},
+                               {"state", pr ? pr->state : ""},
+                               {"head_ref", pr ? pr->head_ref : ""},
                                {"runs", runs},
                                {"latest_run", latest},
                                {"repository_page", site::repository_page(repository)}};

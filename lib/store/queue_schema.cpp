@@ -149,6 +149,12 @@ const std::vector<Migration>& queue_migrations() {
        "ALTER TABLE jobs ADD COLUMN shard BIGINT NOT NULL DEFAULT 0;"
        "ALTER TABLE jobs ADD COLUMN shards BIGINT NOT NULL DEFAULT 0;"
        "ALTER TABLE jobs ADD COLUMN shard_benchmarks TEXT NOT NULL DEFAULT '';"},
+      {"pull_request_title",
+       // For people: the dashboard's pull request page names it.
+       "ALTER TABLE pull_requests ADD COLUMN title TEXT NOT NULL DEFAULT '';"
+       "ALTER TABLE pull_requests ADD COLUMN author TEXT NOT NULL DEFAULT '';",
+       "ALTER TABLE pull_requests ADD COLUMN title TEXT NOT NULL DEFAULT '';"
+       "ALTER TABLE pull_requests ADD COLUMN author TEXT NOT NULL DEFAULT '';"},
   };
   return migrations;
 }
@@ -219,6 +225,8 @@ model::PullRequest pull_request_from_row(const Statement& row) {
   pr.state = row.column_text(6);
   pr.clone_url = row.column_text(7);
   pr.updated = row.column_int64(8);
+  pr.title = row.column_text(9);
+  pr.author = row.column_text(10);
   return pr;
 }
 

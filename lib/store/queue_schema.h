@@ -29,7 +29,7 @@ std::vector<std::string> shard_benchmarks_from_text(const std::string& text);
 Result<std::vector<model::Job>> read_jobs(Statement& st);
 
 inline constexpr const char* kPullRequestColumns =
-    "repository, number, head_sha, head_ref, base_ref, base_sha, state, clone_url, updated";
+    "repository, number, head_sha, head_ref, base_ref, base_sha, state, clone_url, updated, title, author";
 
 model::PullRequest pull_request_from_row(const Statement& row);
 

@@ -468,14 +468,17 @@ Result<RecordResult> QueueStore::record_pull_request(const model::PullRequest& p
   }
   auto st = db_.prepare(
       "INSERT INTO pull_requests (repository, number, head_sha, head_ref, base_ref, base_sha,"
-      " state, clone_url, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+      " state, clone_url, updated, title, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
       " ON CONFLICT (repository, number) DO UPDATE SET head_sha = excluded.head_sha,"
       " head_ref = excluded.head_ref, base_ref = excluded.base_ref, base_sha = excluded.base_sha,"
-      " state = excluded.state, clone_url = excluded.clone_url, updated = excluded.updated");
+      " state = excluded.state, clone_url = excluded.clone_url, updated = excluded.updated,"
+      // An event without a title (an older sender) keeps the one recorded.
+      " title = CASE WHEN excluded.title = '' THEN pull_requests.title ELSE excluded.title END,"
+      " author = CASE WHEN excluded.author = '' THEN pull_requests.author ELSE excluded.author END");
   if (!st) return st.error();
   st->bind(1, pr.repository).bind(2, pr.number).bind(3, pr.head_sha).bind(4, pr.head_ref);
   st->bind(5, pr.base_ref).bind(6, pr.base_sha).bind(7, pr.state).bind(8, pr.clone_url);
-  st->bind(9, clock_->now_unix());
+  st->bind(9, clock_->now_unix()).bind(10, pr.title).bind(11, pr.author);
   BB_TRY(st->run());
   BB_TRY(remember_replay(pr.replay_key, 0));
   BB_TRY(tx->commit());

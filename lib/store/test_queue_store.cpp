@@ -340,7 +340,7 @@ TEST_CASE("reopening the file keeps everything, ids are never reused", "[queue][
     b = q.enqueue(spec(kSha2, "d-2"))->job.id;
     REQUIRE(q.claim("r1", 30)->job);
     REQUIRE(q.record_pull_request(PullRequest{"octo/widgets", 7, kSha3, "feature", "main", kSha1, "open",
-                                              "https://example.invalid/x.git", 0, ""}));
+                                              "https://example.invalid/x.git", 0, "", "", ""}));
   }
   auto q = open_store(path, clock);
   auto ja = q.get(a);
@@ -366,7 +366,7 @@ TEST_CASE("pull request records upsert and NotFound when unknown", "[queue][pr]"
   FakeClock clock;
   auto q = open_store(dir.file("queue.db"), clock);
   PullRequest pr{"octo/widgets", 12, kSha1, "feature", "refs/heads/main", kSha2, "open",
-                 "https://example.invalid/octo/widgets.git", 0, ""};
+                 "https://example.invalid/octo/widgets.git", 0, "", "", ""};
   auto saved = q.record_pull_request(pr);
   REQUIRE(saved);
   CHECK(saved->changed);
@@ -381,6 +381,16 @@ TEST_CASE("pull request records upsert and NotFound when unknown", "[queue][pr]"
   CHECK(got->state == "closed");
   CHECK(got->base_sha == kSha2);
   CHECK(got->updated == clock.now_unix());
+  // The title and author, kept when a later event does not carry them.
+  pr.title = "Speed up the tokenizer";
+  pr.author = "octocat";
+  REQUIRE(q.record_pull_request(pr));
+  pr.title = pr.author = "";
+  REQUIRE(q.record_pull_request(pr));
+  got = q.get_pull_request("octo/widgets", 12);
+  REQUIRE(got);
+  CHECK(got->title == "Speed up the tokenizer");
+  CHECK(got->author == "octocat");
   auto missing = q.get_pull_request("octo/widgets", 13);
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code == Errc::not_found);
@@ -544,7 +554,7 @@ TEST_CASE("a replayed pull_request body does not move the record back", "[queue]
   FakeClock clock;
   auto q = open_store(dir.file("queue.db"), clock);
   PullRequest old{"octo/widgets", 4, kSha1, "feature", "refs/heads/main", kSha2, "open", "https://x/y.git", 0,
-                  std::string(64, '1')};
+                  std::string(64, '1'), "", ""};
   REQUIRE(q.record_pull_request(old)->changed);
   PullRequest newer = old;
   newer.head_sha = kSha3;

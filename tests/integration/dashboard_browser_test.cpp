@@ -78,7 +78,12 @@ TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error
     spec["ref"] = "refs/tags/v1." + std::to_string(i);
     jobs.push_back(s.run_job(spec, push_result(fake_sha(200 + i), 0.1, 60 + i, spec["ref"], "tag")));
   }
-  // A pull request that regressed.
+  // A pull request that regressed, as webhookd recorded it: its page names
+  // its title and author.
+  REQUIRE_FALSE(s.queue->record_pull_request({{"repository", "o/r"}, {"number", 7}, {"head_sha", fake_sha(300)},
+                                              {"head_ref", "tokenizer"}, {"base_ref", "refs/heads/main"},
+                                              {"base_sha", fake_sha(100)}, {"state", "open"},
+                                              {"title", "Rewrite the tokenizer"}, {"author", "mallory"}}));
   model::JobResult pr;
   pr.kind = "pull_request";
   pr.base = result_set(fake_sha(100), 0.100, "base");
@@ -122,6 +127,8 @@ TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error
     says += " --expect '" + page + "=head slower'";
     says += " --reject '" + page + "=compare main'";  // a compare job as a run of main
   }
+  says += " --expect 'r/o/r/pulls/7.html=#7 Rewrite the tokenizer'";
+  says += " --expect 'r/o/r/pulls/7.html=by mallory · from tokenizer'";
   int rc = 0;
   const std::string out = check_pages(site, pages, says, &rc);
   INFO(out);

@@ -9,8 +9,12 @@
 
   async function renderPull(app, d) {
     const dir = repoDirFromName(d.repository) || repoDirFromPage(((d.runs || [])[0] || {}).page);
+    // The title and author as the queue recorded them (docs/dashboard.md).
+    const by = [d.author ? "by " + d.author : null, d.head_ref ? "from " + d.head_ref : null,
+      d.state === "closed" ? "closed" : null].filter((x) => x);
     app.appendChild(header([brand(), [d.repository, dir ? dir + "index.html" : null], ["PR #" + d.number]],
-      "Pull request #" + d.number));
+      d.title ? "#" + d.number + " " + d.title : "Pull request #" + d.number,
+      by.length ? h("p", { class: "muted pr-by" }, by.join(" · ")) : null));
     const runs = (d.runs || []).slice().sort((a, b) => (b.created || 0) - (a.created || 0) || (b.job_id || 0) - (a.job_id || 0));
     app.appendChild(runsSection("Runs", runs, dir));
     const latest = d.latest_run;
