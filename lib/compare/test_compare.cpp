@@ -459,7 +459,8 @@ TEST_CASE("a change of exactly the threshold is caught; no change is not") {
   for (uint64_t seed = 700; seed < 700 + trials; ++seed) {
     stats::Rng rng(seed), same(seed);
     auto [b, h] = simulated_pair(rng, 30, 0.01, 0.01);
-    const auto& r = compare::compare(set_of({b}, "a"), set_of({h}, "b"), {}).rows.at(0);
+    const auto c = compare::compare(set_of({b}, "a"), set_of({h}, "b"), {});
+    const auto& r = c.rows.at(0);
     REQUIRE(r.threshold == 0.01);
     caught += r.verdict == Verdict::regressed;
     unchanged_at_threshold += r.verdict == Verdict::unchanged;
