@@ -218,6 +218,11 @@ void Manager::update_regression(const report::Bisection& b, const report::Advanc
   }
   if (a.refuted)
     log_info("regression " + std::to_string(r.id) + " " + b.outcome, {{"REGRESSION", std::to_string(r.id)}});
+  // The culprit named: its mark on the trends of what the bisection followed.
+  if (b.state == report::BisectionState::done)
+    if (auto st = site_->investigation_changed(r.repository, r.ref, b.keys); !st)
+      log_warning("dashboard: the culprit's trends not written: " + st.error().message,
+                  {{"REGRESSION", std::to_string(r.id)}});
   if (!poster_ || !r.fileable() || (!r.open && !was_fileable)) return;
   // The first bad run's .benchbox.yml gives the reproduce commands.
   std::string config_text;

@@ -57,6 +57,11 @@ class SiteWriter {
   // its own run page (site_paths.h, group_run_id); the shards' trends are
   // written as each shard job finishes.
   Status shards_changed(const JobReport& report, const std::optional<model::JobResult>& result, int64_t group_id);
+  // A regression's bisection moved (its culprit named): the trends of the
+  // benchmarks it followed show the culprit, so their series files again
+  // (no chunk). The index and the repository page follow with the job.
+  Status investigation_changed(const std::string& repository, const std::string& ref,
+                               const std::vector<std::string>& keys);
   // Every page and data file of every repository again (after an upgrade,
   // or when the site was lost); the run files of earlier jobs are kept.
   Status render_all();
@@ -91,6 +96,9 @@ class SiteWriter {
   Status write_pull(const std::string& repository, int64_t number);
   Status write_repository(const std::string& repository);
   Status write_index();
+  // The culprits the bisection of the ref's open regression named, where
+  // it concerns `key`, for the trend's marker.
+  Result<nlohmann::json> culprits(const std::string& repository, const std::string& ref, const std::string& key);
   // The open regressions of a repository as the index and its page list them.
   Result<nlohmann::json> open_regressions(const std::string& repository);
   Status write_shell(const std::string& path, const std::string& page, const std::string& title,

@@ -81,6 +81,38 @@ Status SiteWriter::load_summaries(const std::string& repository) {
 // the series: the summary keeps each chunk's size and environments, so the
 // series file's totals and environment list come from it. The first write
 // of a series (or render_all) reads every chunk.
+Result<nlohmann::json> SiteWriter::culprits(const std::string& repository, const std::string& ref,
+                                            const std::string& key) {
+  nlohmann::json out = nlohmann::json::array();
+  if (release(ref)) return out;
+  auto open = history_.open_regression(repository, ref);
+  if (!open) return open.error();
+  if (!*open) return out;
+  auto b = history_.bisection_of_regression((*open)->id);
+  if (!b) return b.error();
+  if (!*b || (*b)->culprit.empty()) return out;
+  const Bisection& bisection = **b;
+  const bool followed = std::find(bisection.keys.begin(), bisection.keys.end(), key) != bisection.keys.end() ||
+                        std::any_of((*open)->benchmarks.begin(), (*open)->benchmarks.end(),
+                                    [&](const RegressedBenchmark& rb) { return rb.key == key; });
+  if (!followed) return out;
+  nlohmann::json c = site_json(bisection)["culprit"];
+  c["x"] = nullptr;
+  for (const auto& rc : bisection.range)
+    if (rc.commit == bisection.culprit && rc.info.known()) c["x"] = rc.info.first_parent_position;
+  out.push_back(std::move(c));
+  return out;
+}
+
+Status SiteWriter::investigation_changed(const std::string& repository, const std::string& ref,
+                                         const std::vector<std::string>& keys) {
+  if (auto st = load_summaries(repository); !st) return st;
+  for (const auto& key : keys)
+    if (summaries_.count({ref, key}))
+      if (auto st = write_series(repository, ref, key, std::set<int64_t>{}); !st) return st;
+  return {};
+}
+
 Status SiteWriter::write_series(const std::string& repository, const std::string& ref, const std::string& key,
                                 const std::optional<std::set<int64_t>>& chunks) {
   const std::string sid = site::series_id(ref, key);
@@ -216,6 +248,9 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     }
   }
 
+  auto culprit_list = culprits(repository, ref, key);
+  if (!culprit_list) return culprit_list.error();
+
   // What the repository page lists.
   summary.repository = repository;
   summary.ref = ref;
@@ -270,6 +305,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       {"environments", environments},
       {"env_breaks", breaks},
       {"change_points", change_list},
+      {"culprits", *culprit_list},
       {"siblings", {{"metrics", metrics}, {"refs", refs}}},
       {"repository_page", site::repository_page(repository)}};
   if (auto st = write(site::series_data(repository, sid), site::data_file(site::series_name(sid), meta)); !st)

@@ -148,14 +148,25 @@ TEST_CASE("the culprit a bisection named, and the confirmation, show beside the 
   const std::string site = s.dir / "state/site";
   REQUIRE(wait_until([&] { return slurp(site + "/data/index.js").find("Unroll the loop") != std::string::npos; }));
 
+  // The trend of the benchmark it followed marks the culprit at its
+  // first-parent position, between the two pushes measured.
+  std::string trend;
+  const json repo = data_file(site + "/data/r/o/r/repo.js");
+  for (const auto& b : repo["benchmarks"])
+    if (b["key"] == "micro/loop:wall_time") trend = b["series"]["refs/heads/main"]["page"];
+  REQUIRE_FALSE(trend.empty());
+  const std::string series = site + "/data/r/o/r/s/" + trend.substr(trend.rfind('/') + 1, 16) + ".js";
+  REQUIRE(wait_until([&] { return slurp(series).find("Unroll the loop") != std::string::npos; }));
+
   std::string says;
   for (const std::string page : {"index.html", "r/o/r/index.html"}) {
     says += " --expect '" + page + "=culprit " + fake_sha(14).substr(0, 12) + " Unroll the loop (#42) — Dev 4 · PR #42'";
     says += " --expect '" + page + "=confirmed: '";
   }
+  says += " --expect '" + trend + "=culprit #14 " + fake_sha(14).substr(0, 12) + " Unroll the loop (#42)'";
   int rc = 0;
-  const std::string out = check_pages(site, {"index.html", "r/o/r/index.html"}, says, &rc);
+  const std::string out = check_pages(site, {"index.html", "r/o/r/index.html", trend}, says, &rc);
   INFO(out);
   CHECK(rc == 0);
-  CHECK(out.find("check_site: 2 passed, 0 failed") != std::string::npos);
+  CHECK(out.find("check_site: 3 passed, 0 failed") != std::string::npos);
 }

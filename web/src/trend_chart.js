@@ -138,6 +138,29 @@
     marks("environment break", (s.env_breaks || []).map(breakIdx), { size: 16, width: 2, stroke: "#111827", fill: "rgba(0,0,0,0)" }, "m-env");
     marks("change point (worse)", cps.filter((c) => c.worse).map(cpIdx), { size: 12, width: 2, stroke: "#b91c1c", fill: "#fca5a5" }, "m-worse");
     marks("change point (better)", cps.filter((c) => !c.worse).map(cpIdx), { size: 12, width: 2, stroke: "#15803d", fill: "#86efac" }, "m-better");
+    // The culprit a bisection named: a dashed line at its first-parent
+    // position (usually between two measured pushes), named in the legend.
+    const culprits = (s.culprits || []).filter((c) => isNum(c.x));
+    for (const c of culprits)
+      legend.appendChild(h("span", { class: "key-item" }, h("i", { class: "sw m-culprit" }),
+        "culprit #" + c.x + " " + shortSha(c.commit) + (c.subject ? " " + c.subject : "") +
+        (c.effect ? " · " + String(c.effect).replace(/`/g, "") : "")));
+    const drawCulprits = (u) => {
+      const ctx = u.ctx;
+      ctx.save();
+      ctx.strokeStyle = "#b91c1c";
+      ctx.lineWidth = 1.5 * devicePixelRatio;
+      ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+      for (const c of culprits) {
+        const px = u.valToPos(c.x, "x", true);
+        if (px < u.bbox.left || px > u.bbox.left + u.bbox.width) continue;
+        ctx.beginPath();
+        ctx.moveTo(px, u.bbox.top);
+        ctx.lineTo(px, u.bbox.top + u.bbox.height);
+        ctx.stroke();
+      }
+      ctx.restore();
+    };
 
     // The x axis: the first-parent position of the point at each tick (or
     // its tag label), with the commit's date under it where the date
@@ -221,6 +244,7 @@
       ],
       hooks: {
         ready: [() => ready()],
+        draw: [drawCulprits],
         setCursor: [(u) => {
           const i = u.cursor.idx;
           if (i == null) showPoint(N - 1, false); else showPoint(i, true);
