@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "report/site_paths.h"
 #include "util/file.h"
@@ -66,7 +67,12 @@ nlohmann::json regression_json(const Regression& r, const std::string& issue_url
                           {"direction", b.higher_is_better ? "higher_is_better" : "lower_is_better"},
                           {"trend", site::trend_page(r.repository, sid)}});
   }
+  // The runs that found it: a push's run page shows what came of it.
+  std::set<int64_t> found_by;
+  for (const auto& b : r.benchmarks)
+    if (b.resolved_by.empty() && b.first_bad_job) found_by.insert(b.first_bad_job);
   return {{"ref", r.ref},
+          {"first_bad_jobs", found_by},
           {"last_good", r.last_good()},
           {"first_bad", r.first_bad()},
           {"job_id", r.latest_job},

@@ -164,9 +164,13 @@ TEST_CASE("the culprit a bisection named, and the confirmation, show beside the 
     says += " --expect '" + page + "=confirmed: '";
   }
   says += " --expect '" + trend + "=culprit #14 " + fake_sha(14).substr(0, 12) + " Unroll the loop (#42)'";
+  // The push that found it says what came of it.
+  const std::string run = "r/o/r/runs/" + std::to_string(bad) + ".html";
+  says += " --expect '" + run + "=Regression found by this run'";
+  says += " --expect '" + run + "=culprit " + fake_sha(14).substr(0, 12) + " Unroll the loop (#42)'";
   int rc = 0;
-  const std::string out = check_pages(site, {"index.html", "r/o/r/index.html", trend}, says, &rc);
+  const std::string out = check_pages(site, {"index.html", "r/o/r/index.html", trend, run}, says, &rc);
   INFO(out);
   CHECK(rc == 0);
-  CHECK(out.find("check_site: 3 passed, 0 failed") != std::string::npos);
+  CHECK(out.find("check_site: 4 passed, 0 failed") != std::string::npos);
 }

@@ -8,7 +8,7 @@
 
   const { h, link, table, td, muted, section, code, dirOf, isNum, fmtValue, fmtTime, sha,
     commitRange, fmtRatio, pctDecimals, fmtChange, fmtPct, lowerIsBetter, normVerdict,
-    VERDICT_LABELS, badge, statusCell, header, brand } = benchbox._;
+    VERDICT_LABELS, badge, statusCell, header, brand, load, regressionsTable } = benchbox._;
 
   const MAIN_ORDER = ["regressed", "failed", "missing", "improved", "inconclusive", "not_comparable"];
 
@@ -187,7 +187,23 @@
     return card;
   }
 
-  function renderRun(app, d) {
+  // A run that found a regression: what the box found out since (the
+  // confirmation, the culprit its bisection named), from the repository's
+  // data, whose open regressions name the runs that found them.
+  async function regressionOfRun(app, d) {
+    const job = d.job || {};
+    if (job.id == null || !d.repository_page) return;
+    let repo;
+    try {
+      repo = await load("data/" + dirOf(d.repository_page) + "repo.js", "repo");
+    } catch (e) {
+      return;  // a repository page not written yet: nothing to add
+    }
+    const regs = (repo.open_regressions || []).filter((r) => (r.first_bad_jobs || []).includes(job.id));
+    if (regs.length) app.appendChild(section("Regression found by this run", regressionsTable(regs)));
+  }
+
+  async function renderRun(app, d) {
     const job = d.job || {};
     const repoName = job.repository || (d.comparison && d.comparison.repository) || dirOf(d.repository_page).replace(/^r\//, "").replace(/\/$/, "");
     const id = job.id != null ? job.id : "";
@@ -197,6 +213,7 @@
     document.title = "run #" + id + " · " + repoName + " · benchbox";
     app.appendChild(header(crumbs, "Run #" + id));
     renderRunBody(app, d, 2);
+    await regressionOfRun(app, d);
   }
 
   Object.assign(benchbox._, { renderRunBody, renderRun });
