@@ -5,6 +5,8 @@
 // the regression's investigation (and the issue, once confirmed), and
 // queues the next step. Everything is in history.db before the next job is
 // asked for, so a restart resumes from the recorded steps.
+#include <set>
+
 #include "bus/errors.h"
 #include "bus/dict.h"
 #include "bus/enqueue_group.h"
@@ -218,11 +220,14 @@ void Manager::update_regression(const report::Bisection& b, const report::Advanc
   }
   if (a.refuted)
     log_info("regression " + std::to_string(r.id) + " " + b.outcome, {{"REGRESSION", std::to_string(r.id)}});
-  // The culprit named: its mark on the trends of what the bisection followed.
-  if (b.state == report::BisectionState::done)
+  // The culprit named: its mark on the trends of what the bisection followed,
+  // and a word in the check runs of the pushes that found it.
+  if (b.state == report::BisectionState::done) {
     if (auto st = site_->investigation_changed(r.repository, r.ref, b.keys); !st)
       log_warning("dashboard: the culprit's trends not written: " + st.error().message,
                   {{"REGRESSION", std::to_string(r.id)}});
+    tell_finding_runs(r, b);
+  }
   if (!poster_ || !r.fileable() || (!r.open && !was_fileable)) return;
   // The first bad run's .benchbox.yml gives the reproduce commands.
   std::string config_text;
@@ -231,6 +236,30 @@ void Manager::update_regression(const report::Bisection& b, const report::Advanc
   report::IssueLinks links{config_.reporter.site_url, b.clone_url, config_text};
   if (auto st = poster_->want(report::issue_want(r, links)); !st)
     log_error("regression issue not recorded for GitHub: " + st.error().message, {{"REGRESSION", std::to_string(r.id)}});
+}
+
+// The check run of each push that found the regression gains what came of
+// it (the confirmation, the culprit), so a maintainer who looks at that
+// commit on GitHub learns it there too. Its verdict stays as it was.
+void Manager::tell_finding_runs(const report::Regression& r, const report::Bisection& b) {
+  if (!poster_) return;
+  std::set<int64_t> jobs;
+  for (const auto& rb : r.benchmarks)
+    if (rb.first_bad_job) jobs.insert(rb.first_bad_job);
+  static const std::string kHeading = "\n\n## What came of it\n\n";
+  for (int64_t job : jobs) {
+    const std::string target = github_api::check_run_target(r.repository, job);
+    auto w = poster_->wanted(target);
+    if (!w) continue;
+    auto* c = std::get_if<github_api::CheckRunWant>(&w->what);
+    if (!c || c->status != "completed") continue;
+    const size_t earlier = c->summary.find(kHeading);
+    if (earlier != std::string::npos) c->summary.erase(earlier);
+    c->summary = utf8_cut(c->summary + kHeading + report::markdown(b), github_api::kMaxSummary, "\n\n… cut here: GitHub's limit.\n");
+    if (auto st = poster_->want(*w); !st)
+      log_warning("check run of job " + std::to_string(job) + " not updated: " + st.error().message,
+                  {{"REGRESSION", std::to_string(r.id)}});
+  }
 }
 
 }  // namespace bb::reporterd

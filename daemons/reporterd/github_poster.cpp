@@ -100,6 +100,12 @@ std::optional<github_api::PostedObject> GitHubPoster::posted(const std::string& 
   return p ? *p : std::nullopt;
 }
 
+std::optional<github_api::Want> GitHubPoster::wanted(const std::string& target) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto w = outbox_.wanted(target);
+  return w ? *w : std::nullopt;
+}
+
 Result<github_api::OutboxCounts> GitHubPoster::counts() {
   std::lock_guard<std::mutex> lock(mutex_);
   return outbox_.counts();

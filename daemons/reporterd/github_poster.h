@@ -36,6 +36,8 @@ class GitHubPoster {
   Status want(const github_api::Want& want);
   // What GitHub made of a target, once posted (e.g. an issue's html_url).
   std::optional<github_api::PostedObject> posted(const std::string& target);
+  // What GitHub should show of a target, as last wanted.
+  std::optional<github_api::Want> wanted(const std::string& target);
   Result<github_api::OutboxCounts> counts();
 
  private:

@@ -86,6 +86,7 @@ class Manager {
   void bisection_job_finished(const model::Job& job, report::JobReport& rep,
                               const std::optional<model::JobResult>& result);
   void update_regression(const report::Bisection& b, const report::Advance& a);
+  void tell_finding_runs(const report::Regression& r, const report::Bisection& b);
   std::optional<model::PullRequest> recorded_pull_request(const std::string& repository, int64_t number);
   report::SiteOptions site_options();
   // ---- sharded suites (shard_report.cpp)

@@ -157,6 +157,18 @@ UPDATE items SET
   return st->run();
 }
 
+Result<std::optional<Want>> Outbox::wanted(const std::string& target) {
+  auto st = db_.prepare("SELECT want FROM items WHERE target = ?");
+  if (!st) return st.error();
+  st->bind(1, target);
+  auto row = st->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<Want>();
+  auto w = want_from_json(nlohmann::json::parse(st->column_text(0), nullptr, false));
+  if (!w) return std::optional<Want>();
+  return std::optional<Want>(std::move(*w));
+}
+
 Result<std::optional<PostedObject>> Outbox::posted(const std::string& target) {
   auto st = db_.prepare("SELECT id, html_url FROM objects WHERE target = ?");
   if (!st) return st.error();

@@ -61,6 +61,9 @@ class Outbox {
   // not dropped with it but stays due, its attempts reset.
   Status drop(const std::string& target, const std::string& error, int64_t version = 0);
 
+  // The target's desired state as last put (pending, done or dropped);
+  // nullopt when never put or unreadable.
+  Result<std::optional<Want>> wanted(const std::string& target);
   // What GitHub made of the target, once posted (survives done and dropped).
   Result<std::optional<PostedObject>> posted(const std::string& target);
   // Remembers what GitHub made as soon as it made it (before the item is

@@ -80,6 +80,12 @@ TEST_CASE("a regression is confirmed before it is filed, then bisected to its fi
   }));
   CHECK(group.dump().find("\"bisect\"") != std::string::npos);
   CHECK(s.check_run(confirm["id"].get<int64_t>()).empty());
+  // The push that found it hears what came of it, on its own check run.
+  REQUIRE(wait_until([&] {
+    return s.check_run(bad).dump().find("What came of it") != std::string::npos;
+  }));
+  const std::string pushed = s.check_run(bad).dump();
+  CHECK(pushed.find("First bad commit:** `" + fake_sha(19)) != std::string::npos);
 }
 
 TEST_CASE("a false alarm the confirmation refutes is never filed, and says why") {
