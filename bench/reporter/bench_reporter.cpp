@@ -134,7 +134,7 @@ double one_job(report::HistoryStore& h, report::SiteWriter& site, const model::R
   report::JobReport rep = report::build_report(job, jr, *previous, {});
   if (!h.ingest(rs, "push")) std::exit(1);
   if (!h.record_job({job.id, rs.repository, "push", rs.ref, 0, rs.commit, "", rs.created, rs.created, "done",
-                     report::to_string(rep.overall), rep.summary}))
+                     report::to_string(rep.overall), rep.summary, rs.commit_info.time}))
     std::exit(1);
   if (auto st = site.job_finished(rep, jr); !st) std::exit((std::fprintf(stderr, "%s\n", st.error().message.c_str()), 1));
   return seconds_since(t);

@@ -148,7 +148,8 @@ Status Manager::process(const model::Job& job) {
   report::JobSummary summary{job.id,          job.spec.repository, model::to_string(job.spec.kind), job.spec.ref,
                              job.spec.pr_number, rep.head_commit,  rep.comparison ? rep.comparison->base_commit : "",
                              job.created,     job.finished,        model::to_string(job.state),
-                             report::to_string(rep.overall), rep.summary};
+                             report::to_string(rep.overall), rep.summary,
+                             result ? result->head.commit_info.time : 0};
   if (auto st = history_.record_job(summary); !st) return st;
   // One shard measures part of a suite, and the run before it in history
   // may be another shard of the same commit: nothing to judge a branch's

@@ -125,6 +125,10 @@ const std::vector<store::Migration> kSqliteMigrations = {
           updated INTEGER NOT NULL);
         CREATE INDEX bisections_by_group ON bisections(group_id);
         CREATE INDEX bisections_by_state ON bisections(state);)"},
+    // A run is dated by its commit beside its queue time: a backfill runs
+    // commits of months ago today.
+    {"each job's commit date",
+     "ALTER TABLE jobs ADD COLUMN commit_time INTEGER NOT NULL DEFAULT 0"},
 };
 
 // Written once, in the SQL both engines share; PostgreSQL's types derived.

@@ -72,6 +72,7 @@ struct JobSummary {
   std::string commit, base_commit;
   int64_t created = 0, finished = 0;
   std::string state, overall, summary;
+  int64_t commit_time = 0;  // the head commit's date; 0 = unknown
 };
 
 // A benchmark of an open regression, with the range it regressed in.

@@ -10,7 +10,8 @@ namespace bb::report {
 namespace {
 
 constexpr const char* kJobColumns =
-    "job_id, repository, kind, ref, pr_number, commit_sha, base_commit, created, finished, state, overall, summary";
+    "job_id, repository, kind, ref, pr_number, commit_sha, base_commit, created, finished, state, overall, summary,"
+    " commit_time";
 
 JobSummary job_of(const store::Statement& q) {
   JobSummary j;
@@ -26,6 +27,7 @@ JobSummary job_of(const store::Statement& q) {
   j.state = q.column_text(9);
   j.overall = q.column_text(10);
   j.summary = q.column_text(11);
+  j.commit_time = q.column_int64(12);
   return j;
 }
 
@@ -120,7 +122,7 @@ Status HistoryStore::record_job(const JobSummary& j) {
   if (!q) return q.error();
   q->bind(1, j.job_id).bind(2, j.repository).bind(3, j.kind).bind(4, j.ref).bind(5, j.pr_number);
   q->bind(6, j.commit).bind(7, j.base_commit).bind(8, j.created).bind(9, j.finished).bind(10, j.state);
-  q->bind(11, j.overall).bind(12, j.summary);
+  q->bind(11, j.overall).bind(12, j.summary).bind(13, j.commit_time);
   return q->run();
 }
 

@@ -89,7 +89,7 @@ struct Box {
     const JobKind k = kind == "tag" ? JobKind::tag : JobKind::push;
     auto rep = report::build_report(job_of(rs, k), jr, *previous, {});
     REQUIRE(history.record_job({rs.job_id, rs.repository, kind, rs.ref, 0, rs.commit, "", 1, 2, "done",
-                                report::to_string(rep.overall), rep.summary}).ok());
+                                report::to_string(rep.overall), rep.summary, rs.commit_info.time}).ok());
     auto st = site.job_finished(rep, jr);
     INFO((st ? "" : st.error().message));
     REQUIRE(st.ok());
@@ -131,6 +131,7 @@ TEST_CASE("a push writes its run, its trends, its repository and the index, with
   REQUIRE(index["repositories"].size() == 1);
   CHECK(index["repositories"][0]["page"] == "r/octo/widgets/index.html");
   CHECK(index["repositories"][0]["latest_runs"][0]["job_id"] == 2);
+  CHECK(index["repositories"][0]["latest_runs"][0].contains("commit_time"));
 
   auto repo = box.data("data/r/octo/widgets/repo.js", "repo");
   REQUIRE(repo["refs"].size() == 1);

@@ -126,6 +126,8 @@ TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error
     says += " --expect '" + page + "=Regression checks'";
     says += " --expect '" + page + "=head slower'";
     says += " --reject '" + page + "=compare main'";  // a compare job as a run of main
+    // Commits of 2023 measured today: each run is dated by its commit too.
+    says += " --expect '" + page + "=committed 2023-11-14'";
   }
   says += " --expect 'r/o/r/pulls/7.html=#7 Rewrite the tokenizer'";
   says += " --expect 'r/o/r/pulls/7.html=by mallory · from tokenizer'";

@@ -4,7 +4,7 @@
   "use strict";
 
   const { h, link, extLink, table, td, muted, section, repoDirFromPage, timeCell, sha, commitRange,
-    refName, fmtRatio, lowerIsBetter, badge } = benchbox._;
+    refName, fmtRatio, lowerIsBetter, badge, fmtDay } = benchbox._;
 
   function header(crumbs, title, ...extra) {
     const nav = h("nav", { class: "crumbs" });
@@ -33,7 +33,8 @@
         timeCell(r.created),
         td(null, String(r.kind || "").replace("_", " ")),
         td(null, refOrPr(r, repoDir)),
-        td(null, sha(r.commit)),
+        td(null, sha(r.commit), r.commit_time > 0 && Math.abs(r.commit_time - (r.created || 0)) > 86400
+          ? h("div", { class: "muted small" }, "committed " + fmtDay(r.commit_time)) : null),
         td(null, badge(r.overall)),
         td({ class: "summary" }, r.summary || ""),
         td({ class: "nowrap" }, link(r.page, "run " + (r.job_id != null ? "#" + r.job_id : ""))))),
