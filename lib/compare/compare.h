@@ -24,13 +24,14 @@ const char* to_string(Verdict v);
 
 struct Options {
   // Level of the two-sided interval every verdict reads. At 0.98 each end
-  // is a one-sided 99 % bound, so "regressed" (low end above +threshold)
-  // and "improved" are one-sided tests at 1 %, the level of the Mann-Whitney
+  // is a one-sided 99 % bound, so "regressed" (low end above 1, see
+  // verdict_for) and "improved" are one-sided tests at 1 %, the level of the Mann-Whitney
   // p < 0.01 CI gates use, and "unchanged" (inside +-threshold) is two
   // one-sided tests at 1 % (TOST). The sequential sampler spends 1 - confidence
   // over its looks: at most 1 % false regressions.
   double confidence = 0.98;
-  // Relative threshold: a change inside ±threshold is "unchanged". Which
+  // Relative threshold: the change to catch; an interval inside ±threshold
+  // is "unchanged". Which
   // one applies, first match wins: `overrides` (the caller's, e.g.
   // benchboxctl compare --threshold; "" = every metric), the suite's own
   // (`suite_thresholds`, which compare() fills from the result sets), then
