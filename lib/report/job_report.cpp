@@ -141,6 +141,31 @@ std::string sequential_note(const model::ResultSet& head) {
   return out + "\n";
 }
 
+// One line per suite and side whose runner ran a failed round once more
+// (runnerd records extra.retried_rounds): what died and that the suite went
+// on, so a stray kill is seen, not hidden.
+std::string retried_note(const model::ResultSet* base, const model::ResultSet& head) {
+  std::map<std::pair<std::string, std::string>, std::string> lines;  // (suite, side) -> line
+  for (const model::ResultSet* rs : {base, &head}) {
+    if (!rs) continue;
+    const std::string side = rs == &head ? (base ? "head" : "") : "base";
+    for (const auto& b : rs->benchmarks) {
+      auto it = b.extra.find("retried_rounds");
+      if (it == b.extra.end() || !it->is_array() || it->empty() || lines.count({b.key.suite, side})) continue;
+      std::string what;
+      for (const auto& r : *it)
+        if (r.is_object())
+          what += (what.empty() ? "" : "; ") + std::string("round ") + std::to_string(r.value("round", int64_t{-1})) +
+                  " (" + r.value("reason", std::string("failed")) + ")";
+      lines[{b.key.suite, side}] = "- Suite `" + b.key.suite + "`" + (side.empty() ? "" : " on the " + side) + ": " +
+                                   what + " failed after good rounds and was run once more; every measured round was kept.\n";
+    }
+  }
+  std::string out;
+  for (const auto& [k, line] : lines) out += line;
+  return out.empty() ? "" : "Rounds run again:\n" + out + "\n";
+}
+
 }  // namespace
 
 namespace {
@@ -235,7 +260,8 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
                                      download(base.job_id), download(job.id));
     r.markdown = title + "Head `" + short_sha(result->head.commit) + "` against " + r.baseline +
                  ".\n\n**Overall: " + to_string(r.overall) + "**\n\n" + context_lines(result->head) +
-                 sequential_note(result->head) + compare::render_markdown(*r.comparison) + "\n" +
+                 sequential_note(result->head) + retried_note(result->base ? &*result->base : nullptr, result->head) +
+                 compare::render_markdown(*r.comparison) + "\n" +
                  reproduce_markdown(r.reproduce);
     r.summary = "job " + std::to_string(job.id) + " " + subject(job) + ": " + to_string(r.overall) +
                 " (" + counts_text(verdict_counts(*r.comparison)) + ")";
@@ -258,7 +284,8 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
     r.reproduce = reproduce_commands(result->head, job.spec.clone_url, "", {}, "", "");
     r.markdown = title + "First run of `" + job.spec.ref + "` at `" + short_sha(result->head.commit) +
                  "` in this environment: recorded as the baseline, nothing to compare against yet.\n\n" +
-                 context_lines(result->head) + changed + recorded_table(result->head) + "\n" +
+                 context_lines(result->head) + retried_note(nullptr, result->head) + changed +
+                 recorded_table(result->head) + "\n" +
                  reproduce_markdown(r.reproduce);
     r.summary = "job " + std::to_string(job.id) + " " + subject(job) + ": " + to_string(r.overall) +
                 " (" + std::to_string(result->head.benchmarks.size()) + " benchmarks, first run)";

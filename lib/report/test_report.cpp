@@ -332,6 +332,27 @@ TEST_CASE("a failed job is reported as failed, never as success") {
   CHECK(rep.markdown.find(".benchbox.yml:3:7") != std::string::npos);
 }
 
+TEST_CASE("a round that runnerd ran again is named in the report, per suite and side") {
+  JobResult jr;
+  jr.job_id = 9;
+  jr.base = run(9, "a", 0.1, "base");
+  jr.head = run(9, "b", 0.1, "head");
+  jr.head.benchmarks[0].extra["retried_rounds"] = nlohmann::json::array({{{"round", 30}, {"reason", "killed by SIGKILL"}}});
+  auto rep = report::build_report(done_job(9, JobKind::pull_request), jr, std::nullopt, {});
+  CHECK(rep.markdown.find("Rounds run again:\n- Suite `micro` on the head: round 30 (killed by SIGKILL) failed after good "
+                          "rounds and was run once more; every measured round was kept.") != std::string::npos);
+  // A first run says it too.
+  JobResult first;
+  first.head = run(10, "c", 0.1);
+  first.head.benchmarks[0].extra["retried_rounds"] = jr.head.benchmarks[0].extra["retried_rounds"];
+  auto rec = report::build_report(done_job(10, JobKind::push), first, std::nullopt, {});
+  CHECK(rec.markdown.find("- Suite `micro`: round 30 (killed by SIGKILL) failed after good rounds") != std::string::npos);
+  // Nothing retried: no such section.
+  jr.head.benchmarks[0].extra.erase("retried_rounds");
+  CHECK(report::build_report(done_job(9, JobKind::pull_request), jr, std::nullopt, {}).markdown.find("Rounds run again") ==
+        std::string::npos);
+}
+
 TEST_CASE("a first run is recorded; a failed benchmark in it is a failure") {
   JobResult jr;
   jr.head = run(7, "c", 0.1);
