@@ -84,6 +84,7 @@ std::vector<std::string> SiteWriter::shown_refs(const std::string& repository) {
 }
 
 Status SiteWriter::job_finished(const JobReport& report, const std::optional<model::JobResult>& result) {
+  investigated_.clear();  // the job may have opened, moved or closed a regression
   if (auto st = write_assets(); !st) return st;
   const std::string& repository = report.job.spec.repository;
   if (result) {
@@ -108,6 +109,7 @@ Status SiteWriter::shards_changed(const JobReport& report, const std::optional<m
 }
 
 void SiteWriter::begin_render_all() {
+  investigated_.clear();
   assets_written_ = false;
   made_dirs_.clear();
   plan_.clear();

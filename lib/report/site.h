@@ -99,6 +99,14 @@ class SiteWriter {
   // The culprits the bisection of the ref's open regression named, where
   // it concerns `key`, for the trend's marker.
   Result<nlohmann::json> culprits(const std::string& repository, const std::string& ref, const std::string& key);
+  // A ref's open regression and its bisection, read once per job (a job
+  // writes hundreds of series of one ref), dropped when the next one
+  // begins (job_finished, investigation_changed, begin_render_all).
+  struct Investigated {
+    std::optional<Regression> regression;
+    std::optional<Bisection> bisection;
+  };
+  std::map<std::pair<std::string, std::string>, Investigated> investigated_;  // (repository, ref)
   // The open regressions of a repository as the index and its page list them.
   Result<nlohmann::json> open_regressions(const std::string& repository);
   Status write_shell(const std::string& path, const std::string& page, const std::string& title,

@@ -85,15 +85,23 @@ Result<nlohmann::json> SiteWriter::culprits(const std::string& repository, const
                                             const std::string& key) {
   nlohmann::json out = nlohmann::json::array();
   if (release(ref)) return out;
-  auto open = history_.open_regression(repository, ref);
-  if (!open) return open.error();
-  if (!*open) return out;
-  auto b = history_.bisection_of_regression((*open)->id);
-  if (!b) return b.error();
-  if (!*b || (*b)->culprit.empty()) return out;
-  const Bisection& bisection = **b;
+  auto cached = investigated_.find({repository, ref});
+  if (cached == investigated_.end()) {
+    Investigated found;
+    auto open = history_.open_regression(repository, ref);
+    if (!open) return open.error();
+    if (*open) {
+      auto b = history_.bisection_of_regression((*open)->id);
+      if (!b) return b.error();
+      found = {std::move(*open), std::move(*b)};
+    }
+    cached = investigated_.emplace(std::make_pair(repository, ref), std::move(found)).first;
+  }
+  const Investigated& inv = cached->second;
+  if (!inv.regression || !inv.bisection || inv.bisection->culprit.empty()) return out;
+  const Bisection& bisection = *inv.bisection;
   const bool followed = std::find(bisection.keys.begin(), bisection.keys.end(), key) != bisection.keys.end() ||
-                        std::any_of((*open)->benchmarks.begin(), (*open)->benchmarks.end(),
+                        std::any_of(inv.regression->benchmarks.begin(), inv.regression->benchmarks.end(),
                                     [&](const RegressedBenchmark& rb) { return rb.key == key; });
   if (!followed) return out;
   nlohmann::json c = site_json(bisection)["culprit"];
@@ -106,6 +114,7 @@ Result<nlohmann::json> SiteWriter::culprits(const std::string& repository, const
 
 Status SiteWriter::investigation_changed(const std::string& repository, const std::string& ref,
                                          const std::vector<std::string>& keys) {
+  investigated_.clear();
   if (auto st = load_summaries(repository); !st) return st;
   for (const auto& key : keys)
     if (summaries_.count({ref, key}))
