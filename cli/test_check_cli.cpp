@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "test_run_cli.h"
 #include "util/file.h"
 #include "util/test_tempdir.h"
 
@@ -16,23 +17,10 @@ using namespace bb;
 
 namespace {
 
-struct Run {
-  int status;
-  std::string out;
-};
+using Run = test::CliRun;
 
 Run check(const std::string& args, const std::string& cwd = "") {
-  const char* bin = std::getenv("BENCHBOXCTL");
-  REQUIRE(bin);
-  const std::string cd = cwd.empty() ? "" : "cd " + cwd + " && ";
-  FILE* p = popen((cd + bin + " check " + args + " 2>&1").c_str(), "r");
-  REQUIRE(p);
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+  return test::run_benchboxctl("check " + args, cwd.empty() ? "" : "cd " + cwd + " && ");
 }
 
 }  // namespace

@@ -12,29 +12,16 @@
 #include <nlohmann/json.hpp>
 
 #include "model/result_set.h"
+#include "test_run_cli.h"
 #include "util/file.h"
 
 using namespace bb;
 
 namespace {
 
-struct Run {
-  int status;
-  std::string out;
-};
+using Run = test::CliRun;
 
-Run run(const std::string& args) {
-  const char* bin = std::getenv("BENCHBOXCTL");
-  REQUIRE(bin);
-  FILE* p = popen((std::string(bin) + " compare " + args + " 2>&1").c_str(), "r");
-  REQUIRE(p);
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+Run run(const std::string& args) { return test::run_benchboxctl("compare " + args); }
 
 model::ResultSet result_set(const std::string& commit, double factor) {
   model::ResultSet rs;

@@ -64,6 +64,17 @@ struct BisectBox {
   }
 };
 
+// A bisection of n commits past its confirmation (regressed 1.2x): the
+// next job is its first step.
+Bisection confirmed(int n, BisectBox& box) {
+  Bisection b = fresh(n);
+  model::Job confirm = box.job_for(*next_job(b));
+  b.waiting_job = confirm.id;
+  const auto c = rows(compare::Verdict::regressed, 1.2);
+  REQUIRE(advance(b, confirm, &c, range(n)).confirmed);
+  return b;
+}
+
 }  // namespace
 
 TEST_CASE("a confirmed regression is bisected to its first bad commit, named with its author and pull request") {
@@ -182,12 +193,8 @@ TEST_CASE("a confirmation that cannot run fails the bisection; a step that fails
           std::string::npos);
   }
   SECTION("a step that failed for something other than its commit is measured again") {
-    Bisection b = fresh(4);
     BisectBox box;
-    model::Job confirm = box.job_for(*next_job(b));
-    b.waiting_job = confirm.id;
-    const auto c = rows(compare::Verdict::regressed, 1.2);
-    advance(b, confirm, &c, range(4));
+    Bisection b = confirmed(4, box);
     auto s = next_job(b);
     REQUIRE(s);
     model::Job crashed = box.job_for(*s, model::JobState::failed);
@@ -218,12 +225,8 @@ TEST_CASE("a confirmation that cannot run fails the bisection; a step that fails
     CHECK(b.steps[1].detail == "failed twice: killed by SIGSEGV; then killed by SIGSEGV");
   }
   SECTION("a step whose commit does not build") {
-    Bisection b = fresh(4);
     BisectBox box;
-    model::Job confirm = box.job_for(*next_job(b));
-    b.waiting_job = confirm.id;
-    const auto c = rows(compare::Verdict::regressed, 1.2);
-    advance(b, confirm, &c, range(4));
+    Bisection b = confirmed(4, box);
     auto s = next_job(b);
     REQUIRE(s);
     model::Job broken = box.job_for(*s, model::JobState::failed);
