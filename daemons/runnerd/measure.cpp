@@ -129,36 +129,6 @@ void mark_failed(SuiteProgress& p, const std::string& reason, int64_t round, con
 bool may_not_repeat(const exec::Outcome& o) { return o.limit_hit.empty() && !o.cancelled; }
 
 // One round of one target. Returns false when the job was cancelled.
-bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t r, const MeasureContext& ctx);
-
-// Runs round r; a round that fails after others of this target succeeded,
-// in a way that may not repeat, is run once more. A failure that repeats
-// fails the target's suite, with both reasons. Returns false when cancelled.
-bool run_round_or_retry(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t r,
-                        const MeasureContext& ctx) {
-  if (!run_round(suite, t, p, r, ctx)) return false;
-  if (!p.failed) {
-    ++p.rounds_ok;
-    return true;
-  }
-  if (!p.transient || p.rounds_ok == 0) return true;
-  const std::string first = p.reason;
-  daemon::log_warning("suite '" + suite.name + "' round " + std::to_string(r) + " failed on " + short_sha(t.commit) +
-                          " after " + std::to_string(p.rounds_ok) + " good rounds: " + first + "; running it once more",
-                      {{"JOB_ID", std::to_string(ctx.job_id)}, {"COMMIT", t.commit}});
-  p.retried.push_back({{"round", p.failed_round}, {"reason", first}});
-  p.failed = false;
-  p.reason.clear();
-  p.stderr_tail.clear();
-  if (!run_round(suite, t, p, r, ctx)) return false;
-  if (!p.failed) {
-    ++p.rounds_ok;
-    return true;
-  }
-  p.reason += " (the round had failed once already: " + first + ")";
-  return true;
-}
-
 bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t r,
                const MeasureContext& ctx) {
   const bool measured = r >= suite.warmup;
@@ -336,6 +306,34 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
       acc.reason = b.reason;
     }
   }
+  return true;
+}
+
+// Runs round r; a round that fails after others of this target succeeded,
+// in a way that may not repeat, is run once more. A failure that repeats
+// fails the target's suite, with both reasons. Returns false when cancelled.
+bool run_round_or_retry(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t r,
+                        const MeasureContext& ctx) {
+  if (!run_round(suite, t, p, r, ctx)) return false;
+  if (!p.failed) {
+    ++p.rounds_ok;
+    return true;
+  }
+  if (!p.transient || p.rounds_ok == 0) return true;
+  const std::string first = p.reason;
+  daemon::log_warning("suite '" + suite.name + "' round " + std::to_string(r) + " failed on " + short_sha(t.commit) +
+                          " after " + std::to_string(p.rounds_ok) + " good rounds: " + first + "; running it once more",
+                      {{"JOB_ID", std::to_string(ctx.job_id)}, {"COMMIT", t.commit}});
+  p.retried.push_back({{"round", p.failed_round}, {"reason", first}});
+  p.failed = false;
+  p.reason.clear();
+  p.stderr_tail.clear();
+  if (!run_round(suite, t, p, r, ctx)) return false;
+  if (!p.failed) {
+    ++p.rounds_ok;
+    return true;
+  }
+  p.reason += " (the round had failed once already: " + first + ")";
   return true;
 }
 
