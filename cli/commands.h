@@ -20,6 +20,7 @@ std::string local_user();
 int cmd_version(const Args& args);
 int cmd_convert(const Args& args);
 int cmd_check(const Args& args);
+int cmd_run(const Args& args);
 int cmd_compare(const Args& args);
 int cmd_status(const Args& args);
 int cmd_jobs(const Args& args);

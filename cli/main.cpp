@@ -48,6 +48,7 @@ const Command kCommands[] = {
     {"enqueue", "enqueue --repository R --clone-url U (--commit SHA | --ref REF) [--suite S]", cmd_enqueue},
     {"jobs", "jobs [list [--state S] [--limit N] [--json] | show ID | groups | group ID]", cmd_jobs},
     {"report", "report JOB_ID | --group G [--json]  a finished job's report, or a sharded suite's", cmd_report},
+    {"run", "run [--suite S] [--against REV] run suites here as the box would (exit 1: regressed)", cmd_run},
     {"status", "status                       is every daemon up, and what it says", cmd_status},
     {"tune", "tune check|verify|apply|restore [--json]  the host tuning checklist", cmd_tune},
     {"version", "version                      print the version", cmd_version},

@@ -30,6 +30,11 @@ std::string Outcome::describe() const {
   // The bound says more than the signal or exit status it caused.
   if (!limit_hit.empty()) return "stopped by a per-job bound: " + limit_hit;
   if (term_signal != 0) return "killed by " + signal_name(term_signal);
+  // A shell reports a child killed by signal N as 128 + N: the command run
+  // through `sh -c` is that child, the signal is what happened to it.
+  if (exit_code > 128 && exit_code < 128 + 65)
+    return "exit status " + std::to_string(exit_code) + " (a process it ran was killed by " +
+           signal_name(exit_code - 128) + ")";
   return "exit status " + std::to_string(exit_code);
 }
 

@@ -96,6 +96,13 @@ TEST_CASE("a command killed by a signal is reported by the signal's name") {
   CHECK(o.describe() == "killed by SIGSEGV");
 }
 
+TEST_CASE("a process the command ran that a signal killed is named, not only the shell's 128 + N") {
+  auto o = run_ok(shell("sh -c 'kill -ABRT $$'; exit $?"));
+  CHECK(o.exit_code == 128 + SIGABRT);
+  CHECK(o.describe() == "exit status 134 (a process it ran was killed by SIGABRT)");
+  CHECK(run_ok(shell("exit 2")).describe() == "exit status 2");
+}
+
 TEST_CASE("user and system time come from the waited-for process tree") {
   // The loop runs in a grandchild (the subshell), so this also checks that
   // rusage covers descendants the shell waited for.
