@@ -333,7 +333,8 @@ bool run_round_or_retry(const config::Suite& suite, Target& t, SuiteProgress& p,
     ++p.rounds_ok;
     return true;
   }
-  p.reason += " (the round had failed once already: " + first + ")";
+  p.reason = p.reason == first ? p.reason + " (twice: the round was run again and failed the same way)"
+                               : p.reason + " (the round had failed once already: " + first + ")";
   return true;
 }
 

@@ -21,4 +21,10 @@ std::optional<std::string> cgroup2_path_of(const std::string& root, pid_t pid);
 // controller not enabled for that cgroup).
 std::optional<int64_t> cgroup2_memory_peak(const std::string& root, const std::string& path);
 
+// memory.events' oom_kill of the cgroup at `path`, same layouts: how many
+// of its processes any OOM killer (the cgroup's own limit or the host's)
+// killed. The kernel's own record of who sent a SIGKILL; nullopt where it
+// keeps none for this cgroup (no memory controller on the v2 tree).
+std::optional<int64_t> cgroup2_oom_kills(const std::string& root, const std::string& path);
+
 }  // namespace bb::exec

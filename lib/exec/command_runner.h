@@ -90,6 +90,12 @@ struct Outcome {
   std::string memory_source;         // "cgroup memory.peak" or "ru_maxrss"
   std::vector<CounterReading> counters;  // one per Command::counters, in order
   std::string isolation;       // "affinity:1", "scope:benchbox-bench.slice", ...
+  bool core_dumped = false;    // the signal made the kernel write a core dump
+  // Who sent the killing signal, where the kernel keeps a record of it
+  // ("the kernel's OOM killer": the scope's memory.events); "" where it
+  // keeps none. A SIGKILL that is none of benchbox's (timeout, cancel, a
+  // bound) nor the kernel's is then said to come from outside benchbox.
+  std::string killed_by;
 
   bool success() const { return !timed_out && !cancelled && term_signal == 0 && exit_code == 0 && limit_hit.empty(); }
   std::string describe() const;  // "exit status 2", "killed by SIGSEGV", "timed out after 30 s"

@@ -339,7 +339,10 @@ Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>
   drain(streams, sink, kDrainLimit);
 
   if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) outcome.term_signal = WTERMSIG(status);
+  if (WIFSIGNALED(status)) {
+    outcome.term_signal = WTERMSIG(status);
+    outcome.core_dumped = WCOREDUMP(status);
+  }
   outcome.wall_seconds = std::chrono::duration<double>(end - start).count();
   // The shell reports a child killed by SIGXFSZ as 128 + 25.
   if ((outcome.term_signal == SIGXFSZ || (WIFEXITED(status) && outcome.exit_code == 128 + SIGXFSZ)) &&

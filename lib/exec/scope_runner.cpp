@@ -98,6 +98,11 @@ Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>
       o.peak_memory_bytes = *peak;
       o.memory_source = "cgroup memory.peak";
     }
+    // The scope has no memory bound of its own: an OOM kill here is the
+    // host's OOM killer, which the kernel counts in the scope's events.
+    if (auto kills = cgroup2_oom_kills(options_.root, *cgroup); kills && *kills > 0)
+      o.killed_by = "the kernel's OOM killer (the host ran out of memory; memory.events oom_kill " +
+                    std::to_string(*kills) + ")";
   };
   // Stopping the scope reaches every process in it, including any that
   // left the process group; the process group is the fallback.

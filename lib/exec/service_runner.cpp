@@ -262,6 +262,7 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
   if (*began == 0) return make_error(Errc::unavailable, unit + " never started (Result=" + *result + ")");
   if (*code == 1) outcome.exit_code = *status;  // CLD_EXITED
   else outcome.term_signal = *status;           // CLD_KILLED, CLD_DUMPED
+  outcome.core_dumped = *code == 3;             // CLD_DUMPED
   // From the gate's exec to PID 1's record of the exit: both CLOCK_MONOTONIC.
   const uint64_t ended_ns = *ended * 1000;
   outcome.wall_seconds = double(ended_ns - std::min(ended_ns, gate->start_ns)) / 1e9;

@@ -36,6 +36,17 @@ TEST_CASE("cgroup memory.peak: the scope's path from /proc, the peak on a v2 or 
   CHECK_FALSE(exec::cgroup2_path_of(t.root, 7));  // no such process
 }
 
+TEST_CASE("cgroup memory.events: the kernel's count of OOM kills in the scope, either layout") {
+  Tree t;
+  const std::string scope = "/benchbox.slice/j.scope";
+  CHECK_FALSE(exec::cgroup2_oom_kills(t.root, scope));  // no memory controller there
+  t.put("/sys/fs/cgroup/unified" + scope + "/memory.events", "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n");
+  CHECK(exec::cgroup2_oom_kills(t.root, scope) == 1);
+  t.put("/sys/fs/cgroup" + scope + "/memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n");
+  CHECK(exec::cgroup2_oom_kills(t.root, scope) == 0);
+  CHECK_FALSE(exec::cgroup2_oom_kills(t.root, "/x/../../etc"));
+}
+
 TEST_CASE("cgroup memory.peak: the real tree is read without error") {
   // This host (cgroup v1 hybrid, no v2 controllers) has no memory.peak;
   // either answer is fine, a crash or a bogus zero is not.

@@ -96,6 +96,15 @@ TEST_CASE("a command killed by a signal is reported by the signal's name") {
   CHECK(o.describe() == "killed by SIGSEGV");
 }
 
+TEST_CASE("a SIGKILL that is not benchbox's own is said to come from outside") {
+  auto o = run_ok(shell("kill -KILL $$"));
+  CHECK(o.term_signal == SIGKILL);
+  CHECK_FALSE(o.core_dumped);
+  CHECK(o.describe() == "killed by SIGKILL from outside benchbox (not a timeout, cancellation or per-job bound)");
+  o.killed_by = "the kernel's OOM killer";
+  CHECK(o.describe() == "killed by SIGKILL, sent by the kernel's OOM killer");
+}
+
 TEST_CASE("a process the command ran that a signal killed is named, not only the shell's 128 + N") {
   auto o = run_ok(shell("sh -c 'kill -ABRT $$'; exit $?"));
   CHECK(o.exit_code == 128 + SIGABRT);

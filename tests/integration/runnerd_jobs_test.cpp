@@ -403,14 +403,17 @@ TEST_CASE("a round killed after good rounds is run once more; a crash that repea
   CHECK((*once)["rounds"] == json::array({0, 1, 2, 3}));
   REQUIRE((*once)["extra"]["retried_rounds"].size() == 1);
   CHECK((*once)["extra"]["retried_rounds"][0]["round"] == 2);
-  CHECK((*once)["extra"]["retried_rounds"][0]["reason"] == "killed by SIGKILL");
+  CHECK((*once)["extra"]["retried_rounds"][0]["reason"] ==
+        "killed by SIGKILL from outside benchbox (not a timeout, cancellation or per-job bound)");
   CHECK(head["suites"]["killed-once"]["status"] == "ok");
   // It repeats: a failed benchmark, with both deaths and the output's tail,
   // and the rounds measured before it kept.
   const json* repeats = find_bench(head, "crashes-at-2", "wall_time");
   REQUIRE(repeats);
   CHECK((*repeats)["status"] == "failed");
-  CHECK((*repeats)["reason"] == "killed by SIGKILL (the round had failed once already: killed by SIGKILL)");
+  CHECK((*repeats)["reason"] ==
+        "killed by SIGKILL from outside benchbox (not a timeout, cancellation or per-job bound) (twice: the round was "
+        "run again and failed the same way)");
   CHECK((*repeats)["extra"]["output_tail"].get<std::string>().find("dying") != std::string::npos);
   CHECK((*repeats)["samples"].size() == 2);
   // Failing from the first round is the harness, not chance: not run again.
