@@ -34,6 +34,13 @@ bool branch_push(const model::Job& job) {
   return job.spec.kind == model::JobKind::push && job.spec.ref.rfind("refs/heads/", 0) == 0;
 }
 
+// A push or tag job of a group is a backfill's: bisections group compare
+// jobs, and a shards group's jobs are shards.
+bool backfilled(const model::Job& job) {
+  return job.spec.group_id != 0 && job.spec.shard == 0 &&
+         (job.spec.kind == model::JobKind::push || job.spec.kind == model::JobKind::tag);
+}
+
 // A result set with only the benchmarks named.
 model::ResultSet only(const model::ResultSet& rs, const std::set<std::string>& keys) {
   model::ResultSet out = rs;
@@ -149,7 +156,8 @@ Status Manager::process(const model::Job& job) {
                              job.spec.pr_number, rep.head_commit,  rep.comparison ? rep.comparison->base_commit : "",
                              job.created,     job.finished,        model::to_string(job.state),
                              report::to_string(rep.overall), rep.summary,
-                             result ? result->head.commit_info.time : 0};
+                             result ? result->head.commit_info.time : 0,
+                             backfilled(job)};
   if (auto st = history_.record_job(summary); !st) return st;
   // One shard measures part of a suite, and the run before it in history
   // may be another shard of the same commit: nothing to judge a branch's

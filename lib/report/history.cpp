@@ -129,6 +129,9 @@ const std::vector<store::Migration> kSqliteMigrations = {
     // commits of months ago today.
     {"each job's commit date",
      "ALTER TABLE jobs ADD COLUMN commit_time INTEGER NOT NULL DEFAULT 0"},
+    // A backfilled run is listed apart from the branch's pushes.
+    {"backfilled jobs marked",
+     "ALTER TABLE jobs ADD COLUMN backfill INTEGER NOT NULL DEFAULT 0"},
 };
 
 // Written once, in the SQL both engines share; PostgreSQL's types derived.

@@ -73,6 +73,9 @@ struct JobSummary {
   int64_t created = 0, finished = 0;
   std::string state, overall, summary;
   int64_t commit_time = 0;  // the head commit's date; 0 = unknown
+  // A push or tag job of a backfill group (benchboxctl backfill): history
+  // measured later, listed apart from the branch's own pushes.
+  bool backfill = false;
 };
 
 // A benchmark of an open regression, with the range it regressed in.

@@ -11,7 +11,7 @@ namespace {
 
 constexpr const char* kJobColumns =
     "job_id, repository, kind, ref, pr_number, commit_sha, base_commit, created, finished, state, overall, summary,"
-    " commit_time";
+    " commit_time, backfill";
 
 JobSummary job_of(const store::Statement& q) {
   JobSummary j;
@@ -28,6 +28,7 @@ JobSummary job_of(const store::Statement& q) {
   j.overall = q.column_text(10);
   j.summary = q.column_text(11);
   j.commit_time = q.column_int64(12);
+  j.backfill = q.column_int64(13) != 0;
   return j;
 }
 
@@ -122,7 +123,7 @@ Status HistoryStore::record_job(const JobSummary& j) {
   if (!q) return q.error();
   q->bind(1, j.job_id).bind(2, j.repository).bind(3, j.kind).bind(4, j.ref).bind(5, j.pr_number);
   q->bind(6, j.commit).bind(7, j.base_commit).bind(8, j.created).bind(9, j.finished).bind(10, j.state);
-  q->bind(11, j.overall).bind(12, j.summary).bind(13, j.commit_time);
+  q->bind(11, j.overall).bind(12, j.summary).bind(13, j.commit_time).bind(14, int64_t(j.backfill ? 1 : 0));
   return q->run();
 }
 

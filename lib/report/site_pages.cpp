@@ -20,7 +20,7 @@ nlohmann::json run_summary(const JobSummary& j) {
   return {{"job_id", j.job_id},   {"kind", j.kind},         {"ref", j.ref},
           {"commit", j.commit},   {"base_commit", j.base_commit}, {"pr_number", j.pr_number},
           {"created", j.created}, {"commit_time", j.commit_time}, {"overall", j.overall},   {"summary", j.summary},
-          {"page", site::run_page(j.repository, j.job_id)}};
+          {"backfill", j.backfill}, {"page", site::run_page(j.repository, j.job_id)}};
 }
 
 }  // namespace

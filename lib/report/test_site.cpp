@@ -3,6 +3,8 @@
 // pages themselves are drawn in a real browser: tests/browser.)
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include <cstdlib>
 #include <filesystem>
 #include <unistd.h>
@@ -78,7 +80,7 @@ struct Box {
     return o;
   }
 
-  void finish(const ResultSet& rs, const std::string& kind = "push") {
+  void finish(const ResultSet& rs, const std::string& kind = "push", bool backfill = false) {
     JobResult jr;
     jr.job_id = rs.job_id;
     jr.kind = kind;
@@ -89,7 +91,8 @@ struct Box {
     const JobKind k = kind == "tag" ? JobKind::tag : JobKind::push;
     auto rep = report::build_report(job_of(rs, k), jr, *previous, {});
     REQUIRE(history.record_job({rs.job_id, rs.repository, kind, rs.ref, 0, rs.commit, "", 1, 2, "done",
-                                report::to_string(rep.overall), rep.summary, rs.commit_info.time}).ok());
+                                report::to_string(rep.overall), rep.summary, rs.commit_info.time, backfill})
+                .ok());
     auto st = site.job_finished(rep, jr);
     INFO((st ? "" : st.error().message));
     REQUIRE(st.ok());
@@ -119,6 +122,16 @@ const std::string kKey = "micro/parse[n=10]:wall_time";
 
 }  // namespace
 
+TEST_CASE("a backfilled run is marked, for the pages to list it apart from the branch's pushes") {
+  Box box;
+  box.finish(placed_run(1, 100, 0.100));
+  box.finish(placed_run(2, 99, 0.100), "push", true);  // an older commit, measured later
+  const auto repo = box.data("data/r/octo/widgets/repo.js", "repo");
+  std::map<int64_t, bool> backfill;
+  for (const auto& run : repo["runs"]) backfill[run["job_id"].get<int64_t>()] = run["backfill"].get<bool>();
+  CHECK(backfill == std::map<int64_t, bool>{{1, false}, {2, true}});
+}
+
 TEST_CASE("a push writes its run, its trends, its repository and the index, with relative links only") {
   Box box;
   box.finish(placed_run(1, 100, 0.100));
@@ -132,6 +145,7 @@ TEST_CASE("a push writes its run, its trends, its repository and the index, with
   CHECK(index["repositories"][0]["page"] == "r/octo/widgets/index.html");
   CHECK(index["repositories"][0]["latest_runs"][0]["job_id"] == 2);
   CHECK(index["repositories"][0]["latest_runs"][0].contains("commit_time"));
+  CHECK(index["repositories"][0]["latest_runs"][0]["backfill"] == false);
 
   auto repo = box.data("data/r/octo/widgets/repo.js", "repo");
   REQUIRE(repo["refs"].size() == 1);

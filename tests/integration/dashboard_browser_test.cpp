@@ -103,6 +103,21 @@ TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error
   compared.head = result_set(fake_sha(108), 0.112, "head");
   const int64_t check_job = s.run_job(check, compared);
   jobs.push_back(check_job);
+  // A backfill: an older commit of main measured today, in a job group of
+  // its own. Listed as backfilled history, not as a push of main.
+  int64_t group = 0;
+  std::vector<int64_t> backfilled;
+  json old_commit = push_spec(fake_sha(90));
+  old_commit.erase("delivery_id");  // an operator's, as benchboxctl backfill queues it
+  const auto grouped = s.queue->enqueue_group({{"kind", "backfill"}, {"repository", "o/r"},
+                                               {"description", "main's history"}, {"requested_by", "test"}},
+                                              {old_commit}, &group, &backfilled);
+  INFO(grouped.message);
+  REQUIRE_FALSE(grouped);
+  REQUIRE(backfilled.size() == 1);
+  s.claim(backfilled[0]);
+  s.complete(backfilled[0], push_result(fake_sha(90), 0.100, 40, "refs/heads/main"));
+  jobs.push_back(backfilled[0]);
   // A failed job.
   const int64_t failed = s.enqueue(push_spec(fake_sha(400)));
   s.claim(failed);
@@ -126,6 +141,7 @@ TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error
     says += " --expect '" + page + "=Regression checks'";
     says += " --expect '" + page + "=head slower'";
     says += " --reject '" + page + "=compare main'";  // a compare job as a run of main
+    says += " --expect '" + page + "=Backfilled history'";
     // Commits of 2023 measured today: each run is dated by its commit too.
     says += " --expect '" + page + "=committed 2023-11-14'";
   }

@@ -4,7 +4,7 @@
   "use strict";
 
   const { h, link, muted, section, repoDirFromPage, fmtTime, header, runsTable,
-    regressionsTable, isCheck, checksTable } = benchbox._;
+    regressionsTable, isCheck, isBackfill, isBranchRun, checksTable } = benchbox._;
 
   function renderIndex(app, d) {
     app.appendChild(header([["benchbox"]], "Benchmarks",
@@ -16,11 +16,13 @@
       const dir = repoDirFromPage(r.page);
       const nOpen = (r.open_regressions || []).length;
       const checks = (r.latest_runs || []).filter(isCheck);
+      const backfills = (r.latest_runs || []).filter(isBackfill);
       app.appendChild(h("section", { class: "card repo" },
         h("h2", null, link(r.page, r.repository),
           nOpen ? h("span", { class: "badge badge-bad" }, nOpen + " open regression" + (nOpen > 1 ? "s" : "")) : null),
         nOpen ? [h("h3", null, "Open regressions"), regressionsTable(r.open_regressions)] : null,
-        h("h3", null, "Latest runs"), runsTable((r.latest_runs || []).filter((x) => !isCheck(x)), dir),
+        h("h3", null, "Latest runs"), runsTable((r.latest_runs || []).filter(isBranchRun), dir),
+        backfills.length ? [h("h3", null, "Backfilled history"), runsTable(backfills, dir)] : null,
         checks.length ? [h("h3", null, "Regression checks"), checksTable(checks)] : null));
     }
   }

@@ -45,6 +45,10 @@
   // It is no run of the branch: listed apart from them, in words for what it
   // decided, never as a regression on the branch.
   function isCheck(run) { return run.kind === "compare"; }
+  // A backfill measures old commits today: history, placed on the trends
+  // by its commits, not a push of the branch.
+  function isBackfill(run) { return !!run.backfill && !isCheck(run); }
+  function isBranchRun(run) { return !isCheck(run) && !isBackfill(run); }
   const CHECK_RESULT = { regressed: "head slower", improved: "head faster", unchanged: "no change",
     inconclusive: "undecided" };
   function checksTable(runs) {
@@ -61,7 +65,11 @@
   // (when there are any) under a heading of their own.
   function runsAndChecks(title, runs, repoDir, shown) {
     runs = runs || [];
-    const out = [runsSection(title, runs.filter((r) => !isCheck(r)), repoDir, shown)];
+    const out = [runsSection(title, runs.filter(isBranchRun), repoDir, shown)];
+    const backfills = runs.filter(isBackfill);
+    if (backfills.length)
+      out.push(section("Backfilled history", muted("Older commits measured later (benchboxctl backfill), placed " +
+        "on the trends by their commits. Not pushes of the branch."), runsTable(backfills, repoDir)));
     const checks = runs.filter(isCheck);
     if (checks.length)
       out.push(section("Regression checks", muted("Confirmations and bisection steps: two commits measured side " +
@@ -133,6 +141,6 @@
     return table(["benchmark", "effect", "commits (last good..first bad)", "ref", ""], rows, "regressions");
   }
 
-  Object.assign(benchbox._, { header, brand, runsTable, runsSection, runsAndChecks, isCheck, checksTable,
+  Object.assign(benchbox._, { header, brand, runsTable, runsSection, runsAndChecks, isCheck, isBackfill, isBranchRun, checksTable,
     regressionsTable });
 })(window.benchbox = window.benchbox || {});
