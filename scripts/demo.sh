@@ -250,6 +250,9 @@ echo
 "$ctl" status | grep -E '^benchbox-(reporterd|queued) ' || true
 site=$demo/state/site
 [[ -s $site/data/index.js && -s $site/r/demo/loop/runs/$pr_job.html ]] || die "the dashboard was not written"
+# The open regression on the index names the culprit the bisection found.
+culprit_shown() { grep -q "\"commit\":\"$culprit\"" "$site/data/index.js"; }
+wait_for 30 culprit_shown || die "the dashboard's open regression does not name the culprit $culprit"
 echo
 echo "Result files:  $demo/state/results/<job>/result.json"
 echo "Reports:       $demo/state/reports/<job>/report.{md,json}"
