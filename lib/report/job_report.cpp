@@ -206,6 +206,9 @@ std::string baseline_text(const model::Job& job, const model::ResultSet& base, b
   switch (job.spec.kind) {
     case model::JobKind::pull_request: return "merge-base " + measured;
     case model::JobKind::push: return "the branch's previous head " + measured;
+    // A confirmation (last good against first bad) or a bisection step
+    // (last good against a commit between): the good side either way.
+    case model::JobKind::compare: return "the last good commit " + measured;
     default: return measured;
   }
 }

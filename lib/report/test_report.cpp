@@ -203,6 +203,17 @@ TEST_CASE("a PR report compares head with the merge-base and shows a regression"
   CHECK(rep.json["overall"] == "regressed");
 }
 
+TEST_CASE("a confirmation or bisection step names its base the last good commit, not a merge-base") {
+  JobResult jr;
+  jr.job_id = 9;
+  jr.kind = "compare";
+  jr.base = run(9, "good", 0.100, "base");
+  jr.head = run(9, "bad", 0.120, "head");
+  auto rep = report::build_report(done_job(9, JobKind::compare), jr, std::nullopt, {});
+  CHECK(rep.markdown.find("against the last good commit good (measured interleaved in this job)") != std::string::npos);
+  CHECK(rep.markdown.find("merge-base") == std::string::npos);
+}
+
 TEST_CASE("a push measured beside the branch's previous head is compared within its job, paired") {
   JobResult jr;
   jr.job_id = 6;
