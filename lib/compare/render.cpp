@@ -86,6 +86,13 @@ std::string percent_or_dash(double x, int decimals) {
   return fmt(decimals == 1 ? "%.1f %%" : "%.3f %%", x * 100);
 }
 
+// One sample a side has no spread to speak of: unknown, not ±0.0 %. An
+// exact count's is its own (none) however few.
+std::string noise_cell(const BenchmarkComparison& r, bool fine) {
+  if (r.method.empty() || (r.method != "exact" && std::max(r.n_base, r.n_head) < 2)) return "–";
+  return "±" + percent_or_dash(r.noise, fine ? 3 : 1);
+}
+
 nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
 }  // namespace
@@ -130,7 +137,7 @@ void table(std::ostringstream& out, const std::vector<const BenchmarkComparison*
     const bool fine = r->threshold > 0 && r->threshold < 0.002;
     out << "| " << key_cell(*r) << " | " << format_value(r->base_median, r->unit) << " | "
         << format_value(r->head_median, r->unit) << " | " << change_cell(*r) << " | " << verdict_cell(*r)
-        << " | " << (r->method.empty() ? "–" : "±" + percent_or_dash(r->noise, fine ? 3 : 1)) << " | "
+        << " | " << noise_cell(*r, fine) << " | "
         << (r->method.empty() ? "–" : percent_or_dash(r->min_detectable, fine ? 3 : 1)) << " |\n";
   }
 }

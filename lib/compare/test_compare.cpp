@@ -541,6 +541,12 @@ TEST_CASE("degenerate samples") {
     CHECK(r.ratio == Approx(2.0));
     CHECK(std::isinf(r.ci_high));
     CHECK(std::isinf(r.min_detectable));
+    // The table says neither an interval nor a noise it does not have.
+    compare::Comparison c;
+    c.rows.push_back(r);
+    const std::string md = compare::render_markdown(c);
+    CHECK(md.find("(interval unbounded) | ❔ inconclusive | – |") != std::string::npos);
+    CHECK(md.find("±0.0 %") == std::string::npos);
   }
   SECTION("all equal") {
     const auto r = compare::compare_benchmark(bench("x", {3, 3, 3, 3}), bench("x", {3, 3, 3, 3}), o);
