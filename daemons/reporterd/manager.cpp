@@ -267,6 +267,11 @@ void Manager::handle(const model::Job& job) {
     post_state(job);
     return;
   }
+  // A finished job is reported once. The Get that JobStarted asked for can
+  // already see it finished, and JobFinished then asks again (fetch's
+  // ask_again_): without this the report, its log line and a bisection's
+  // step were done twice (a failed job on bidict was logged twice).
+  if (path_exists(path_join(report_dir(job.id), "report.json"))) return;
   if (auto st = process(job); !st)
     log_error("report for job " + std::to_string(job.id) + " failed: " + st.error().message,
               {{"JOB_ID", std::to_string(job.id)}, {"REPOSITORY", job.spec.repository}});

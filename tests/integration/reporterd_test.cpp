@@ -7,7 +7,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "reporterd_fixture.h"
 
@@ -176,6 +178,32 @@ TEST_CASE("a main-branch regression is one issue, updated while it lasts and clo
   REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "completed"; }));
   CHECK(slurp(s.report_path(id)).find(".benchbox.yml:4:12") != std::string::npos);
   CHECK(s.check_run(id)["conclusion"] == "failure");
+}
+
+TEST_CASE("a job that fails as soon as it starts is reported once") {
+  ReporterFixture s;
+  // Started and failed back to back: JobStarted's Get may already see the
+  // job failed, and JobFinished asks again.
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 6; ++i) {
+    const int64_t id = s.enqueue(push_spec(fake_sha(20 + i)));
+    s.claim(id);
+    REQUIRE_FALSE(s.queue->fail(id, "test-runner", "fetch failed: no route to host"));
+    ids.push_back(id);
+  }
+  INFO(s.logs());
+  for (int64_t id : ids) REQUIRE(wait_until([&] { return s.reported(id); }));
+  // Any second report would have come right behind the first.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const std::string log = s.reporterd->log();
+  for (int64_t id : ids) {
+    size_t lines = 0;
+    for (size_t at = log.find("VERDICT=failed"); at != std::string::npos; at = log.find("VERDICT=failed", at + 1)) {
+      const size_t begin = log.rfind('\n', at) + 1;
+      if (log.substr(begin, at - begin).find("JOB_ID=" + std::to_string(id) + " ") != std::string::npos) ++lines;
+    }
+    CHECK(lines == 1);
+  }
 }
 
 TEST_CASE("a backfill's jobs post no check run, and an old regression opens no issue") {
