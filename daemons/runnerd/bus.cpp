@@ -1,6 +1,6 @@
 // The org.benchbox.Runner1 vtable, the one place the interface is spelled
 // out (docs/ARCHITECTURE.md, "Bus interfaces"). Handlers catch every
-// exception so none crosses into sd-bus. CancelCurrent, Pause and Resume
+// exception so none crosses into sd-bus. CancelCurrent, Pause, Hold and Resume
 // are unprivileged at the sd-bus level and for operators only: the D-Bus
 // policy (policy/org.benchbox.Runner1.conf) says so, and so does each
 // handler, so that a benchmark running as this daemon's user cannot pause
@@ -89,6 +89,18 @@ int method_pause(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   });
 }
 
+int method_hold(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    if (int r = refuse_unless_operator(m, userdata, error); r < 0) return r;
+    const char* reason = nullptr;
+    int r = sd_bus_message_read(m, "s", &reason);
+    if (r < 0) return r;
+    if (auto st = manager_of(userdata)->hold(m, reason); !st)
+      return bus::set_error(error, st.error());
+    return sd_bus_reply_method_return(m, "");
+  });
+}
+
 int method_resume(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
     if (int r = refuse_unless_operator(m, userdata, error); r < 0) return r;
@@ -110,6 +122,7 @@ const sd_bus_vtable kRunnerVtable[] = {
     SD_BUS_METHOD_WITH_NAMES("CancelCurrent", "s", SD_BUS_PARAM(reason), "", , method_cancel_current,
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Pause", "s", SD_BUS_PARAM(reason), "", , method_pause, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Hold", "s", SD_BUS_PARAM(reason), "", , method_hold, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Resume", "", "", method_resume, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };

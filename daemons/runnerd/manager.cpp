@@ -119,6 +119,7 @@ Status Manager::start() {
 }
 
 void Manager::shutdown() {
+  drop_holders();
   if (!worker_.joinable()) return;
   // A SIGTERM mid-job: stop the job's processes, but neither Fail nor
   // Complete it. The queue still holds it as ours; without heartbeats its
@@ -183,23 +184,83 @@ int Manager::on_worker_done(sd_event_source*, int fd, uint32_t, void* userdata) 
   return 0;
 }
 
+void Manager::emit_paused() {
+  sd_bus_emit_properties_changed(bus_, bus::kRunnerPath, bus::kRunnerInterface, "Paused", "PausedReason", nullptr);
+}
+
+std::string Manager::paused_reason() const { return paused_ ? paused_reason_ : holders_ ? hold_reason_ : ""; }
+
 void Manager::pause(const std::string& reason) {
   paused_reason_ = reason.empty() ? "paused" : reason;
-  if (!paused_) daemon::log_notice("paused: no new job is claimed (" + paused_reason_ + ")");
+  if (!paused()) daemon::log_notice("paused: no new job is claimed (" + paused_reason_ + ")");
   paused_ = true;
-  sd_bus_emit_properties_changed(bus_, bus::kRunnerPath, bus::kRunnerInterface, "Paused", "PausedReason", nullptr);
+  emit_paused();
+}
+
+void Manager::drop_holders() {
+  holders_ = sd_bus_track_unref(holders_);
+  hold_reason_.clear();
 }
 
 void Manager::resume() {
-  if (paused_) daemon::log_notice("resumed: claiming jobs again");
+  if (paused()) daemon::log_notice("resumed: claiming jobs again");
   paused_ = false;
   paused_reason_.clear();
-  sd_bus_emit_properties_changed(bus_, bus::kRunnerPath, bus::kRunnerInterface, "Paused", "PausedReason", nullptr);
+  drop_holders();
+  emit_paused();
   try_claim();
 }
 
+Status Manager::hold(sd_bus_message* call, const std::string& reason) {
+  const std::string holder = sd_bus_message_get_sender(call) ? sd_bus_message_get_sender(call) : "";
+  const bool was_paused = paused();
+  if (!holders_) {
+    int r = sd_bus_track_new(bus_, &holders_, on_holders_gone, this);
+    if (r < 0) return errno_error("track the pause's holder", -r);
+  }
+  int r = sd_bus_track_add_sender(holders_, call);
+  if (r < 0) {
+    if (sd_bus_track_count(holders_) == 0) drop_holders();
+    return errno_error("track the pause's holder " + holder, -r);
+  }
+  hold_reason_ = reason.empty() ? "held" : reason;
+  // A holder that left between its call and the tracking is not waited for.
+  bus::BusError error;
+  sd_bus_message* reply = nullptr;
+  r = sd_bus_call_method(bus_, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                         "NameHasOwner", error.get(), &reply, "s", holder.c_str());
+  bus::MessagePtr owned(reply);
+  int there = 1;
+  if (r >= 0) (void)sd_bus_message_read(reply, "b", &there);
+  if (!there) {
+    (void)sd_bus_track_remove_name(holders_, holder.c_str());
+    if (sd_bus_track_count(holders_) == 0) drop_holders();
+    daemon::log_notice("a pause asked by " + holder + " (" + reason + ") ended at once: it left the bus");
+    return {};
+  }
+  if (!was_paused)
+    daemon::log_notice("paused while " + holder + " is on the bus: no new job is claimed (" + hold_reason_ + ")");
+  emit_paused();
+  return {};
+}
+
+int Manager::on_holders_gone(sd_bus_track*, void* userdata) {
+  auto* self = static_cast<Manager*>(userdata);
+  try {
+    const std::string reason = self->hold_reason_;
+    self->drop_holders();  // as systemd does in its track handlers: not called again
+    daemon::log_notice("the pause held for " + reason + " ended: its holder left the bus (exited or was killed)" +
+                       (self->paused() ? "; still paused (" + self->paused_reason() + ")" : "; claiming jobs again"));
+    self->emit_paused();
+    self->try_claim();
+  } catch (const std::exception& e) {
+    daemon::log_error(std::string("ending a pause: ") + e.what());
+  }
+  return 0;
+}
+
 void Manager::try_claim() {
-  if (current_ || paused_) return;
+  if (current_ || paused()) return;
   bus::BusError error;
   sd_bus_message* raw = nullptr;
   int r = sd_bus_call_method(bus_, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Claim", error.get(),

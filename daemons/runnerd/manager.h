@@ -53,13 +53,17 @@ class Manager {
   Status cancel_current(const std::string& reason);
 
   // Runner1.Pause/Resume: a paused runner finishes the job it has and
-  // claims no other until resumed (the self-updater waits for it to be
-  // idle instead of cutting a benchmark short). In memory only: a
-  // restarted runner (on the new version) is not paused.
+  // claims no other until resumed. In memory only: a restarted runner (on
+  // the new version) is not paused. Resume ends every pause and hold.
   void pause(const std::string& reason);
   void resume();
-  bool paused() const { return paused_; }
-  const std::string& paused_reason() const { return paused_reason_; }
+  // Runner1.Hold: a pause that lasts while `holder` (the caller's unique
+  // bus name) stays on the bus, the self-updater's: when it is killed mid-
+  // update its connection goes, and so does the pause, instead of a box
+  // that never claims again.
+  Status hold(sd_bus_message* call, const std::string& reason);
+  bool paused() const { return paused_ || holders_ != nullptr; }
+  std::string paused_reason() const;
 
  private:
   static int on_job_queued(sd_bus_message* m, void* userdata, sd_bus_error* error);
@@ -103,6 +107,13 @@ class Manager {
   bool queue_reachable_ = true;      // to log losing/regaining the queue once
   bool paused_ = false;
   std::string paused_reason_;
+  // Who holds the runner (Runner1.Hold): sd-bus tracks each caller and
+  // calls on_holders_gone once the last has left the bus. Null: no hold.
+  sd_bus_track* holders_ = nullptr;
+  std::string hold_reason_;
+  static int on_holders_gone(sd_bus_track* track, void* userdata);
+  void drop_holders();
+  void emit_paused();
 
   UniqueFd done_fd_;
   bus::SourcePtr done_source_, poll_timer_, heartbeat_timer_;

@@ -79,9 +79,11 @@ Result<update::RunnerState> AptHost::runner() {
 Status AptHost::pause_runner(const std::string& reason) {
   if (!has_owner(bus_, bus::kRunnerName)) return {};
   bus::BusError error;
-  int r = sd_bus_call_method(bus_, bus::kRunnerName, bus::kRunnerPath, bus::kRunnerInterface, "Pause", error.get(),
+  // Hold, not Pause: the pause lasts while this process is on the bus, so
+  // an updater killed mid-update leaves no runner paused for good.
+  int r = sd_bus_call_method(bus_, bus::kRunnerName, bus::kRunnerPath, bus::kRunnerInterface, "Hold", error.get(),
                              nullptr, "s", reason.c_str());
-  if (r < 0) return make_error(Errc::unavailable, std::string("Runner1.Pause: ") + error.message());
+  if (r < 0) return make_error(Errc::unavailable, std::string("Runner1.Hold: ") + error.message());
   return {};
 }
 

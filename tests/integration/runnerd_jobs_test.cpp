@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <systemd/sd-bus.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -774,6 +775,46 @@ TEST_CASE("Pause lets the running job finish and claims no other until Resume") 
   CHECK(f.runner_property("Paused", "b") == "false");
   CHECK(f.wait_finished(second, 60)["state"] == "done");
   CHECK(f.runner_log().find("paused: no new job is claimed (benchbox-update: 0.1.0 -> 0.1.1)") != std::string::npos);
+}
+
+TEST_CASE("Hold pauses the runner while its caller is on the bus, and ends when the caller is gone") {
+  RunnerdFixture f;
+  std::string sha = f.commit(".benchbox.yml", "version: 1\nsuites:\n  - name: quick\n    run: \"true\"\n"
+                                              "    repetitions: 1\n", "quick");
+  f.start_runner();
+  // The self-updater's connection: it holds the runner, then is killed.
+  sd_bus* updater = nullptr;
+  REQUIRE(sd_bus_new(&updater) >= 0);
+  REQUIRE(sd_bus_set_address(updater, f.address().c_str()) >= 0);
+  REQUIRE(sd_bus_set_bus_client(updater, 1) >= 0);
+  REQUIRE(sd_bus_start(updater) >= 0);
+  sd_bus_error error = SD_BUS_ERROR_NULL;
+  const int r = sd_bus_call_method(updater, "org.benchbox.Runner1", "/org/benchbox/Runner1", "org.benchbox.Runner1",
+                                   "Hold", &error, nullptr, "s", "benchbox-update: 0.1.0 -> 0.1.1");
+  INFO((error.message ? error.message : ""));
+  sd_bus_error_free(&error);
+  REQUIRE(r >= 0);
+  CHECK(f.runner_property("Paused", "b") == "true");
+  CHECK(f.runner_property("PausedReason", "s") == "benchbox-update: 0.1.0 -> 0.1.1");
+  // JobQueued is the runner's first chance to claim: held, it lets it pass.
+  const int64_t job = f.enqueue(f.push_spec(sha));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  json queued;
+  REQUIRE_FALSE(f.client().get(job, &queued));
+  CHECK(queued["state"] == "queued");
+  CHECK(f.runner_property("Paused", "b") == "true");
+
+  sd_bus_flush_close_unref(updater);  // as a SIGKILL would close it
+  REQUIRE(wait_until([&] { return f.runner_property("Paused", "b") == "false"; }));
+  CHECK(f.wait_finished(job, 60)["state"] == "done");
+  CHECK(f.runner_log().find("ended: its holder left the bus") != std::string::npos);
+
+  // busctl leaves as soon as it has its answer: its hold ends at once.
+  std::string out;
+  CHECK(run_shell("DBUS_SYSTEM_BUS_ADDRESS=" + f.address() + " busctl --system call org.benchbox.Runner1 "
+                  "/org/benchbox/Runner1 org.benchbox.Runner1 Hold s brief 2>&1", &out) == 0);
+  INFO(out);
+  REQUIRE(wait_until([&] { return f.runner_property("Paused", "b") == "false"; }));
 }
 
 TEST_CASE("harness formats: hyperfine JSON from $BENCHBOX_OUTPUT, bad output, an unknown format") {

@@ -512,6 +512,7 @@ check_policy() {
     "benchbox-runner|$t Restore"
     "benchbox-runner|$t Apply"
     "benchbox-runner|$r Pause s policy-test"
+    "benchbox-runner|$r Hold s policy-test"
     "benchbox-runner|$p Ingest x 1"
     "benchbox-report|$q Cancel xs 1 policy-test"
     "benchbox-report|$q Complete xss 1 policy-test /tmp/forged.json"
