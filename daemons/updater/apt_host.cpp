@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cstring>
 #include <ctime>
 #include <thread>
@@ -20,34 +21,32 @@ namespace {
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-// One argument for /bin/sh, whatever it holds.
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string output_of(const exec::Outcome& o) { return o.stdout_text + o.stderr_text; }
+
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
 
 }  // namespace
 
-Result<exec::Outcome> AptHost::sh(const std::string& command, seconds timeout) {
+Result<exec::Outcome> AptHost::run(std::vector<std::string> argv, seconds timeout, const std::string& cwd) {
   exec::Command c;
-  c.shell = command;
-  c.cwd = "/";
+  c.argv = std::move(argv);
+  c.cwd = cwd;
   c.env = {{"DEBIAN_FRONTEND", "noninteractive"}, {"LC_ALL", "C.UTF-8"}};
   c.timeout = timeout;
   c.max_output_bytes = 4 << 20;
   return runner_.run(c, nullptr);
 }
 
-std::string AptHost::only_our_source() const {
-  return "-o Dir::Etc::SourceList=" + quote(s_.source_file) +
-         " -o Dir::Etc::SourceParts=- -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=";
+std::vector<std::string> AptHost::only_our_source() const {
+  return {"-o", "Dir::Etc::SourceList=" + s_.source_file, "-o", "Dir::Etc::SourceParts=-",
+          "-o", "Dir::Cache::pkgcache=",                  "-o", "Dir::Cache::srcpkgcache="};
 }
 
 Result<std::string> AptHost::installed_version() {
-  auto o = sh("dpkg-query -W -f='${db:Status-Status} ${Version}' " + quote(s_.package), seconds(30));
+  auto o = run({"dpkg-query", "-W", "-f=${db:Status-Status} ${Version}", s_.package}, seconds(30));
   if (!o) return o.error();
   if (!o->success()) return make_error(Errc::not_found, s_.package + " is not installed: " + trim(output_of(*o)));
   auto words = split(trim(o->stdout_text), ' ');
@@ -57,12 +56,16 @@ Result<std::string> AptHost::installed_version() {
   return words[1];
 }
 
-std::string AptHost::scratch() const { return only_our_source() + " -o Dir::State::Lists=" + quote(s_.scratch_lists); }
+std::vector<std::string> AptHost::scratch() const {
+  return only_our_source() + std::vector<std::string>{"-o", "Dir::State::Lists=" + s_.scratch_lists};
+}
 
 Status AptHost::refresh() {
-  auto o = sh("rm -rf " + quote(s_.scratch_lists) + " && mkdir -p " + quote(s_.scratch_lists) +
-                  " && apt-get update -q " + scratch() + " 2>&1",
-              minutes(10));
+  std::error_code ec;
+  std::filesystem::remove_all(s_.scratch_lists, ec);
+  if (ec) return make_error(Errc::io, "cannot empty " + s_.scratch_lists + ": " + ec.message());
+  if (auto st = make_dirs(s_.scratch_lists); !st) return st;
+  auto o = run(std::vector<std::string>{"apt-get", "update", "-q"} + scratch(), minutes(10));
   if (!o) return o.error();
   Error e = update::apt_failure(output_of(*o), "apt-get update " + o->describe());
   // apt keeps the previous index and exits 0 after some signature
@@ -94,7 +97,8 @@ Result<int64_t> AptHost::index_date() {
 }
 
 Result<std::vector<std::string>> AptHost::offered_versions() {
-  auto o = sh("apt-cache " + scratch() + " madison " + quote(s_.package), seconds(60));
+  auto o = run(std::vector<std::string>{"apt-cache"} + scratch() + std::vector<std::string>{"madison", s_.package},
+               seconds(60));
   if (!o) return o.error();
   if (!o->success()) return update::apt_failure(output_of(*o), "apt-cache madison " + o->describe());
   return update::madison_versions(o->stdout_text, s_.source.uri);
@@ -102,7 +106,7 @@ Result<std::vector<std::string>> AptHost::offered_versions() {
 
 Result<int> AptHost::compare_versions(const std::string& a, const std::string& b) {
   for (auto [op, value] : {std::pair{"lt", -1}, std::pair{"eq", 0}}) {
-    auto o = sh("dpkg --compare-versions " + quote(a) + " " + op + " " + quote(b), seconds(10));
+    auto o = run({"dpkg", "--compare-versions", a, op, b}, seconds(10));
     if (!o) return o.error();
     if (o->success()) return value;
     if (o->exit_code != 1) return make_error(Errc::invalid_argument, "dpkg cannot compare '" + a + "' and '" + b + "'");
@@ -112,21 +116,28 @@ Result<int> AptHost::compare_versions(const std::string& a, const std::string& b
 
 Result<std::string> AptHost::keep_package(const std::string& version) {
   if (auto st = make_dirs(s_.packages_dir, 0700); !st) return st.error();
-  auto arch = sh("dpkg --print-architecture", seconds(10));
+  auto arch = run({"dpkg", "--print-architecture"}, seconds(10));
   if (!arch || !arch->success()) return make_error(Errc::internal, "dpkg --print-architecture failed");
   const std::string file = s_.package + "_" + version + "_" + trim(arch->stdout_text) + ".deb";
   const std::string kept = path_join(s_.packages_dir, file);
   if (!path_exists(kept)) {
     // apt-get leaves what it downloaded in its cache (the apt front end
-    // does not); else fetch it again while the archive still has it.
-    std::string cached = path_join(s_.apt_archives, file);
-    std::string cmd = path_exists(cached) ? "cp -f " + quote(cached) + " " + quote(kept + ".part")
-                                          : "cd " + quote(s_.packages_dir) + " && apt-get download -q " +
-                                                quote(s_.package + "=" + version) + " 2>&1 && mv -f " +
-                                                quote(file) + " " + quote(kept + ".part");
-    auto o = sh(cmd + " && mv -f " + quote(kept + ".part") + " " + quote(kept), minutes(10));
-    if (!o) return o.error();
-    if (!o->success()) return update::apt_failure(output_of(*o), "cannot get " + file + ": " + o->describe());
+    // does not); else fetch it again while the archive still has it. Either
+    // way it is complete before it takes the kept name.
+    const std::string cached = path_join(s_.apt_archives, file), part = kept + ".part";
+    std::error_code ec;
+    if (path_exists(cached)) {
+      std::filesystem::copy_file(cached, part, std::filesystem::copy_options::overwrite_existing, ec);
+      if (ec) return make_error(Errc::io, "cannot copy " + cached + ": " + ec.message());
+    } else {
+      auto o = run({"apt-get", "download", "-q", s_.package + "=" + version}, minutes(10), s_.packages_dir);
+      if (!o) return o.error();
+      if (!o->success()) return update::apt_failure(output_of(*o), "cannot get " + file + ": " + o->describe());
+      std::filesystem::rename(path_join(s_.packages_dir, file), part, ec);
+      if (ec) return make_error(Errc::io, "apt-get download left no " + file + ": " + ec.message());
+    }
+    std::filesystem::rename(part, kept, ec);
+    if (ec) return make_error(Errc::io, "cannot keep " + kept + ": " + ec.message());
   }
   // Keep the three newest: enough to go back one version after a bad one.
   std::vector<std::pair<int64_t, std::string>> debs;
@@ -148,23 +159,32 @@ Result<std::string> AptHost::keep_package(const std::string& version) {
 
 Status AptHost::install(const std::string& version) {
   // apt's own lists learn the version the scratch lists showed.
-  auto up = sh("apt-get update -q " + only_our_source() + " -o APT::Get::List-Cleanup=0 2>&1", minutes(10));
+  auto up = run(std::vector<std::string>{"apt-get", "update", "-q"} + only_our_source() +
+                    std::vector<std::string>{"-o", "APT::Get::List-Cleanup=0"},
+                minutes(10));
   if (!up) return up.error();
   if (Error e = update::apt_failure(output_of(*up), "apt-get update " + up->describe());
       !up->success() || e.code == Errc::invalid_argument)
     return e;
-  auto o = sh("apt-get install -y -q --no-install-recommends -o Dpkg::Options::=--force-confdef"
-              " -o Dpkg::Options::=--force-confold " + quote(s_.package + "=" + version) + " 2>&1",
-              minutes(30));
+  auto o = run({"apt-get", "install", "-y", "-q", "--no-install-recommends", "-o", "Dpkg::Options::=--force-confdef",
+                "-o", "Dpkg::Options::=--force-confold", s_.package + "=" + version},
+               minutes(30));
   if (!o) return o.error();
   if (!o->success()) return update::apt_failure(output_of(*o), "apt-get install " + o->describe());
   return {};
 }
 
 Status AptHost::install_file(const std::string& path) {
-  auto o = sh("dpkg -i --force-confdef --force-confold " + quote(path) + " 2>&1", minutes(30));
+  auto o = run({"dpkg", "-i", "--force-confdef", "--force-confold", path}, minutes(30));
   if (!o) return o.error();
   if (!o->success()) return make_error(Errc::io, "dpkg -i " + path + ": " + trim(output_of(*o)));
+  return {};
+}
+
+Status AptHost::configure_pending() {
+  auto o = run({"dpkg", "--configure", "-a", "--force-confdef", "--force-confold"}, minutes(30));
+  if (!o) return o.error();
+  if (!o->success()) return make_error(Errc::io, "dpkg --configure -a: " + trim(output_of(*o)));
   return {};
 }
 

@@ -49,16 +49,18 @@ class AptHost final : public update::Host {
   Result<std::vector<std::string>> running_services() override;
   Status install(const std::string& version) override;
   Status install_file(const std::string& path) override;
+  Status configure_pending() override;
   Status wait_healthy(const std::string& version, const std::vector<std::string>& services,
                       std::chrono::seconds timeout) override;
   int64_t now() override;
   void sleep(std::chrono::milliseconds d) override;
 
  private:
-  // Runs `command` (/bin/sh -c) to completion; stdout and stderr together.
-  Result<exec::Outcome> sh(const std::string& command, std::chrono::seconds timeout);
-  std::string only_our_source() const;  // apt options that restrict it to the benchbox source
-  std::string scratch() const;          // ... and read the updater's own lists
+  // Runs `argv` (no shell: nothing is quoted by hand) to completion.
+  Result<exec::Outcome> run(std::vector<std::string> argv, std::chrono::seconds timeout,
+                            const std::string& cwd = "/");
+  std::vector<std::string> only_our_source() const;  // apt options that restrict it to the benchbox source
+  std::vector<std::string> scratch() const;          // ... and read the updater's own lists
   // What is not yet right about `service` for `version`; "" when it is.
   std::string service_problem(const std::string& service, const std::string& version);
   Result<std::string> unit_property(const std::string& unit, const char* interface, const char* property);

@@ -81,8 +81,13 @@ int main(int argc, char** argv) {
   update::Options options;
   options.max_wait = std::chrono::seconds(cfg->update.max_wait_seconds);
   options.health_timeout = std::chrono::seconds(cfg->update.health_timeout_seconds);
+  // The state file is the intent journal too: written (and fsynced)
+  // before each step that changes the box.
+  auto save = [&state_path](const update::State& s) {
+    return write_file_atomic(state_path, dump_json(update::to_json(s), 2) + "\n", 0644);
+  };
   update::Updater updater(host, options, load_state(state_path),
-                          [](const std::string& line) { daemon::log_info(line); });
+                          [](const std::string& line) { daemon::log_info(line); }, save);
   update::Attempt a = updater.run();
 
   if (auto st = write_file_atomic(state_path, dump_json(update::to_json(updater.state()), 2) + "\n", 0644); !st)

@@ -62,7 +62,17 @@ struct Command {
   std::string writable_dir;
   // Called with each output line as it arrives (e.g. to forward to the journal).
   std::function<void(std::string_view line, bool is_stderr)> on_line;
+  // Set instead of `shell`: the program and its arguments, run without a
+  // shell (argv[0] a path, or looked up in the command's PATH). For the
+  // box's own tools (apt-get, dpkg), whose arguments no one should quote.
+  std::vector<std::string> argv;
+
+  std::string display() const;  // the shell line, or the argv joined by spaces
 };
+
+// What the runner execs: /bin/sh -c <shell>, or `argv` with argv[0]
+// resolved in `env`'s PATH.
+Result<std::vector<std::string>> exec_argv(const Command& c, const std::map<std::string, std::string>& env);
 
 struct Outcome {
   int exit_code = -1;          // valid when !signaled

@@ -134,7 +134,7 @@ Error child_failure_error(const ChildFailure& f, const Command& c) {
     case 6: return errno_error("make a network namespace of its own (unshare)", f.err);
     case 7: return errno_error("bring up loopback in its network namespace", f.err);
     case 8: return errno_error("set its resource limits", f.err);
-    default: return errno_error("exec /bin/sh", f.err);
+    default: return errno_error("exec " + (c.argv.empty() ? std::string("/bin/sh") : c.argv[0]), f.err);
   }
 }
 
@@ -159,10 +159,13 @@ Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>
       return make_error(Errc::invalid_argument, "CPU " + std::to_string(cpu) + " is out of range");
     CPU_SET(cpu, &cpus);
   }
-  std::string sh = "/bin/sh", dash_c = "-c", script = c.shell;
-  std::vector<char*> argv = {sh.data(), dash_c.data(), script.data(), nullptr};
   auto env_map = base_environment();
   for (const auto& [k, v] : c.env) env_map[k] = v;
+  auto args = exec_argv(c, env_map);
+  if (!args) return args.error();
+  std::vector<char*> argv;
+  for (auto& a : *args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   std::vector<std::string> env_strings;
   for (const auto& [k, v] : env_map) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp;

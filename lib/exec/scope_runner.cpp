@@ -74,7 +74,7 @@ Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>
     if (!command.cpus.empty() && ::sched_setaffinity(child, sizeof cpus, &cpus) < 0 &&
         !(errno == EINVAL && set_allowed))
       return errno_error("pin to CPUs " + format_cpu_list(command.cpus), errno);
-    const std::string description = "benchbox: " + short_command(command.shell);
+    const std::string description = "benchbox: " + short_command(command.display());
     const uint64_t stop_usec = static_cast<uint64_t>(options_.kill_grace.count()) * 1000;
     Status st = systemd->start_transient(unit, [&](sd_bus_message* m) {
       int r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)(sv)", "Description", "s", description.c_str(),

@@ -108,19 +108,21 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
 
   const std::string meter_file = path_join(options_.meter_dir, unit + ".meter");
   ::unlink(meter_file.c_str());
-  std::vector<std::string> argv = {"/bin/sh", "-c", c.shell};
+  auto env_map = base_environment();
+  for (const auto& [k, v] : c.env) env_map[k] = v;
+  auto program = exec_argv(c, env_map);
+  if (!program) return program.error();
+  std::vector<std::string> argv = std::move(*program);
   // setarch -R: the whole tree at fixed addresses (callgrind), as the
   // pinned child does with personality(2).
   if (c.no_aslr) argv.insert(argv.begin(), {"/usr/bin/setarch", machine_name(), "-R"});
   argv.insert(argv.begin(), {options_.meter_program, "--gate", gate_counter_list(c.counters), "--"});
-  auto env_map = base_environment();
-  for (const auto& [k, v] : c.env) env_map[k] = v;
   std::vector<std::string> env;
   for (const auto& [k, v] : env_map) env.push_back(k + "=" + v);
   const auto mask = cpu_mask_bytes(c.cpus);
   const bool set_allowed = options_.allowed_cpus && !c.cpus.empty();
   const std::vector<std::string> privileged = {"privileged"};
-  const std::string description = "benchbox: " + c.shell.substr(0, 80);
+  const std::string description = "benchbox: " + c.display().substr(0, 80);
   const uint64_t stop_usec = static_cast<uint64_t>(options_.kill_grace.count()) * 1000;
 
   Status started = systemd->start_transient(unit, [&](sd_bus_message* m) {

@@ -96,6 +96,25 @@ TEST_CASE("a command killed by a signal is reported by the signal's name") {
   CHECK(o.describe() == "killed by SIGSEGV");
 }
 
+TEST_CASE("an argv runs without a shell: every argument arrives as it was, nothing is expanded") {
+  Command c;
+  c.argv = {"printf", "%s|", "it's", "$HOME", "a b", "; touch /tmp/never"};
+  auto o = run_ok(c);
+  CHECK(o.success());
+  CHECK(o.stdout_text == "it's|$HOME|a b|; touch /tmp/never|");
+  Command missing;
+  missing.argv = {"no-such-program-of-benchbox"};
+  PinnedChildRunner runner;
+  auto r = runner.run(missing, nullptr);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "no program 'no-such-program-of-benchbox' in PATH");
+  Command both = c;
+  both.shell = "true";
+  auto b = runner.run(both, nullptr);
+  REQUIRE_FALSE(b);
+  CHECK(b.error().message.find("not both") != std::string::npos);
+}
+
 TEST_CASE("a SIGKILL that is not benchbox's own is said to come from outside") {
   auto o = run_ok(shell("kill -KILL $$"));
   CHECK(o.term_signal == SIGKILL);

@@ -6,94 +6,13 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "update/test_fake_host.h"
 #include "update/updater.h"
 
 using namespace bb;
 using namespace bb::update;
-
-namespace {
-
-// Versions compare as integers here; dpkg's order is the real Host's job.
-class FakeHost final : public Host {
- public:
-  std::string installed = "1";
-  std::vector<std::string> offered = {"2"};
-  Status refresh_result;
-  int64_t date = 1000;
-  std::map<std::string, bool> comes_up = {{"1", true}, {"2", true}};
-  std::vector<std::string> calls;
-  int busy_polls = 0;  // the runner is busy for this many polls
-  bool keep_ok = true;
-  Status install_result;
-  int64_t clock = 5000;
-
-  Result<std::string> installed_version() override { return installed; }
-  Status refresh() override {
-    calls.push_back("refresh");
-    return refresh_result;
-  }
-  Result<int64_t> index_date() override { return date; }
-  Result<std::vector<std::string>> offered_versions() override { return offered; }
-  Result<int> compare_versions(const std::string& a, const std::string& b) override {
-    return std::stoi(a) < std::stoi(b) ? -1 : std::stoi(a) > std::stoi(b) ? 1 : 0;
-  }
-  Result<RunnerState> runner() override {
-    RunnerState r;
-    r.reachable = true;
-    r.busy = busy_polls > 0;
-    r.job = 7;
-    if (busy_polls > 0) --busy_polls;
-    return r;
-  }
-  Status pause_runner(const std::string& reason) override {
-    calls.push_back("pause: " + reason);
-    return {};
-  }
-  Status resume_runner() override {
-    calls.push_back("resume");
-    return {};
-  }
-  Result<std::string> keep_package(const std::string& version) override {
-    calls.push_back("keep " + version);
-    if (!keep_ok) return make_error(Errc::not_found, "not in the archive any more");
-    return "/kept/benchbox_" + version + ".deb";
-  }
-  Result<std::vector<std::string>> running_services() override {
-    return std::vector<std::string>{"benchbox-queued.service", "benchbox-runnerd.service"};
-  }
-  Status install(const std::string& version) override {
-    calls.push_back("install " + version);
-    if (!install_result) return install_result;
-    installed = version;
-    return {};
-  }
-  Status install_file(const std::string& path) override {
-    calls.push_back("install_file " + path);
-    installed = path.substr(path.find('_') + 1, path.rfind('.') - path.find('_') - 1);
-    return {};
-  }
-  Status wait_healthy(const std::string& version, const std::vector<std::string>& services,
-                      std::chrono::seconds timeout) override {
-    calls.push_back("healthy? " + version + " (" + std::to_string(services.size()) + " services, " +
-                    std::to_string(timeout.count()) + " s)");
-    if (comes_up[version]) return {};
-    return make_error(Errc::timeout, "benchbox-queued.service is activating, not active");
-  }
-  int64_t now() override { return clock; }
-  void sleep(std::chrono::milliseconds d) override { clock += std::max<int64_t>(1, d.count() / 1000); }
-
-  bool called(const std::string& what) const { return std::find(calls.begin(), calls.end(), what) != calls.end(); }
-};
-
-Options quick() {
-  Options o;
-  o.max_wait = std::chrono::seconds(30);
-  o.health_timeout = std::chrono::seconds(20);
-  o.poll = std::chrono::milliseconds(1000);
-  return o;
-}
-
-}  // namespace
+using bb::update::test::FakeHost;
+using bb::update::test::quick;
 
 TEST_CASE("a newer signed version is installed once the runner is idle, and kept for the next rollback") {
   FakeHost host;

@@ -46,9 +46,24 @@ nlohmann::json to_json(const Attempt& a) {
           {"cut_job", a.cut_job}};
 }
 
+const char* to_string(Intent::Phase p) {
+  switch (p) {
+    case Intent::Phase::installing: return "installing";
+    case Intent::Phase::installed: return "installed";
+    case Intent::Phase::rolling_back: return "rolling-back";
+  }
+  return "installing";
+}
+
 nlohmann::json to_json(const State& s) {
   nlohmann::json j = {{"bad_versions", s.bad_versions}, {"newest_index", s.newest_index}};
   j["last"] = s.last ? to_json(*s.last) : nlohmann::json(nullptr);
+  if (s.intent)
+    j["intent"] = {{"phase", to_string(s.intent->phase)}, {"from", s.intent->from},       {"to", s.intent->to},
+                   {"kept", s.intent->kept},              {"services", s.intent->services},
+                   {"started", s.intent->started}};
+  else
+    j["intent"] = nullptr;
   return j;
 }
 
@@ -74,13 +89,30 @@ Result<State> state_from_json(const nlohmann::json& j) {
     a.outcome = *o;
     s.last = std::move(a);
   }
+  if (j.contains("intent") && !j.at("intent").is_null()) {
+    const auto& i = j.at("intent");
+    Intent in;
+    std::string phase;
+    if (!i.is_object() || !read_member(i, "phase", phase) || !read_member(i, "from", in.from) ||
+        !read_member(i, "to", in.to) || !read_member(i, "kept", in.kept) ||
+        !read_member(i, "services", in.services) || !read_member(i, "started", in.started))
+      return bad("'intent' is not an update in progress");
+    bool known = false;
+    for (auto p : {Intent::Phase::installing, Intent::Phase::installed, Intent::Phase::rolling_back})
+      if (phase == to_string(p)) {
+        in.phase = p;
+        known = true;
+      }
+    if (!known) return bad("unknown phase '" + phase + "'");
+    s.intent = std::move(in);
+  }
   return s;
 }
 
 Attempt Updater::run() {
   Attempt a;
   try {
-    a = attempt();
+    a = state_.intent ? recover(*state_.intent) : attempt();
   } catch (const std::exception& e) {
     a.outcome = Outcome::failed;
     a.reason = std::string("internal error: ") + e.what();
@@ -99,6 +131,13 @@ Attempt Updater::attempt() {
     return a;
   };
   auto installed = host_.installed_version();
+  if (!installed && installed.error().code == Errc::conflict) {
+    // Half-installed or half-configured: a dpkg run cut short, by us
+    // before the journal or by someone else. Finish it, then look again.
+    say(installed.error().message + ": running dpkg --configure -a");
+    if (auto st = host_.configure_pending(); !st) say("dpkg --configure -a failed: " + st.error().message);
+    installed = host_.installed_version();
+  }
   if (!installed) return done(Outcome::failed, "cannot read the installed version: " + installed.error().message);
   a.from = *installed;
 
@@ -171,6 +210,12 @@ Attempt Updater::upgrade(Attempt a) {
   (void)host_.pause_runner("benchbox-update: " + a.from + " -> " + a.to);
   wait_for_runner(a);
 
+  // From here the box changes: the intent first, or nothing.
+  Intent in{Intent::Phase::installing, a.from, a.to, *kept, *services, a.started};
+  if (auto st = journal(in); !st) {
+    (void)host_.resume_runner();
+    return done(Outcome::failed, "cannot record the update's intent (" + st.error().message + "); not updating");
+  }
   say("installing " + a.to);
   if (auto st = host_.install(a.to); !st) {
     bool trust = st.error().code == Errc::invalid_argument;
@@ -182,29 +227,13 @@ Attempt Updater::upgrade(Attempt a) {
       (void)host_.install_file(*kept);
       why += "; reinstalled " + a.from;
     }
+    (void)journal(std::nullopt);
     (void)host_.resume_runner();
     return done(trust ? Outcome::refused : Outcome::failed, why);
   }
-  auto healthy = host_.wait_healthy(a.to, *services, options_.health_timeout);
-  if (healthy) {
-    if (auto next = host_.keep_package(a.to); !next) say("cannot keep the package of " + a.to + ": " + next.error().message);
-    (void)host_.resume_runner();  // the new runnerd starts unpaused; an old one may still run
-    return done(Outcome::upgraded, a.from + " -> " + a.to);
-  }
-
-  say(a.to + " did not come up (" + healthy.error().message + "); rolling back to " + a.from);
-  state_.bad_versions.push_back(a.to);
-  if (auto st = host_.install_file(*kept); !st) {
-    (void)host_.resume_runner();
-    return done(Outcome::failed, a.to + " did not come up (" + healthy.error().message + ") and reinstalling " +
-                                     a.from + " failed: " + st.error().message);
-  }
-  auto back = host_.wait_healthy(a.from, *services, options_.health_timeout);
-  (void)host_.resume_runner();
-  if (!back)
-    return done(Outcome::failed, a.to + " did not come up (" + healthy.error().message + "); " + a.from +
-                                     " is reinstalled but not healthy either: " + back.error().message);
-  return done(Outcome::rolled_back, a.to + " did not come up (" + healthy.error().message + "); back on " + a.from);
+  in.phase = Intent::Phase::installed;
+  if (auto st = journal(in); !st) say("cannot record that " + a.to + " is installed: " + st.error().message);
+  return finish_install(std::move(a), std::move(in));
 }
 
 }  // namespace bb::update

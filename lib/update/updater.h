@@ -13,6 +13,12 @@
 //   -> pause the runner, wait until it is idle (up to max_wait)
 //   -> install; wait until every daemon that ran is ready on it
 //   -> healthy: upgraded; else reinstall the kept package: rolled back.
+//
+// Interruptible anywhere: before each step that changes the box the
+// attempt's intent (what is installed, the kept package, the phase) is
+// saved; an updater that finds one finishes or undoes it first
+// (recover.cpp): dpkg --configure -a after an interrupted dpkg, the health
+// check, a rollback with the version marked bad when it does not come up.
 #pragma once
 
 #include <chrono>
@@ -42,11 +48,26 @@ struct Attempt {
   bool cut_job = false;  // the runner was still busy at max_wait
 };
 
+// An attempt in the middle of changing the box: the intent journal.
+struct Intent {
+  // installing: apt/dpkg may have run part way. installed: the new version
+  // is in place, not yet found healthy. rolling_back: the kept package is
+  // going back in.
+  enum class Phase { installing, installed, rolling_back };
+  Phase phase = Phase::installing;
+  std::string from, to;
+  std::string kept;                   // the package file of `from`
+  std::vector<std::string> services;  // those that ran before: must be ready again
+  int64_t started = 0;
+};
+const char* to_string(Intent::Phase p);
+
 // What the updater remembers between runs (state.json in its state dir).
 struct State {
   std::optional<Attempt> last;
   std::vector<std::string> bad_versions;  // rolled back once: not tried again
   int64_t newest_index = 0;               // the newest index Date accepted (unix seconds)
+  std::optional<Intent> intent;           // an attempt not yet finished
 };
 
 nlohmann::json to_json(const Attempt& a);
@@ -83,6 +104,9 @@ class Host {
   virtual Result<std::vector<std::string>> running_services() = 0;
   virtual Status install(const std::string& version) = 0;
   virtual Status install_file(const std::string& path) = 0;
+  // Finishes what an interrupted dpkg left unpacked or half-configured
+  // (dpkg --configure -a).
+  virtual Status configure_pending() = 0;
   // Ok once every service in `services` is active and answers as `version`,
   // or an error saying which one is not, at `timeout`.
   virtual Status wait_healthy(const std::string& version, const std::vector<std::string>& services,
@@ -100,17 +124,30 @@ struct Options {
 class Updater {
  public:
   using Progress = std::function<void(const std::string&)>;
-  Updater(Host& host, Options options, State state, Progress progress = {})
-      : host_(host), options_(options), state_(std::move(state)), progress_(std::move(progress)) {}
+  // Makes the state durable (state.json, fsynced): called with the intent
+  // before each step that changes the box.
+  using Save = std::function<Status(const State&)>;
+  Updater(Host& host, Options options, State state, Progress progress = {}, Save save = {})
+      : host_(host), options_(options), state_(std::move(state)), progress_(std::move(progress)),
+        save_(std::move(save)) {}
 
-  // One attempt; the state is updated (last attempt, bad versions, the
-  // newest index). Never throws.
+  // One attempt, or the end of an interrupted one when the state holds an
+  // intent; the state is updated (last attempt, bad versions, the newest
+  // index, the intent). Never throws.
   Attempt run();
   const State& state() const { return state_; }
 
  private:
   Attempt attempt();
   Attempt upgrade(Attempt a);
+  // recover.cpp: the journal's steps.
+  Status journal(std::optional<Intent> intent);
+  Attempt recover(const Intent& in);
+  // The installed `in.to` checked; healthy: upgraded, else rolled back.
+  Attempt finish_install(Attempt a, Intent in);
+  // The kept package of `in.from` back in and checked; `to` marked bad when
+  // it was its own fault (it did not come up), not when it was interrupted.
+  Attempt roll_back(Attempt a, Intent in, const std::string& why, bool mark_bad);
   // Waits for the runner to be idle, up to max_wait; false: still busy.
   bool wait_for_runner(Attempt& a);
   void say(const std::string& line) {
@@ -121,6 +158,7 @@ class Updater {
   Options options_;
   State state_;
   Progress progress_;
+  Save save_;
 };
 
 }  // namespace bb::update
