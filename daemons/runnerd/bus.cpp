@@ -101,6 +101,14 @@ int method_hold(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   });
 }
 
+int method_release(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return guarded(error, [&] {
+    if (int r = refuse_unless_operator(m, userdata, error); r < 0) return r;
+    manager_of(userdata)->release_hold(m);
+    return sd_bus_reply_method_return(m, "");
+  });
+}
+
 int method_resume(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return guarded(error, [&] {
     if (int r = refuse_unless_operator(m, userdata, error); r < 0) return r;
@@ -123,6 +131,7 @@ const sd_bus_vtable kRunnerVtable[] = {
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Pause", "s", SD_BUS_PARAM(reason), "", , method_pause, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Hold", "s", SD_BUS_PARAM(reason), "", , method_hold, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("Release", "", "", method_release, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Resume", "", "", method_resume, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };

@@ -244,6 +244,18 @@ Status Manager::hold(sd_bus_message* call, const std::string& reason) {
   return {};
 }
 
+void Manager::release_hold(sd_bus_message* call) {
+  if (!holders_ || sd_bus_track_remove_sender(holders_, call) <= 0) return;
+  const std::string sender = sd_bus_message_get_sender(call) ? sd_bus_message_get_sender(call) : "";
+  if (sd_bus_track_count(holders_) > 0) return;
+  const std::string reason = hold_reason_;
+  drop_holders();  // before the track's own "empty" callback can run
+  daemon::log_notice("the pause held for " + reason + " was released by " + sender +
+                     (paused() ? "; still paused (" + paused_reason() + ")" : "; claiming jobs again"));
+  emit_paused();
+  try_claim();
+}
+
 int Manager::on_holders_gone(sd_bus_track*, void* userdata) {
   auto* self = static_cast<Manager*>(userdata);
   try {

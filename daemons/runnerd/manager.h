@@ -62,6 +62,8 @@ class Manager {
   // update its connection goes, and so does the pause, instead of a box
   // that never claims again.
   Status hold(sd_bus_message* call, const std::string& reason);
+  // Runner1.Release: ends the caller's own hold, and no one else's pause.
+  void release_hold(sd_bus_message* call);
   bool paused() const { return paused_ || holders_ != nullptr; }
   std::string paused_reason() const;
 

@@ -90,9 +90,10 @@ Status AptHost::pause_runner(const std::string& reason) {
 Status AptHost::resume_runner() {
   if (!has_owner(bus_, bus::kRunnerName)) return {};
   bus::BusError error;
-  int r = sd_bus_call_method(bus_, bus::kRunnerName, bus::kRunnerPath, bus::kRunnerInterface, "Resume", error.get(),
+  // Our own hold only: an operator's Pause stays.
+  int r = sd_bus_call_method(bus_, bus::kRunnerName, bus::kRunnerPath, bus::kRunnerInterface, "Release", error.get(),
                              nullptr, "");
-  if (r < 0) return make_error(Errc::unavailable, std::string("Runner1.Resume: ") + error.message());
+  if (r < 0) return make_error(Errc::unavailable, std::string("Runner1.Release: ") + error.message());
   return {};
 }
 

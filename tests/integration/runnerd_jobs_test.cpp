@@ -809,6 +809,31 @@ TEST_CASE("Hold pauses the runner while its caller is on the bus, and ends when 
   CHECK(f.wait_finished(job, 60)["state"] == "done");
   CHECK(f.runner_log().find("ended: its holder left the bus") != std::string::npos);
 
+  // Release ends the caller's hold and leaves an operator's Pause alone.
+  auto call = [&](sd_bus* b, const char* method, const char* arg) {
+    sd_bus_error e = SD_BUS_ERROR_NULL;
+    const int rc = arg ? sd_bus_call_method(b, "org.benchbox.Runner1", "/org/benchbox/Runner1", "org.benchbox.Runner1",
+                                            method, &e, nullptr, "s", arg)
+                       : sd_bus_call_method(b, "org.benchbox.Runner1", "/org/benchbox/Runner1", "org.benchbox.Runner1",
+                                            method, &e, nullptr, "");
+    INFO(method << ": " << (e.message ? e.message : ""));
+    sd_bus_error_free(&e);
+    CHECK(rc >= 0);
+  };
+  sd_bus* second = nullptr;
+  REQUIRE(sd_bus_new(&second) >= 0);
+  REQUIRE(sd_bus_set_address(second, f.address().c_str()) >= 0);
+  REQUIRE(sd_bus_set_bus_client(second, 1) >= 0);
+  REQUIRE(sd_bus_start(second) >= 0);
+  call(second, "Pause", "an operator's");
+  call(second, "Hold", "benchbox-update: 0.1.1 -> 0.1.2");
+  call(second, "Release", nullptr);
+  CHECK(f.runner_property("Paused", "b") == "true");
+  CHECK(f.runner_property("PausedReason", "s") == "an operator's");
+  call(second, "Resume", nullptr);
+  CHECK(f.runner_property("Paused", "b") == "false");
+  sd_bus_flush_close_unref(second);
+
   // busctl leaves as soon as it has its answer: its hold ends at once.
   std::string out;
   CHECK(run_shell("DBUS_SYSTEM_BUS_ADDRESS=" + f.address() + " busctl --system call org.benchbox.Runner1 "
