@@ -1,5 +1,6 @@
 // The PostgreSQL back end of store::Database (libpq), and the LISTEN side of
-// its notifications. Statements are sent with PQexecParams, parameters as
+// its notifications. Statements are sent with PQsendQueryParams (pg_call.h:
+// never a wait without a deadline), parameters as
 // text and typed by the server from their context, so the stores' SQL with
 // `?` placeholders runs unchanged once they are numbered ($1, $2, ...).
 #include <libpq-fe.h>
@@ -10,6 +11,7 @@
 
 #include "store/database.h"
 #include "store/listener.h"
+#include "store/pg_call.h"
 #include "util/text.h"
 
 namespace bb::store {
@@ -70,9 +72,19 @@ int64_t lock_key(const std::string& what) {
 }
 
 // Defaults first: what the connection string says overrides them.
+// A database that goes away must not hold a daemon's event loop past a
+// fraction of its watchdog (30 s): connecting gives up after 5 s; the
+// server ends a statement after 8 s or a lock wait after 4 s (pg_call.h
+// waits 10 s for any answer); TCP keepalives find a half-open idle
+// connection (a LISTEN) in about 25 s, and tcp_user_timeout a link that
+// stopped acknowledging in 10 s.
 Result<std::unique_ptr<PGconn, PgFinish>> open_connection(const std::string& conninfo) {
-  const char* keys[] = {"connect_timeout", "client_encoding", "fallback_application_name", "dbname", nullptr};
-  const char* values[] = {"10", "UTF8", "benchbox", conninfo.c_str(), nullptr};
+  const char* keys[] = {"connect_timeout", "keepalives",  "keepalives_idle", "keepalives_interval",
+                        "keepalives_count", "tcp_user_timeout", "options", "client_encoding",
+                        "fallback_application_name", "dbname", nullptr};
+  const char* values[] = {"5", "1", "10", "5", "3", "10000",
+                          "-c statement_timeout=8s -c lock_timeout=4s -c idle_in_transaction_session_timeout=60s",
+                          "UTF8", "benchbox", conninfo.c_str(), nullptr};
   std::unique_ptr<PGconn, PgFinish> conn(PQconnectdbParams(keys, values, 1));
   if (!conn) return make_error(Errc::internal, "libpq could not allocate a connection");
   // NOTICEs ("relation already exists, skipping") are not errors, and
@@ -82,6 +94,8 @@ Result<std::unique_ptr<PGconn, PgFinish>> open_connection(const std::string& con
     return make_error(Errc::unavailable,
                       "cannot connect to PostgreSQL: " + trim_newline(PQerrorMessage(conn.get())) +
                           " (the connection string comes from the credential 'postgresql'; docs/fleet.md)");
+  // Every call waits with poll() and a deadline (pg_call.h).
+  if (PQsetnonblocking(conn.get(), 1) != 0) return make_error(Errc::internal, "cannot make the connection non-blocking");
   return conn;
 }
 
@@ -162,9 +176,11 @@ class PgConnection final : public Connection {
                                                "nothing of it was committed");
     }
     BB_TRY(ensure_connected());
-    PgResult r(PQexec(conn_.get(), sql.c_str()));
+    auto r = pg::call(conn_.get(), sql, nullptr);
     if (ends) in_tx_ = false;
-    return check(r.get(), "exec '" + sql.substr(0, 60) + "'");
+    if (!r) return r.error().with_context(name_);
+    PgResult owned(*r);
+    return check(owned.get(), "exec '" + sql.substr(0, 60) + "'");
   }
 
   Status begin() override {
@@ -230,8 +246,9 @@ class PgConnection final : public Connection {
     std::vector<const char*> values;
     values.reserve(params.size());
     for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
-    PgResult r(PQexecParams(conn_.get(), sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
-                            nullptr, nullptr, 0));
+    auto sent = pg::call(conn_.get(), sql, &values);
+    if (!sent) return sent.error().with_context(name_ + ": '" + sql.substr(0, 60) + "'");
+    PgResult r(*sent);
     BB_TRY(check(r.get(), "'" + sql.substr(0, 60) + "'"));
     const char* n = PQcmdTuples(r.get());
     changes_ = n && *n ? std::atoi(n) : 0;
@@ -252,9 +269,12 @@ class PgConnection final : public Connection {
     if (PQstatus(conn_.get()) != CONNECTION_OK)
       return make_error(Errc::unavailable, name_ + ": connection lost and not re-established: " +
                                                trim_newline(PQerrorMessage(conn_.get())));
+    if (PQsetnonblocking(conn_.get(), 1) != 0) return make_error(Errc::internal, "cannot make the connection non-blocking");
     if (!search_path_.empty()) {
-      PgResult r(PQexec(conn_.get(), search_path_.c_str()));
-      BB_TRY(check(r.get(), search_path_));
+      auto r = pg::call(conn_.get(), search_path_, nullptr);
+      if (!r) return r.error().with_context(name_);
+      PgResult owned(*r);
+      BB_TRY(check(owned.get(), search_path_));
     }
     return {};
   }
@@ -316,11 +336,11 @@ Result<Listener> Listener::listen(const std::string& conninfo, const std::string
   if (!quoted) return make_error(Errc::internal, "cannot quote channel " + channel);
   std::string sql = std::string("LISTEN ") + quoted;
   PQfreemem(quoted);
-  PgResult r(PQexec(conn->get(), sql.c_str()));
-  if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK)
-    return make_error(Errc::unavailable, "LISTEN " + channel + ": " + trim_newline(PQerrorMessage(conn->get())));
-  if (PQsetnonblocking(conn->get(), 1) != 0)
-    return make_error(Errc::internal, "cannot make the listening connection non-blocking");
+  auto sent = pg::call(conn->get(), sql, nullptr);
+  if (!sent) return sent.error().with_context("LISTEN " + channel);
+  PgResult r(*sent);
+  if (PQresultStatus(r.get()) != PGRES_COMMAND_OK)
+    return make_error(Errc::unavailable, "LISTEN " + channel + ": " + trim_newline(PQresultErrorMessage(r.get())));
   Listener l;
   l.impl_ = std::make_unique<Impl>();
   l.impl_->conn = std::move(*conn);

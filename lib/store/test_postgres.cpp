@@ -8,6 +8,9 @@
 #include "store/listener.h"
 #include "store/queue_store.h"
 #include "store/test_location.h"
+#include "store/test_tcp_proxy.h"
+
+#include <chrono>
 
 using namespace bb;
 using namespace bb::store;
@@ -219,4 +222,55 @@ TEST_CASE("a lost connection fails one call, and is mended between transactions,
   auto after = q->get(id);
   REQUIRE(after);
   CHECK(after->state == model::JobState::queued);
+}
+
+namespace {
+
+// The test server's unix socket, from BENCHBOX_TEST_POSTGRES ("host=DIR port=P ...").
+std::string server_socket() {
+  const std::string admin = testdb::postgres_admin();
+  auto word = [&](const std::string& key) {
+    const size_t at = admin.find(key + "=");
+    REQUIRE(at != std::string::npos);
+    const size_t begin = at + key.size() + 1;
+    return admin.substr(begin, admin.find(' ', begin) - begin);
+  };
+  return word("host") + "/.s.PGSQL." + word("port");
+}
+
+std::string text_of(Database& db, const std::string& sql) {
+  auto st = db.prepare(sql);
+  REQUIRE(st);
+  auto row = st->step();
+  REQUIRE(row);
+  REQUIRE(*row);
+  return st->column_text(0);
+}
+
+}  // namespace
+
+TEST_CASE("a server that stops answering costs one call its deadline, then the next call connects again",
+          "[postgres]") {
+  const std::string where = testdb::postgres_database("/postgres-case/black-hole");
+  testdb::TcpProxy proxy(server_socket());
+  REQUIRE(proxy.port() > 0);
+  auto db = Database::connect(where + " host=127.0.0.1 port=" + std::to_string(proxy.port()));
+  REQUIRE(db);
+  CHECK(scalar(*db, "SELECT 1") == 1);
+  // What every connection is given, whatever the connection string says.
+  CHECK(text_of(*db, "SHOW statement_timeout") == "8s");
+  CHECK(text_of(*db, "SHOW lock_timeout") == "4s");
+  CHECK(text_of(*db, "SHOW idle_in_transaction_session_timeout") == "1min");
+
+  proxy.black_hole(true);  // the link stops forwarding; nothing is closed
+  const auto t0 = std::chrono::steady_clock::now();
+  auto lost = db->exec("SELECT 1");
+  const auto took = std::chrono::steady_clock::now() - t0;
+  REQUIRE_FALSE(lost);
+  CHECK(lost.error().code == Errc::unavailable);
+  CHECK(lost.error().message.find("no answer from PostgreSQL within 10 s") != std::string::npos);
+  CHECK(took < std::chrono::seconds(13));
+
+  proxy.black_hole(false);
+  CHECK(scalar(*db, "SELECT 2") == 2);
 }

@@ -1,0 +1,31 @@
+// One round trip to PostgreSQL that cannot hang: the query is sent and its
+// answer waited for with poll() and a deadline, never by libpq's blocking
+// PQexec. A server that stops answering (a black-holed link, a half-open
+// connection, a stopped VM) costs a daemon at most the deadline, well inside
+// its watchdog; the connection is then dropped, and the next call connects
+// again (postgres.cpp's ensure_connected).
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace bb::store::pg {
+
+// How long one statement may take, answer included: the server's own
+// statement_timeout (set per connection) plus room for the network.
+inline constexpr std::chrono::milliseconds kCallDeadline{10000};
+
+// Sends `sql` with `params` (PQsendQueryParams; one statement), or, when
+// `params` is null, as a plain query (PQsendQuery; several statements
+// allowed), and returns the last result, or the first error result. An
+// Errc::unavailable error when the connection fails or the deadline passes.
+// The caller owns the result (PQclear).
+Result<PGresult*> call(PGconn* conn, const std::string& sql, const std::vector<const char*>* params,
+                       std::chrono::milliseconds deadline = kCallDeadline);
+
+}  // namespace bb::store::pg
