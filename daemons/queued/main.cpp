@@ -49,6 +49,9 @@ int main(int argc, char** argv) {
   if (int r = sd_id128_randomize(&origin); r < 0) return fail(errno_error("random origin", -r).message);
   char origin_text[SD_ID128_STRING_MAX];
   options.origin = sd_id128_to_string(origin, origin_text);
+  // Leases are judged by the server's clock: a box whose clock drifts
+  // cannot expire the others' leases early, nor keep its own too long.
+  options.database_clock = true;
   auto store = store::QueueStore::open(where, clock, options);
   if (!store) return fail("cannot open the queue: " + store.error().message);
   const std::string database = store->database().name();

@@ -123,7 +123,7 @@ Result<GroupEnqueueResult> QueueStore::group_in_tx(const model::GroupSpec& group
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
   BB_TRY(db_.lock_writers(kEnqueueLock));
-  const int64_t now = clock_->now_unix();
+  const int64_t now = this->now();
   auto ins = db_.prepare(
       "INSERT INTO job_groups (kind, repository, description, requested_by, skip_measured, created)"
       " VALUES (?, ?, ?, ?, ?, ?) RETURNING id");
@@ -217,7 +217,7 @@ Result<std::vector<Job>> QueueStore::cancel_group(int64_t id, const std::string&
       " WHERE group_id = ? AND state IN ('queued', 'running')");
   if (!up) return up.error();
   up->bind(1, reason.empty() ? "cancelled with job group " + std::to_string(id) : reason);
-  up->bind(2, clock_->now_unix()).bind(3, id);
+  up->bind(2, now()).bind(3, id);
   BB_TRY(up->run());
   for (int64_t job_id : ids) BB_TRY(notify_changed(job_id));
   BB_TRY(tx->commit());

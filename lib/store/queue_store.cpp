@@ -34,6 +34,15 @@ Result<QueueStore> QueueStore::open(const Location& where, const Clock& clock, Q
   return QueueStore(std::move(*db), clock, options);
 }
 
+int64_t QueueStore::now() {
+  if (!options_.database_clock || db_.backend() != Backend::postgresql) return clock_->now_unix();
+  auto st = db_.prepare("SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp())) AS BIGINT)");
+  if (!st) return clock_->now_unix();
+  auto row = st->step();
+  if (!row || !*row) return clock_->now_unix();
+  return st->column_int64(0);
+}
+
 Result<QueueStore> QueueStore::open(const std::string& path, const Clock& clock, QueueOptions options) {
   return open(Location::sqlite(path), clock, options);
 }
@@ -90,7 +99,7 @@ Result<std::optional<int64_t>> QueueStore::find_replay(const std::string& key) {
   if (key.empty() || options_.replay_window_seconds == 0) return std::optional<int64_t>();
   auto st = db_.prepare("SELECT job_id FROM accepted_bodies WHERE replay_key = ? AND accepted >= ?");
   if (!st) return st.error();
-  st->bind(1, key).bind(2, clock_->now_unix() - static_cast<int64_t>(options_.replay_window_seconds));
+  st->bind(1, key).bind(2, now() - static_cast<int64_t>(options_.replay_window_seconds));
   auto row = st->step();
   if (!row) return row.error();
   if (!*row) return std::optional<int64_t>();
@@ -101,7 +110,7 @@ Result<std::optional<int64_t>> QueueStore::find_replay(const std::string& key) {
 // here, so the table holds one window's worth of deliveries.
 Status QueueStore::remember_replay(const std::string& key, int64_t job_id) {
   if (key.empty() || options_.replay_window_seconds == 0) return {};
-  int64_t now = clock_->now_unix();
+  int64_t now = this->now();
   auto prune = db_.prepare("DELETE FROM accepted_bodies WHERE accepted < ?");
   if (!prune) return prune.error();
   prune->bind(1, now - static_cast<int64_t>(options_.replay_window_seconds));
@@ -184,7 +193,7 @@ Result<EnqueueResult> QueueStore::enqueue_in_tx(const model::JobSpec& spec, bool
   st->bind(1, spec.delivery_id).bind(2, std::string(model::to_string(spec.kind)));
   st->bind(3, spec.repository).bind(4, spec.clone_url).bind(5, spec.ref).bind(6, spec.head_sha);
   st->bind(7, spec.base_ref).bind(8, spec.base_sha).bind(9, spec.pr_number).bind(10, spec.suite);
-  st->bind(11, spec.priority).bind(12, spec.requested_by).bind(13, clock_->now_unix());
+  st->bind(11, spec.priority).bind(12, spec.requested_by).bind(13, now());
   st->bind(14, spec.group_id).bind_real(15, spec.threshold);
   st->bind(16, spec.shard).bind(17, spec.shards).bind(18, schema::shard_benchmarks_text(spec.benchmarks));
   auto inserted = st->step();
@@ -199,7 +208,7 @@ Result<EnqueueResult> QueueStore::enqueue_in_tx(const model::JobSpec& spec, bool
 }
 
 Result<std::vector<Job>> QueueStore::expire_leases() {
-  int64_t now = clock_->now_unix();
+  int64_t now = this->now();
   std::vector<Job> changed;
   // The daemon asks every second: look before taking the write lock, so
   // the common case (nothing stale) writes nothing.
@@ -275,7 +284,7 @@ Result<ClaimResult> QueueStore::claim(const std::string& runner, unsigned lease_
   if (!row) return row.error();
   if (!*row) return result;
   int64_t id = pick->column_int64(0);
-  int64_t now = clock_->now_unix();
+  int64_t now = this->now();
   auto up = db_.prepare(
       "UPDATE jobs SET state = 'running', runner = ?, lease_seconds = ?, lease_expires = ?,"
       " started = ? WHERE id = ?");
@@ -315,7 +324,7 @@ Result<int64_t> QueueStore::heartbeat(int64_t id, const std::string& runner) {
   if (!job) return job.error();
   auto up = db_.prepare("UPDATE jobs SET lease_expires = ? + lease_seconds WHERE id = ?");
   if (!up) return up.error();
-  up->bind(1, clock_->now_unix()).bind(2, id);
+  up->bind(1, now()).bind(2, id);
   BB_TRY(up->run());
   BB_TRY(tx->commit());
   auto fresh = get(id);
@@ -338,7 +347,7 @@ Result<Job> QueueStore::finish(int64_t id, const std::string& runner, JobState t
       " WHERE id = ?");
   if (!up) return up.error();
   up->bind(1, std::string(model::to_string(to))).bind(2, result_path).bind(3, error);
-  up->bind(4, clock_->now_unix()).bind(5, id);
+  up->bind(4, now()).bind(5, id);
   BB_TRY(up->run());
   if (!result.empty()) {
     auto keep = db_.prepare(
@@ -385,7 +394,7 @@ Result<Job> QueueStore::cancel(int64_t id, const std::string& reason) {
   auto up = db_.prepare(
       "UPDATE jobs SET state = 'cancelled', error = ?, finished = ?, lease_expires = 0 WHERE id = ?");
   if (!up) return up.error();
-  up->bind(1, reason.empty() ? std::string("cancelled") : reason).bind(2, clock_->now_unix()).bind(3, id);
+  up->bind(1, reason.empty() ? std::string("cancelled") : reason).bind(2, now()).bind(3, id);
   BB_TRY(up->run());
   BB_TRY(notify_changed(id));
   BB_TRY(tx->commit());
@@ -478,7 +487,7 @@ Result<RecordResult> QueueStore::record_pull_request(const model::PullRequest& p
   if (!st) return st.error();
   st->bind(1, pr.repository).bind(2, pr.number).bind(3, pr.head_sha).bind(4, pr.head_ref);
   st->bind(5, pr.base_ref).bind(6, pr.base_sha).bind(7, pr.state).bind(8, pr.clone_url);
-  st->bind(9, clock_->now_unix()).bind(10, pr.title).bind(11, pr.author);
+  st->bind(9, now()).bind(10, pr.title).bind(11, pr.author);
   BB_TRY(st->run());
   BB_TRY(remember_replay(pr.replay_key, 0));
   BB_TRY(tx->commit());

@@ -35,6 +35,11 @@ struct QueueOptions {
   unsigned max_attempts = 3;             // expired leases before a job fails (0 counts as 1)
   uint64_t replay_window_seconds = 7 * 24 * 3600;  // 0: replay keys are not remembered
   std::string origin;  // names this box in change notifications (PostgreSQL)
+  // PostgreSQL: every time the queue records (leases above all) comes from
+  // the server's clock, so boxes whose own clocks disagree agree on when a
+  // lease runs out. queued sets it; tests that drive leases by a fake clock
+  // do not.
+  bool database_clock = false;
 };
 
 // The notification channel of job changes, and the advisory lock enqueues take.
@@ -117,7 +122,10 @@ class QueueStore {
   // oldest first, at most 10,000: what a box that stopped listening for a
   // while tells its bus once it listens again.
   Result<std::vector<model::Job>> changed_since(int64_t since);
-  int64_t now() const { return clock_->now_unix(); }
+  // Unix seconds: the server's (database_clock on PostgreSQL), else the
+  // clock the store was opened with; the latter too when the server cannot
+  // be asked (the call that follows will fail on its own).
+  int64_t now();
   Result<QueueCounts> counts();
 
   // Job groups (queue_groups.cpp). enqueue_group validates every spec

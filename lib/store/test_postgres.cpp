@@ -11,6 +11,8 @@
 #include "store/test_tcp_proxy.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <ctime>
 
 using namespace bb;
 using namespace bb::store;
@@ -273,4 +275,45 @@ TEST_CASE("a server that stops answering costs one call its deadline, then the n
 
   proxy.black_hole(false);
   CHECK(scalar(*db, "SELECT 2") == 2);
+}
+
+TEST_CASE("with the database's clock, a box whose clock is an hour fast expires no other box's lease",
+          "[postgres]") {
+  const std::string where = testdb::postgres_database("/postgres-case/clock-skew");
+  const int64_t real = static_cast<int64_t>(::time(nullptr));
+  FakeClock right, fast;
+  right.set_unix(real);
+  fast.set_unix(real + 3600);
+  QueueOptions opts;
+  opts.database_clock = true;
+  auto a = QueueStore::open(Location::postgresql(where), right, opts);
+  REQUIRE(a);
+  auto b = QueueStore::open(Location::postgresql(where), fast, opts);
+  REQUIRE(b);
+  model::JobSpec s;
+  s.kind = model::JobKind::push;
+  s.repository = "octo/widgets";
+  s.clone_url = "https://example.invalid/octo/widgets.git";
+  s.ref = "refs/heads/main";
+  s.head_sha = std::string(40, 'd');
+  REQUIRE(a->enqueue(s));
+  auto claimed = a->claim("box-a", 60);
+  REQUIRE(claimed);
+  REQUIRE(claimed->job);
+  // The lease runs from the server's time, which is this machine's.
+  CHECK(std::llabs(claimed->job->lease_expires - (real + 60)) <= 5);
+  // The fast box sees the lease as the server does: not expired.
+  auto taken = b->claim("box-b", 60);
+  REQUIRE(taken);
+  CHECK_FALSE(taken->job);
+  CHECK(taken->expired.empty());
+  CHECK(b->get(claimed->job->id)->runner == "box-a");
+  CHECK(std::llabs(b->now() - real) <= 5);
+
+  // The same fast box on its own clock would have taken the job away.
+  auto own = QueueStore::open(Location::postgresql(where), fast, QueueOptions{});
+  REQUIRE(own);
+  auto stolen = own->claim("box-b", 60);
+  REQUIRE(stolen);
+  CHECK(stolen->expired.size() == 1);
 }
