@@ -79,6 +79,10 @@ Judgement classify(const ApiReply& reply, int64_t attempts, int64_t first_queued
     // 401: the credential may be fixed by an operator; the client already
     // tried once with a fresh installation token.
     retry(std::max(backoff_at, retry_after), describe);
+    // A 5xx or a timeout came from somewhere on the way (a gateway's 502
+    // or 504): GitHub may have done it all the same. A create is looked
+    // for before it is sent again.
+    j.outcome_unknown = s >= 500 || s == 408;
   } else {
     j.kind = Judgement::Kind::drop;
     j.reason = describe;

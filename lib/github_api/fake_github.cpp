@@ -168,7 +168,13 @@ void FakeGitHub::fail_next(int count, unsigned status, std::map<std::string, std
                            std::string match) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (body.is_null()) body = {{"message", "injected failure"}};
-  failures_.push_back({count, std::move(match), Reply{status, std::move(body), std::move(headers)}});
+  failures_.push_back({count, std::move(match), Reply{status, std::move(body), std::move(headers)}, false});
+}
+
+void FakeGitHub::effect_then_fail(int count, unsigned status, std::string match) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  failures_.push_back({count, std::move(match), Reply{status, {{"message", "Bad Gateway (fake: done, then failed)"}}, {}},
+                       true});
 }
 
 void FakeGitHub::set_outage(bool on, unsigned status) {
@@ -253,6 +259,7 @@ FakeGitHub::Reply FakeGitHub::handle(RecordedRequest& r, const Query& query, boo
     reply = {outage_status_, {{"message", "Service Unavailable (fake outage)"}}, {}};
   } else if (failure != failures_.end()) {
     --failure->count;
+    if (failure->effect) (void)route(r, query);
     reply = failure->reply;
   } else {
     reply = route(r, query);

@@ -66,6 +66,10 @@ class FakeGitHub {
   // effect.
   void fail_next(int count, unsigned status, std::map<std::string, std::string> headers = {},
                  nlohmann::json body = nullptr, std::string match = "");
+  // The next `count` matching requests take effect and are then answered
+  // with `status` all the same: a gateway (502, 504) that gave up while
+  // GitHub did the work.
+  void effect_then_fail(int count, unsigned status, std::string match = "");
   // Every request fails with `status` (no effect) until set_outage(false).
   void set_outage(bool on, unsigned status = 503);
   // The next `count` matching requests take effect, but the connection is
@@ -84,6 +88,7 @@ class FakeGitHub {
     int count = 0;
     std::string match;
     Reply reply;
+    bool effect = false;  // the request is carried out before the failure is answered
   };
   struct Stored {
     std::string repository;

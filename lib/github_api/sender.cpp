@@ -61,6 +61,10 @@ constexpr size_t kMaxIssueTitle = 256;
 // The HTML comment that finds an issue again. Its text may not hold "--" or
 // '>' (a ref may: "refs/heads/a--b"), so those and '%' are percent-encoded:
 // one spelling per marker, still readable for the usual ones.
+// The hidden line that lets a closing comment be found again after a reply
+// that did not say whether it was made.
+std::string closing_tag(const std::string& nonce) { return "<!-- benchbox:closing:" + nonce + " -->"; }
+
 std::string issue_tag(const std::string& marker) {
   std::string text;
   for (unsigned char c : marker) {
@@ -336,11 +340,33 @@ SendOutcome Sender::send_issue(Attempt& a) {
   const std::string number = std::to_string(issue.id);
   auto said = outbox_.note(target, "closing_comment");
   if (!said) return local_failure(a.item, said.error().message, now, policy_);
-  if (!w.open && !w.closing_comment.empty() && said->empty() && state != "closed") {
+  if (!w.open && !w.closing_comment.empty() && *said != "posted" && state != "closed") {
     // Said before closing, and noted, so a retry after a failed close does
-    // not say it twice.
-    json comment = {{"body", cut(w.closing_comment, kMaxBody)}};
-    if (!call(a, "POST", repo_path + "/" + number + "/comments", &comment, reply)) return a.failure;
+    // not say it twice. The note says "sending:<nonce>" while the outcome
+    // of the POST is unknown (a lost reply, a gateway's 502): the comment
+    // carries the nonce, so a retry finds it instead of saying it again.
+    std::string nonce = said->rfind("sending:", 0) == 0 ? said->substr(8) : "";
+    bool found = false;
+    if (!nonce.empty())
+      for (int page = 1; page <= kMaxPages && !found; ++page) {
+        if (!call(a, "GET", repo_path + "/" + number + "/comments?per_page=100&page=" + std::to_string(page), nullptr,
+                  reply))
+          return a.failure;
+        json list = reply.json();
+        if (!list.is_array()) break;
+        for (const auto& c : list) found = found || string_of(c, "body").find(closing_tag(nonce)) != std::string::npos;
+        if (list.size() < 100) break;
+      }
+    if (!found) {
+      if (nonce.empty()) {
+        nonce = std::to_string(now) + "-" + std::to_string(a.item.version);
+        if (auto st = outbox_.set_note(target, "closing_comment", "sending:" + nonce); !st)
+          return local_failure(a.item, st.error().message, now, policy_);
+      }
+      const std::string tag = closing_tag(nonce);
+      json comment = {{"body", cut(w.closing_comment, kMaxBody - tag.size() - 2) + "\n\n" + tag}};
+      if (!call(a, "POST", repo_path + "/" + number + "/comments", &comment, reply)) return a.failure;
+    }
     if (auto st = outbox_.set_note(target, "closing_comment", "posted"); !st)
       return local_failure(a.item, st.error().message, now, policy_);
   }

@@ -169,6 +169,59 @@ TEST_CASE("sender: a create whose reply was lost finds the run by external_id in
   CHECK((*posted)->id == found.object.id);
 }
 
+TEST_CASE("sender: a create GitHub did but answered 502 or 504 is found, never made twice") {
+  Rig rig;
+  // A check run: found by its external_id.
+  rig.gh.effect_then_fail(1, 502, "POST /repos/o/r/check-runs");
+  rig.put(sent_run_want("queued"));
+  auto first = rig.step();
+  REQUIRE(first.has_value());
+  CHECK(first->kind == SendOutcome::Kind::retry);
+  CHECK(first->outcome_unknown);
+  REQUIRE(rig.gh.check_runs().size() == 1);  // GitHub made it
+  rig.clock.advance_seconds(60);
+  CHECK(rig.step_done().action == "updated");
+  CHECK(rig.gh.check_runs().size() == 1);
+
+  // The sticky comment: found by its marker.
+  rig.gh.effect_then_fail(1, 504, "POST /repos/o/r/issues/7/comments");
+  rig.put(comment_want("first report"));
+  CHECK(rig.step()->kind == SendOutcome::Kind::retry);
+  rig.clock.advance_seconds(60);
+  CHECK(rig.step_done().action == "updated");
+  CHECK(rig.gh.comments("o/r", 7).size() == 1);
+
+  // An issue: found by its tag.
+  rig.gh.effect_then_fail(1, 502, "POST /repos/o/r/issues");
+  rig.put(issue_want(true, "slower by 20%"));
+  CHECK(rig.step()->kind == SendOutcome::Kind::retry);
+  rig.clock.advance_seconds(60);
+  CHECK(rig.step_done().action == "updated");
+  REQUIRE(rig.gh.issues().size() == 1);
+
+  // Its closing comment: found by the nonce it carries; said once.
+  rig.gh.effect_then_fail(1, 502, "POST /repos/o/r/issues/1/comments");
+  rig.put(issue_want(false, "fixed", "Fixed by abc123."));
+  CHECK(rig.step()->kind == SendOutcome::Kind::retry);
+  REQUIRE(rig.gh.comments("o/r", 1).size() == 1);
+  rig.clock.advance_seconds(60);
+  rig.step_done();
+  CHECK(rig.gh.comments("o/r", 1).size() == 1);
+  CHECK(rig.gh.issues()[0]["state"] == "closed");
+
+  // And a closing comment whose POST did not take effect is still said.
+  rig.put(issue_want(true, "slower again"));
+  rig.step_done();
+  rig.gh.fail_next(1, 502, {}, nullptr, "POST /repos/o/r/issues/1/comments");
+  rig.put(issue_want(false, "fixed again", "Fixed again."));
+  CHECK(rig.step()->kind == SendOutcome::Kind::retry);
+  CHECK(rig.gh.comments("o/r", 1).size() == 1);
+  rig.clock.advance_seconds(60);
+  rig.step_done();
+  REQUIRE(rig.gh.comments("o/r", 1).size() == 2);
+  CHECK(rig.gh.comments("o/r", 1)[1]["body"].get<std::string>().rfind("Fixed again.", 0) == 0);
+}
+
 TEST_CASE("sender: the sticky comment is edited in place, found by its marker when its id is lost") {
   Rig rig;
   for (int i = 0; i < 120; ++i) rig.gh.add_comment("o/r", 7, "lgtm " + std::to_string(i));
@@ -252,7 +305,7 @@ TEST_CASE("sender: an issue is created once, updated in place, closed with one c
   rig.step_done();
   CHECK(rig.gh.issues()[0]["state"] == "closed");
   REQUIRE(rig.gh.comments("o/r", 1).size() == 1);
-  CHECK(rig.gh.comments("o/r", 1)[0]["body"] == "Fixed by abc123.");
+  CHECK(rig.gh.comments("o/r", 1)[0]["body"].get<std::string>().rfind("Fixed by abc123.\n\n<!-- benchbox:closing:", 0) == 0);
   size_t comment_at = 0, close_at = 0;
   auto requests = rig.gh.requests();
   for (size_t i = 0; i < requests.size(); ++i) {
