@@ -12,7 +12,7 @@ packages=(
   iproute2 procps
   debhelper dpkg-dev lintian apt-utils gnupg polkitd
   chromium chromium-driver nginx-light
-  postgresql libpq-dev
+  postgresql libpq-dev faketime
 )
 
 missing=()

@@ -317,3 +317,16 @@ TEST_CASE("with the database's clock, a box whose clock is an hour fast expires 
   REQUIRE(stolen);
   CHECK(stolen->expired.size() == 1);
 }
+
+TEST_CASE("connecting to a server that does not answer gives up after connect_timeout", "[postgres]") {
+  const std::string where = testdb::postgres_database("/postgres-case/black-hole-connect");
+  testdb::TcpProxy proxy(server_socket());
+  proxy.black_hole(true);  // the TCP connect succeeds; nothing comes back
+  const auto t0 = std::chrono::steady_clock::now();
+  auto db = Database::connect(where + " host=127.0.0.1 port=" + std::to_string(proxy.port()));
+  const auto took = std::chrono::steady_clock::now() - t0;
+  REQUIRE_FALSE(db);
+  CHECK(db.error().code == Errc::unavailable);
+  INFO(std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms");
+  CHECK(took < std::chrono::seconds(7));
+}

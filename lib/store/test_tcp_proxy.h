@@ -71,7 +71,7 @@ class TcpProxy {
     const ssize_t n = ::read(from, buf, sizeof buf);
     if (n <= 0) return false;
     for (ssize_t off = 0; off < n;) {
-      const ssize_t w = ::write(to, buf + off, static_cast<size_t>(n - off));
+      const ssize_t w = ::send(to, buf + off, static_cast<size_t>(n - off), MSG_NOSIGNAL);  // no SIGPIPE
       if (w <= 0) return false;
       off += w;
     }

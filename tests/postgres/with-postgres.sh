@@ -38,6 +38,8 @@ export HOME=$dir
 
 export BENCHBOX_TEST_POSTGRES="host=$dir port=5432 user=postgres dbname=postgres"
 export BENCHBOX_TEST_POSTGRES_LOG=$dir/server.log
+# How a test restarts the server (its options are kept in postmaster.opts).
+export BENCHBOX_TEST_POSTGRES_RESTART="${run_as[*]} $bindir/pg_ctl -D $dir/data -l $dir/server.log -m fast -w restart"
 rc=0
 "$@" || rc=$?
 if [[ $rc -ne 0 ]]; then
