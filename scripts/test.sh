@@ -158,6 +158,8 @@ if [[ -n $asan ]]; then
   stage "unit and integration tests under ASan/UBSan"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     run_suites build-asan --suite unit --suite integration
+  # What the fault tests measured (#31), for the closing lines.
+  fault_lines=$(grep -E '^(fleet faults|full disk): ' build-asan/meson-logs/testlog.txt || true)
   background_stop
   [[ -z $package_warm ]] || rm -rf "$package_warm"
 fi
@@ -173,6 +175,7 @@ if [[ -n $fuzz ]]; then
 fi
 
 upgrade_line=""
+update_faults_line=""
 containment_line=""
 dashboard_line=""
 if [[ -n ${SKIP_SYSTEM:-} ]]; then
@@ -185,12 +188,15 @@ else
   # programs this build leaves out.
   run_suites build --no-rebuild --suite system
   upgrade_line=$(grep -m1 '^upgrade: ' build/meson-logs/testlog.txt || true)
+  update_faults_line=$(grep -m1 '^update faults: ' build/meson-logs/testlog.txt || true)
   containment_line=$(grep -m1 '^containment: ' build/meson-logs/testlog.txt || true)
   dashboard_line=$(grep -m1 '^dashboard: ' build/meson-logs/testlog.txt || true)
 fi
 
 echo
 [[ -z $upgrade_line ]] || echo "$upgrade_line"
+[[ -z $update_faults_line ]] || echo "$update_faults_line"
+[[ -z ${fault_lines:-} ]] || echo "$fault_lines"
 [[ -z $containment_line ]] || echo "$containment_line"
 [[ -z $dashboard_line ]] || echo "$dashboard_line"
 read -r ccache_hits ccache_misses < <(ccache_counts)

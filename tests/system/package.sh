@@ -177,7 +177,9 @@ check_purge() {
 # apt remove keeps the state; installing again carries on with the same
 # queue and history, and starts again (the secret is still there).
 check_remove_reinstall() {
-  local done_before last_job
+  # The version the box runs now (the archive keeps the newest few only).
+  local done_before last_job was
+  was=$(installed_version)
   done_before=$(in_ct busctl get-property org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Done)
   last_job=$(in_ct benchboxctl jobs list --limit 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
   in_ct env DEBIAN_FRONTEND=noninteractive apt remove -y benchbox >"$stage/apt-remove.log" 2>&1 ||
@@ -189,12 +191,12 @@ check_remove_reinstall() {
   in_ct test -s /var/lib/benchbox/history.db || fail "apt remove removed the history"
   in_ct test -s /etc/benchbox/benchbox.yml || fail "apt remove removed the edited config"
   note "apt remove: every daemon stopped; queue.db, history.db and benchbox.yml kept"
-  in_ct env DEBIAN_FRONTEND=noninteractive apt install -y "benchbox=$ver_n1" >"$stage/apt-reinstall.log" 2>&1 ||
+  in_ct env DEBIAN_FRONTEND=noninteractive apt install -y "benchbox=$was" >"$stage/apt-reinstall.log" 2>&1 ||
     fail "installing benchbox again failed: $(tail -20 "$stage/apt-reinstall.log")"
-  wait_for 60 versions_are "$ver_n1" || fail "benchbox did not start again after the reinstall"
+  wait_for 60 versions_are "$was" || fail "benchbox did not start again after the reinstall"
   [[ $(in_ct busctl get-property org.benchbox.Queue1 /org/benchbox/Queue1 org.benchbox.Queue1 Done) == "$done_before" ]] ||
     fail "the queue's done count changed across remove and reinstall"
   in_ct benchboxctl jobs show "$last_job" >/dev/null || fail "job $last_job is gone after the reinstall"
   in_ct grep -q "bench/demo" /etc/benchbox/benchbox.yml || fail "the edited config was replaced on reinstall"
-  note "installed again: running on $ver_n1 with the same queue ($done_before; job $last_job still there) and config"
+  note "installed again: running on $was with the same queue ($done_before; job $last_job still there) and config"
 }

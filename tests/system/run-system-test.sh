@@ -31,6 +31,9 @@
 #      connection, no lost delivery, the job done); a tampered N+2, N+2
 #      signed by a stranger and a replayed older index refused; a broken N+3
 #      rolled back; one `upgrade:` line with the counts
+#  8b. benchbox-update SIGKILLed after the refresh, inside dpkg's unpack, and
+#      after the install before the health check: the next run finishes or
+#      undoes it from its intent journal; one `update faults:` line
 #   9. apt remove keeps queue, history and config, a reinstall carries on
 #      with them; apt purge benchbox: no process or unit left
 #  10. clean poweroff, nothing left on the host
@@ -51,6 +54,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/package.sh"
 # shellcheck source=tests/system/upgrade.sh
 . "$here/upgrade.sh"
+# shellcheck source=tests/system/update_faults.sh
+. "$here/update_faults.sh"
 # shellcheck source=tests/system/dashboard.sh
 . "$here/dashboard.sh"
 
@@ -127,6 +132,9 @@ check_update_under_load
 check_refusals
 check_rollback
 upgrade_summary
+
+step "8b. the self-update killed at each phase, and finished by the next run"
+check_update_faults
 
 step "9. apt remove keeps the state, a reinstall carries on; apt purge leaves nothing running"
 check_remove_reinstall
