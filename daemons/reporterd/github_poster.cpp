@@ -24,6 +24,8 @@ namespace {
 constexpr int64_t kIdleSeconds = 3600;
 // After a failure of our own (the outbox file, something unexpected).
 constexpr int64_t kTroubleSeconds = 60;
+// A want outbox.db could not take (a full disk) is tried again this often.
+constexpr int64_t kHeldRetrySeconds = 2;
 
 std::string repository_of(const github_api::Want& want) {
   return std::visit([](const auto& w) { return w.repository; }, want.what);
@@ -85,13 +87,28 @@ GitHubPoster::~GitHubPoster() {
 }
 
 Status GitHubPoster::want(const github_api::Want& want) {
+  Status stored;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (auto st = outbox_.put(want, clock_.now_unix()); !st) return st;
+    stored = outbox_.put(want, clock_.now_unix());
+    if (stored) held_.erase(want.target);  // a newer want is stored: the held one is stale
+    else held_.insert_or_assign(want.target, want);
     poked_ = true;
   }
   wake_.notify_one();
+  if (!stored)
+    return stored.error().with_context("held in memory and stored as soon as outbox.db can take it (" +
+                                       want.target + ")");
   return {};
+}
+
+void GitHubPoster::store_held() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = held_.begin(); it != held_.end();) {
+    if (auto st = outbox_.put(it->second, clock_.now_unix()); !st) return;  // still full: later
+    log_info("GitHub: " + it->first + " stored in outbox.db after all", {{"TARGET", it->first}});
+    it = held_.erase(it);
+  }
 }
 
 std::optional<github_api::PostedObject> GitHubPoster::posted(const std::string& target) {
@@ -102,6 +119,7 @@ std::optional<github_api::PostedObject> GitHubPoster::posted(const std::string& 
 
 std::optional<github_api::Want> GitHubPoster::wanted(const std::string& target) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (auto h = held_.find(target); h != held_.end()) return h->second;
   auto w = outbox_.wanted(target);
   return w ? *w : std::nullopt;
 }
@@ -117,8 +135,9 @@ bool GitHubPoster::stopping() {
 }
 
 void GitHubPoster::sleep_until(int64_t until) {
-  const int64_t seconds = std::clamp<int64_t>(until - clock_.now_unix(), 0, kIdleSeconds);
+  int64_t seconds = std::clamp<int64_t>(until - clock_.now_unix(), 0, kIdleSeconds);
   std::unique_lock<std::mutex> lock(mutex_);
+  if (!held_.empty()) seconds = std::min<int64_t>(seconds, kHeldRetrySeconds);
   wake_.wait_for(lock, std::chrono::seconds(seconds), [this] { return poked_ || stopping_; });
   poked_ = false;
 }
@@ -145,6 +164,7 @@ void GitHubPoster::worker() {
         sender = std::make_unique<github_api::Sender>(*client, *outbox, clock_, settings_->policy);
         sender->set_stop_flag(&stop_flag_);
       }
+      store_held();
       next = step(*outbox, *sender);
     } catch (const std::exception& e) {
       log_error(std::string("GitHub poster: ") + e.what());

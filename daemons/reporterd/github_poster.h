@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -32,7 +33,9 @@ class GitHubPoster {
   static Result<std::unique_ptr<GitHubPoster>> create(const config::ApplianceConfig& config);
   ~GitHubPoster();
 
-  // Records what GitHub should show; the thread posts it.
+  // Records what GitHub should show; the thread posts it. A want outbox.db
+  // cannot take (a full disk) is held in memory, the newest per target,
+  // and stored by the thread as soon as it can be; the error says so.
   Status want(const github_api::Want& want);
   // What GitHub made of a target, once posted (e.g. an issue's html_url).
   std::optional<github_api::PostedObject> posted(const std::string& target);
@@ -47,14 +50,18 @@ class GitHubPoster {
   // Sends what is due; returns when to look again (unix seconds, 0 = at once).
   int64_t step(github_api::Outbox& outbox, github_api::Sender& sender);
   void log_outcome(const github_api::OutboxItem& item, const github_api::SendOutcome& outcome);
-  // Sleeps until `until` (unix seconds), a poke or stop.
+  // Sleeps until `until` (unix seconds), a poke or stop; at most a few
+  // seconds while a want waits to be stored.
   void sleep_until(int64_t until);
+  // Stores the wants held in memory that outbox.db takes now.
+  void store_held();
   bool stopping();
 
   std::unique_ptr<Settings> settings_;
   SystemClock clock_;
   std::mutex mutex_;           // guards outbox_ (the loop's connection) and the flags
   github_api::Outbox outbox_;
+  std::map<std::string, github_api::Want> held_;  // target -> newest want not yet stored
   std::condition_variable wake_;
   bool poked_ = false;
   bool stopping_ = false;

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include "skip.h"
 
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -346,4 +347,29 @@ TEST_CASE("posting to GitHub without its credential is refused at start, clearly
             dir / "reporterd.log");
   REQUIRE(wait_until([&] { return !p.running(); }));
   CHECK(p.log().find("github-app-key") != std::string::npos);
+}
+
+TEST_CASE("outbox.db on a full disk: what GitHub should show is held, and posted once space returns", "[root]") {
+  if (::geteuid() != 0) {
+    BB_SKIP("mounting a small filesystem needs root");
+    return;
+  }
+  TempDir disk;
+  REQUIRE(::mount("tmpfs", disk.path().c_str(), "tmpfs", 0, "size=1m") == 0);
+  struct Unmount {
+    std::string path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{disk.path()};
+  ReporterFixture s("  outbox_database: " + (disk / "outbox.db") + "\n");
+  run_shell("dd if=/dev/zero of='" + (disk / "filler") + "' bs=4k 2>/dev/null; sync");
+  const int64_t id = s.run_job(pr_spec(fake_sha(41)), pr_result(fake_sha(40), 0.100, fake_sha(41), 0.100));
+  INFO(s.logs());
+  REQUIRE(wait_until([&] { return s.reported(id); }));
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  // Not stored, not posted, not lost: held, and the journal says so.
+  CHECK(s.reporterd->log().find("held in memory and stored as soon as outbox.db can take it") != std::string::npos);
+  CHECK(s.check_run(id).value("status", "") != "completed");
+  REQUIRE(run_shell("rm -f '" + (disk / "filler") + "'") == 0);
+  REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "completed"; }, std::chrono::seconds(30)));
+  CHECK(s.reporterd->log().find("stored in outbox.db after all") != std::string::npos);
 }
