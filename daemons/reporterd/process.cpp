@@ -149,9 +149,13 @@ Status Manager::process(const model::Job& job) {
   // A confirmation or a bisection step: the bisection moves on, and the
   // report says where it stands.
   if (job.spec.kind == model::JobKind::compare && job.spec.group_id != 0) bisection_job_finished(job, rep, result);
-  // The report is written even when history could not take the run.
-  if (auto st = write_report(rep, report_dir(job.id)); !st) return st;
-  if (!ingested) return ingested;
+  // The report is written, and GitHub told, even when history could not
+  // take the run.
+  if (!ingested) {
+    post_report(rep);
+    if (auto st = write_report(rep, report_dir(job.id)); !st) return st;
+    return ingested;
+  }
   report::JobSummary summary{job.id,          job.spec.repository, model::to_string(job.spec.kind), job.spec.ref,
                              job.spec.pr_number, rep.head_commit,  rep.comparison ? rep.comparison->base_commit : "",
                              job.created,     job.finished,        model::to_string(job.state),
@@ -174,6 +178,12 @@ Status Manager::process(const model::Job& job) {
     log_warning("dashboard not updated: " + st.error().message, {{"JOB_ID", id}});
   post_report(rep);
   shard_changed(job);
+  // Last: report.json marks the job reported (handle(), catch_up()). A
+  // reporterd killed before this line does it all again at its next start
+  // (history upserts; the outbox keeps the newest want per object), rather
+  // than leave a check run in progress for good, which the chaos test
+  // found when report.json came first.
+  if (auto st = write_report(rep, report_dir(job.id)); !st) return st;
 
   ++jobs_reported_;
   sd_bus_emit_properties_changed(bus_, bus::kReporterPath, bus::kReporterInterface, "JobsReported", nullptr);
