@@ -181,8 +181,8 @@ Status Manager::process(const model::Job& job) {
   // Last: report.json marks the job reported (handle(), catch_up()). A
   // reporterd killed before this line does it all again at its next start
   // (history upserts; the outbox keeps the newest want per object), rather
-  // than leave a check run in progress for good, which the chaos test
-  // found when report.json came first.
+  // than leave a check run in progress for good, as it would when
+  // report.json came first.
   if (auto st = write_report(rep, report_dir(job.id)); !st) return st;
 
   ++jobs_reported_;
