@@ -43,15 +43,10 @@ struct Options {
 };
 
 bool parse_count(const std::string& s, size_t& out) {
-  try {
-    size_t used = 0;
-    const long long v = std::stoll(s, &used);
-    if (used != s.size() || v < 1) return false;
-    out = static_cast<size_t>(v);
-    return true;
-  } catch (...) {
-    return false;
-  }
+  auto v = parse_whole_number(s);
+  if (!v || *v < 1) return false;
+  out = static_cast<size_t>(*v);
+  return true;
 }
 
 // The jobs to enqueue, oldest first.

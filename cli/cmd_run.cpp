@@ -64,13 +64,8 @@ std::atomic<bool> g_cancel{false};
 
 extern "C" void on_interrupt(int) { g_cancel.store(true); }
 
-Result<uint64_t> parse_count(const std::string& flag, const std::string& text) {
-  try {
-    size_t used = 0;
-    const unsigned long long v = std::stoull(text, &used);
-    if (used == text.size() && text[0] != '-') return uint64_t(v);
-  } catch (const std::exception&) {
-  }
+Result<uint64_t> number_of(const std::string& flag, const std::string& text) {
+  if (auto v = parse_whole_number(text)) return *v;
   return make_error(Errc::invalid_argument, flag + " wants a whole number, not '" + text + "'");
 }
 
@@ -95,12 +90,12 @@ Result<Options> parse_options(const Args& args) {
     } else if (a == "--output") {
       o.output = value();
     } else if (a == "--rounds") {
-      auto n = parse_count(a, value());
+      auto n = number_of(a, value());
       if (!n) return n.error();
       if (*n < 1) return make_error(Errc::invalid_argument, "--rounds must be at least 1");
       o.rounds = *n;
     } else if (a == "--seed") {
-      auto n = parse_count(a, value());
+      auto n = number_of(a, value());
       if (!n) return n.error();
       o.seed = *n;
     } else if (a == "--cpus") {

@@ -3,6 +3,8 @@
 // 1 "the answer is no" (e.g. a regression found), 2 usage or runtime error.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,8 @@ int fail(const std::string& message);
 bool use_color();
 // Who asks, for requested_by: the user behind sudo, else $USER.
 std::string local_user();
+// An option's whole-number value ("30"), nothing else: no sign, no suffix.
+std::optional<uint64_t> parse_whole_number(const std::string& text);
 
 int cmd_version(const Args& args);
 int cmd_convert(const Args& args);

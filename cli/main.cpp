@@ -19,6 +19,17 @@ int fail(const std::string& message) {
 
 bool use_color() { return ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"); }
 
+std::optional<uint64_t> parse_whole_number(const std::string& text) {
+  if (text.empty() || text[0] < '0' || text[0] > '9') return std::nullopt;
+  try {
+    size_t used = 0;
+    const unsigned long long v = std::stoull(text, &used);
+    if (used == text.size()) return uint64_t(v);
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 std::string local_user() {
   const char* user = std::getenv("SUDO_USER") ? std::getenv("SUDO_USER") : std::getenv("USER");
   return user && *user ? user : "benchboxctl";
