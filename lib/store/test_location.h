@@ -48,6 +48,16 @@ inline QueueStore open_queue(const std::string& path, const Clock& clock, const 
   return std::move(*store);
 }
 
+// The first column of the one row `sql` returns, as text.
+inline std::string text(Database& db, const std::string& sql) {
+  auto st = db.prepare(sql);
+  REQUIRE(st);
+  auto row = st->step();
+  REQUIRE(row);
+  REQUIRE(*row);
+  return st->column_text(0);
+}
+
 // The first column of the one row `sql` returns.
 inline int64_t scalar(Database& db, const std::string& sql) {
   auto st = db.prepare(sql);

@@ -29,6 +29,17 @@ Database fresh(const std::string& name) {
 
 using testdb::scalar;
 
+// A push of octo/widgets to main, of the commit `c` repeated.
+model::JobSpec push_of(char c) {
+  model::JobSpec s;
+  s.kind = model::JobKind::push;
+  s.repository = "octo/widgets";
+  s.clone_url = "https://example.invalid/octo/widgets.git";
+  s.ref = "refs/heads/main";
+  s.head_sha = std::string(40, c);
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("placeholders are numbered outside quotes; values round-trip as text", "[postgres]") {
@@ -121,12 +132,7 @@ TEST_CASE("a second box claims a different job, and each change is notified with
   REQUIRE(b);
   auto listener = Listener::listen(where, kJobsChannel);
   REQUIRE(listener);
-  model::JobSpec s;
-  s.kind = model::JobKind::push;
-  s.repository = "octo/widgets";
-  s.clone_url = "https://example.invalid/octo/widgets.git";
-  s.ref = "refs/heads/main";
-  s.head_sha = std::string(40, 'a');
+  model::JobSpec s = push_of('a');
   auto j1 = a->enqueue(s);
   REQUIRE(j1);
   s.head_sha = std::string(40, 'b');
@@ -193,12 +199,7 @@ TEST_CASE("a lost connection fails one call, and is mended between transactions,
   FakeClock clock;
   auto q = QueueStore::open(Location::postgresql(where), clock, {});
   REQUIRE(q);
-  model::JobSpec s;
-  s.kind = model::JobKind::push;
-  s.repository = "octo/widgets";
-  s.clone_url = "https://example.invalid/octo/widgets.git";
-  s.ref = "refs/heads/main";
-  s.head_sha = std::string(40, 'c');
+  model::JobSpec s = push_of('c');
   int64_t id = q->enqueue(s)->job.id;
 
   cut_connections(where);
@@ -226,43 +227,19 @@ TEST_CASE("a lost connection fails one call, and is mended between transactions,
   CHECK(after->state == model::JobState::queued);
 }
 
-namespace {
-
-// The test server's unix socket, from BENCHBOX_TEST_POSTGRES ("host=DIR port=P ...").
-std::string server_socket() {
-  const std::string admin = testdb::postgres_admin();
-  auto word = [&](const std::string& key) {
-    const size_t at = admin.find(key + "=");
-    REQUIRE(at != std::string::npos);
-    const size_t begin = at + key.size() + 1;
-    return admin.substr(begin, admin.find(' ', begin) - begin);
-  };
-  return word("host") + "/.s.PGSQL." + word("port");
-}
-
-std::string text_of(Database& db, const std::string& sql) {
-  auto st = db.prepare(sql);
-  REQUIRE(st);
-  auto row = st->step();
-  REQUIRE(row);
-  REQUIRE(*row);
-  return st->column_text(0);
-}
-
-}  // namespace
 
 TEST_CASE("a server that stops answering costs one call its deadline, then the next call connects again",
           "[postgres]") {
   const std::string where = testdb::postgres_database("/postgres-case/black-hole");
-  testdb::TcpProxy proxy(server_socket());
+  testdb::TcpProxy proxy(testdb::postgres_socket(testdb::postgres_admin()));
   REQUIRE(proxy.port() > 0);
   auto db = Database::connect(where + " host=127.0.0.1 port=" + std::to_string(proxy.port()));
   REQUIRE(db);
   CHECK(scalar(*db, "SELECT 1") == 1);
   // What every connection is given, whatever the connection string says.
-  CHECK(text_of(*db, "SHOW statement_timeout") == "8s");
-  CHECK(text_of(*db, "SHOW lock_timeout") == "4s");
-  CHECK(text_of(*db, "SHOW idle_in_transaction_session_timeout") == "1min");
+  CHECK(testdb::text(*db, "SHOW statement_timeout") == "8s");
+  CHECK(testdb::text(*db, "SHOW lock_timeout") == "4s");
+  CHECK(testdb::text(*db, "SHOW idle_in_transaction_session_timeout") == "1min");
 
   proxy.black_hole(true);  // the link stops forwarding; nothing is closed
   const auto t0 = std::chrono::steady_clock::now();
@@ -290,12 +267,7 @@ TEST_CASE("with the database's clock, a box whose clock is an hour fast expires 
   REQUIRE(a);
   auto b = QueueStore::open(Location::postgresql(where), fast, opts);
   REQUIRE(b);
-  model::JobSpec s;
-  s.kind = model::JobKind::push;
-  s.repository = "octo/widgets";
-  s.clone_url = "https://example.invalid/octo/widgets.git";
-  s.ref = "refs/heads/main";
-  s.head_sha = std::string(40, 'd');
+  model::JobSpec s = push_of('d');
   REQUIRE(a->enqueue(s));
   auto claimed = a->claim("box-a", 60);
   REQUIRE(claimed);
@@ -320,7 +292,7 @@ TEST_CASE("with the database's clock, a box whose clock is an hour fast expires 
 
 TEST_CASE("connecting to a server that does not answer gives up after connect_timeout", "[postgres]") {
   const std::string where = testdb::postgres_database("/postgres-case/black-hole-connect");
-  testdb::TcpProxy proxy(server_socket());
+  testdb::TcpProxy proxy(testdb::postgres_socket(testdb::postgres_admin()));
   proxy.black_hole(true);  // the TCP connect succeeds; nothing comes back
   const auto t0 = std::chrono::steady_clock::now();
   auto db = Database::connect(where + " host=127.0.0.1 port=" + std::to_string(proxy.port()));

@@ -20,6 +20,18 @@
 
 namespace bb::store::testdb {
 
+// The unix socket of the server a libpq connection string names
+// ("host=DIR port=P ..."): what a proxy to it connects to.
+inline std::string postgres_socket(const std::string& conninfo) {
+  auto word = [&](const std::string& key) {
+    const size_t at = conninfo.find(key + "=");
+    if (at == std::string::npos) return std::string();
+    const size_t begin = at + key.size() + 1;
+    return conninfo.substr(begin, conninfo.find(' ', begin) - begin);
+  };
+  return word("host") + "/.s.PGSQL." + word("port");
+}
+
 class TcpProxy {
  public:
   explicit TcpProxy(std::string unix_target) : target_(std::move(unix_target)) {

@@ -39,17 +39,6 @@ json push_spec(uint64_t n) {
           {"head_sha", fake_sha(5000 + n)}};
 }
 
-// The test server's unix socket, from BENCHBOX_TEST_POSTGRES ("host=DIR port=P ...").
-std::string server_socket() {
-  const std::string admin = std::getenv("BENCHBOX_TEST_POSTGRES");
-  auto word = [&](const std::string& key) {
-    const size_t at = admin.find(key + "=");
-    const size_t begin = at + key.size() + 1;
-    return admin.substr(begin, admin.find(' ', begin) - begin);
-  };
-  return word("host") + "/.s.PGSQL." + word("port");
-}
-
 struct Box {
   std::unique_ptr<bb::store::testdb::TcpProxy> link;
   std::unique_ptr<QueuedFixture> queued;
@@ -140,7 +129,8 @@ TEST_CASE("a fleet rides out a database restart, a black-holed link and a box an
 
   std::vector<Box> boxes(kBoxes);
   for (int i = 0; i < kBoxes; ++i) {
-    boxes[i].link = std::make_unique<bb::store::testdb::TcpProxy>(server_socket());
+    boxes[i].link = std::make_unique<bb::store::testdb::TcpProxy>(
+        bb::store::testdb::postgres_socket(std::getenv("BENCHBOX_TEST_POSTGRES")));
     REQUIRE(boxes[i].link->port() > 0);
     boxes[i].queued = std::make_unique<QueuedFixture>("  lease_seconds: 5\n  max_attempts: 10\n");
     boxes[i].queued->use_postgresql(conninfo + " host=127.0.0.1 port=" + std::to_string(boxes[i].link->port()));
