@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 #include "skip.h"
 
-#include <sys/mount.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -19,22 +18,6 @@ using namespace bb::test;
 using nlohmann::json;
 
 namespace {
-
-// A tmpfs of `size` over `dir` for the life of the object.
-struct SmallDisk {
-  std::string dir;
-  bool mounted = false;
-  SmallDisk(const std::string& d, const std::string& size) : dir(d) {
-    REQUIRE(run_shell("mkdir -p '" + dir + "'") == 0);
-    mounted = ::mount("tmpfs", dir.c_str(), "tmpfs", 0, ("size=" + size + ",mode=0755").c_str()) == 0;
-    REQUIRE(mounted);
-  }
-  ~SmallDisk() {
-    if (mounted) ::umount2(dir.c_str(), MNT_DETACH);
-  }
-  void fill() { run_shell("dd if=/dev/zero of='" + dir + "/filler' bs=4k 2>/dev/null; sync"); }
-  void free_space() { REQUIRE(run_shell("rm -f '" + dir + "/filler'") == 0); }
-};
 
 // A push of its own commit each time, so each is new work for the queue.
 std::string push_body(int n) {
@@ -65,6 +48,8 @@ TEST_CASE("a full disk: 503 for what could not be kept, clear errors, and it all
   WebhookdFixture w("  queue_timeout_ms: 3000\n");
   SmallDisk state(w.queue().dir() / "state", "2m");
   SmallDisk spool(w.spool_dir(), "1m");
+  REQUIRE(state.mounted());
+  REQUIRE(spool.mounted());
   w.queue().start_and_wait();
   w.start();
   REQUIRE(w.post("push", "disk-0", push_body(0)).status == 202);
@@ -104,8 +89,8 @@ TEST_CASE("a full disk: 503 for what could not be kept, clear errors, and it all
 
   // 3. Space returns: the spooled delivery becomes a job by itself, and a
   // redelivery of the one that was not kept is accepted.
-  state.free_space();
-  spool.free_space();
+  REQUIRE(state.free_space());
+  REQUIRE(spool.free_space());
   REQUIRE(wait_until([&] { return deliveries_with_jobs(w).count(refused.front()) == 1; }, std::chrono::seconds(60)));
   CHECK(w.spooled().empty());
   CHECK(w.post("push", "disk-both", push_body(1000)).status == 202);

@@ -7,6 +7,7 @@
 #include <openssl/hmac.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -318,5 +319,22 @@ int run_as(uid_t uid, gid_t gid, const std::vector<gid_t>& groups, const std::st
 }
 
 int run_as_nobody(const std::string& command, std::string* output) { return run_as(65534, 65534, {}, command, output); }
+
+}  // namespace bb::test
+
+namespace bb::test {
+
+SmallDisk::SmallDisk(std::string dir, const std::string& size) : dir_(std::move(dir)) {
+  if (run_shell("mkdir -p '" + dir_ + "'") != 0) return;
+  mounted_ = ::mount("tmpfs", dir_.c_str(), "tmpfs", 0, ("size=" + size + ",mode=0755").c_str()) == 0;
+}
+
+SmallDisk::~SmallDisk() {
+  if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+}
+
+void SmallDisk::fill() { run_shell("dd if=/dev/zero of='" + dir_ + "/filler' bs=4k 2>/dev/null; sync"); }
+
+bool SmallDisk::free_space() { return run_shell("rm -f '" + dir_ + "/filler'") == 0; }
 
 }  // namespace bb::test

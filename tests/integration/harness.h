@@ -15,6 +15,25 @@ namespace bb::test {
 
 // A fresh directory under /tmp, removed (recursively) on destruction unless
 // BENCHBOX_KEEP_TEST_DIRS is set.
+// A tmpfs of `size` ("2m") mounted over `dir` (made if missing) for the
+// life of the object (root only; mounted() says whether it took), which a
+// test fills to the last byte and empties again: a full disk.
+class SmallDisk {
+ public:
+  SmallDisk(std::string dir, const std::string& size);
+  ~SmallDisk();
+  SmallDisk(const SmallDisk&) = delete;
+  SmallDisk& operator=(const SmallDisk&) = delete;
+  bool mounted() const { return mounted_; }
+  void fill();        // a filler file until nothing more fits
+  bool free_space();  // the filler removed
+  std::string operator/(const std::string& leaf) const { return dir_ + "/" + leaf; }
+
+ private:
+  std::string dir_;
+  bool mounted_ = false;
+};
+
 class TempDir {
  public:
   TempDir();

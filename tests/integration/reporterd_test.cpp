@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 #include "skip.h"
 
-#include <sys/mount.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -354,14 +353,11 @@ TEST_CASE("outbox.db on a full disk: what GitHub should show is held, and posted
     BB_SKIP("mounting a small filesystem needs root");
     return;
   }
-  TempDir disk;
-  REQUIRE(::mount("tmpfs", disk.path().c_str(), "tmpfs", 0, "size=1m") == 0);
-  struct Unmount {
-    std::string path;
-    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
-  } unmount{disk.path()};
+  TempDir under;
+  SmallDisk disk(under / "outbox", "1m");
+  REQUIRE(disk.mounted());
   ReporterFixture s("  outbox_database: " + (disk / "outbox.db") + "\n");
-  run_shell("dd if=/dev/zero of='" + (disk / "filler") + "' bs=4k 2>/dev/null; sync");
+  disk.fill();
   const int64_t id = s.run_job(pr_spec(fake_sha(41)), pr_result(fake_sha(40), 0.100, fake_sha(41), 0.100));
   INFO(s.logs());
   REQUIRE(wait_until([&] { return s.reported(id); }));
@@ -369,7 +365,7 @@ TEST_CASE("outbox.db on a full disk: what GitHub should show is held, and posted
   // Not stored, not posted, not lost: held, and the journal says so.
   CHECK(s.reporterd->log().find("held in memory and stored as soon as outbox.db can take it") != std::string::npos);
   CHECK(s.check_run(id).value("status", "") != "completed");
-  REQUIRE(run_shell("rm -f '" + (disk / "filler") + "'") == 0);
+  REQUIRE(disk.free_space());
   REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "completed"; }, std::chrono::seconds(30)));
   CHECK(s.reporterd->log().find("stored in outbox.db after all") != std::string::npos);
 }
