@@ -209,14 +209,20 @@ install_repositories_in_container() {
 
 # ---------------------------------------------------------------- container
 
+# The root is a tmpfs with the host's /usr under an overlay, but what a box
+# keeps on its disk (/etc, /var, /srv, /root and the overlay's upper /usr)
+# lives in $stage/ct on the host: it survives a power cut and the next boot
+# finds it as a real box would.
 boot_container() {
+  mkdir -p "$stage"/ct/{usr,etc,var,srv,root}
   setsid timeout 1500 systemd-nspawn -D / --volatile=yes -M "$machine" --register=no --keep-unit -b \
-    --console=pipe --uuid="$(cat /etc/machine-id)" --overlay=/usr::/usr \
+    --console=pipe --uuid="$(cat /etc/machine-id)" --overlay="/usr:$stage/ct/usr:/usr" \
+    --bind="$stage/ct/etc:/etc" --bind="$stage/ct/var:/var" --bind="$stage/ct/srv:/srv" --bind="$stage/ct/root:/root" \
     --bind-ro=/var/lib/dpkg:/mnt/host/dpkg --bind-ro=/etc/apt:/mnt/host/apt --bind-ro=/etc/dpkg:/mnt/host/etc-dpkg \
     --bind-ro=/etc/passwd:/mnt/host/passwd --bind-ro=/etc/group:/mnt/host/group \
     --bind-ro=/etc/shadow:/mnt/host/shadow --bind-ro=/etc/gshadow:/mnt/host/gshadow \
     --bind-ro=/var/lib/systemd/credential.secret --bind-ro="$stage:/mnt/bb-stage" \
-    -- systemd.mask=systemd-firstboot.service >"$stage/container.log" 2>&1 </dev/null &
+    -- systemd.mask=systemd-firstboot.service >>"$stage/container.log" 2>&1 </dev/null &
   nspawn_wrapper=$!
   local nspawn="" deadline=$((SECONDS + 60))
   while [[ -z $ct_pid ]]; do
@@ -242,6 +248,19 @@ boot_container() {
     sleep 0.2
   done
   note "container PID 1 is host pid $ct_pid (state ${state:-?})"
+}
+
+# A power cut: every process of the container killed at once (SIGKILL to its
+# PID 1 ends its PID namespace), nothing shut down, /run and /tmp gone. (The
+# host's page cache survives it: a crash of everything but the disk.)
+power_cut_container() {
+  kill -KILL "$ct_pid"
+  wait_for 30 bash -c "! kill -0 $nspawn_wrapper" || fail "systemd-nspawn did not exit after the power cut"
+  wait "$nspawn_wrapper" || true
+  nspawn_wrapper=""
+  ct_pid=""
+  rm -rf --one-file-system "/run/systemd/nspawn/propagate/$machine" 2>/dev/null
+  echo "--- power cut" >>"$stage/container.log"
 }
 
 poweroff_container() {

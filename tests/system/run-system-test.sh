@@ -32,8 +32,10 @@
 #      signed by a stranger and a replayed older index refused; a broken N+3
 #      rolled back; one `upgrade:` line with the counts
 #  8b. benchbox-update SIGKILLed after the refresh, inside dpkg's unpack, and
-#      after the install before the health check: the next run finishes or
-#      undoes it from its intent journal; one `update faults:` line
+#      after the install before the health check, then a power cut inside
+#      the unpack (the container killed whole and booted again on what its
+#      disk kept): the next run finishes or undoes it from its intent
+#      journal; one `update faults:` line
 #   9. apt remove keeps queue, history and config, a reinstall carries on
 #      with them; apt purge benchbox: no process or unit left
 #  10. clean poweroff, nothing left on the host
@@ -133,7 +135,7 @@ check_refusals
 check_rollback
 upgrade_summary
 
-step "8b. the self-update killed at each phase, and finished by the next run"
+step "8b. the self-update killed at each phase, and by a power cut, and finished by the next run"
 check_update_faults
 
 step "9. apt remove keeps the state, a reinstall carries on; apt purge leaves nothing running"

@@ -4,9 +4,9 @@
 # scripts with it) at each phase of an update: after the refresh, inside
 # dpkg's unpack, after the install and before the health check. Each time
 # the next run of the updater finishes or undoes what its intent journal
-# says, and the box ends on a healthy version with its queue intact. One
-# `update faults:` line. (A power cut during dpkg needs a box whose /var
-# survives it; this container's root is a tmpfs: not tested here.)
+# says, and the box ends on a healthy version with its queue intact. Then a
+# power cut inside dpkg's unpack: the whole container killed at once and
+# booted again on what its disk kept. One `update faults:` line.
 
 faults_tried=0 faults_recovered=0 faults_lost=0
 
@@ -65,10 +65,11 @@ runner_free() {
     [[ $(in_ct busctl get-property org.benchbox.Runner1 /org/benchbox/Runner1 org.benchbox.Runner1 Paused) == "b false" ]]
 }
 
-# fault_at PHASE VERSION: publish VERSION, kill the updater when it reaches
-# PHASE, then let the next runs finish; the box must end on VERSION.
+# fault_at PHASE VERSION [power-cut]: publish VERSION, kill the updater (or
+# cut the power) when it reaches PHASE, then let the next runs finish; the
+# box must end on VERSION.
 fault_at() {
-  local phase=$1 ver=$2 before after intent attempt runs=1
+  local phase=$1 ver=$2 how=${3:-kill} before after intent attempt runs=1
   publish "$stage/dist/benchbox_${ver}_amd64.deb"
   before=$(queue_job_count)
   faults_tried=$((faults_tried + 1))
@@ -77,8 +78,19 @@ fault_at() {
   local updater=$!
   wait_for 300 in_ct test -e "/run/bb-fault/reached-$phase" ||
     fail "benchbox-update never reached '$phase': $(last_attempt)"
-  in_ct systemctl kill -s KILL benchbox-update.service
-  wait "$updater" || true
+  if [[ $how == power-cut ]]; then
+    note "power cut inside '$phase': every process of the box killed at once; booting again on what its disk kept"
+    power_cut_container
+    wait "$updater" || true
+    boot_container
+    # The hooks lived in /run and went with the power; their apt
+    # configuration, on the disk, would now fail every apt run.
+    in_ct rm -f /etc/apt/apt.conf.d/99bb-fault
+    phase="$phase, power cut"
+  else
+    in_ct systemctl kill -s KILL benchbox-update.service
+    wait "$updater" || true
+  fi
   intent=$(update_intent)
   # Its hold on the runner went with it.
   wait_for 30 runner_free || fail "runnerd is still paused after benchbox-update was killed at '$phase'"
@@ -101,11 +113,14 @@ fault_at() {
 }
 
 check_update_faults() {
-  local v4="$ver_n+sys4" v5="$ver_n+sys5" v6="$ver_n+sys6"
+  local v4="$ver_n+sys4" v5="$ver_n+sys5" v6="$ver_n+sys6" v7="$ver_n+sys7"
   fault_version=$v4
   repack "$stage/dist/benchbox_${ver_n1}_amd64.deb" "$v4" "$stage/dist/benchbox_${v4}_amd64.deb" reversion
   fault_version=$v5
   repack "$stage/dist/benchbox_${ver_n1}_amd64.deb" "$v5" "$stage/dist/benchbox_${v5}_amd64.deb" \
+    reversion_and_fault_preinst
+  fault_version=$v7
+  repack "$stage/dist/benchbox_${ver_n1}_amd64.deb" "$v7" "$stage/dist/benchbox_${v7}_amd64.deb" \
     reversion_and_fault_preinst
   fault_version=$v6
   repack "$stage/dist/benchbox_${ver_n1}_amd64.deb" "$v6" "$stage/dist/benchbox_${v6}_amd64.deb" reversion
@@ -113,6 +128,7 @@ check_update_faults() {
   fault_at after-refresh "$v4"
   fault_at unpack "$v5"
   fault_at after-install "$v6"
+  fault_at unpack "$v7" power-cut
   in_ct rm -f /etc/apt/apt.conf.d/99bb-fault
   echo "update faults: $faults_recovered of $faults_tried interruptions recovered, $faults_lost lost," \
     "version: $(installed_version)" | tee "$stage/update-faults.txt"
