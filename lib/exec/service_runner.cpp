@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "exec/gate.h"
+#include "exec/job_sandbox.h"
 #include "exec/meter.h"
 #include "exec/output_capture.h"
 #include "exec/pinned_runner.h"
@@ -50,20 +51,6 @@ int append_exec(sd_bus_message* m, const char* name, const std::vector<std::stri
   } else if (r >= 0) {
     r = sd_bus_message_append(m, "b", 0);
   }
-  for (int i = 0; i < 4 && r >= 0; ++i) r = sd_bus_message_close_container(m);
-  return r;
-}
-
-// RestrictAddressFamilies= as an allow list.
-int append_families(sd_bus_message* m, const std::vector<std::string>& allowed) {
-  int r = sd_bus_message_open_container(m, 'r', "sv");
-  if (r >= 0) r = sd_bus_message_append(m, "s", "RestrictAddressFamilies");
-  if (r >= 0) r = sd_bus_message_open_container(m, 'v', "(bas)");
-  if (r >= 0) r = sd_bus_message_open_container(m, 'r', "bas");
-  if (r >= 0) r = sd_bus_message_append(m, "b", 1);
-  if (r >= 0) r = sd_bus_message_open_container(m, 'a', "s");
-  for (const auto& f : allowed)
-    if (r >= 0) r = sd_bus_message_append(m, "s", f.c_str());
   for (int i = 0; i < 4 && r >= 0; ++i) r = sd_bus_message_close_container(m);
   return r;
 }
@@ -137,14 +124,7 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
                                 "TimeoutStopUSec", "t", stop_usec, "SendSIGKILL", "b", 1, "CPUAccounting", "b", 1,
                                 "MemoryAccounting", "b", 1, "TasksAccounting", "b", 1);
     // The sandbox: nothing of the box but the job's own directory to write.
-    if (r >= 0)
-      r = sd_bus_message_append(
-          m, "(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)", "NoNewPrivileges", "b", 1,
-          "PrivateTmp", "b", 1, "ProtectSystem", "s", "strict", "ProtectHome", "s", "yes", "PrivateDevices", "b", 1,
-          "ProtectKernelTunables", "b", 1, "ProtectKernelModules", "b", 1, "ProtectKernelLogs", "b", 1,
-          "ProtectControlGroups", "b", 1, "ProtectHostname", "b", 1, "ProtectClock", "b", 1, "ProtectProc", "s",
-          "invisible", "RestrictSUIDSGID", "b", 1, "RestrictRealtime", "b", 1, "CapabilityBoundingSet", "t",
-          uint64_t(0), "RemoveIPC", "b", 1);
+    if (r >= 0) r = append_job_sandbox(m, c);
     if (r >= 0 && !c.cwd.empty()) r = sd_bus_message_append(m, "(sv)", "WorkingDirectory", "s", c.cwd.c_str());
     if (r >= 0 && !c.writable_dir.empty()) r = append_strv_property(m, "ReadWritePaths", {c.writable_dir});
     if (r >= 0) r = append_strv_property(m, "Environment", env);
@@ -152,8 +132,6 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
     if (r >= 0) r = append_exec(m, "ExecStopPostEx", {options_.meter_program, meter_file}, &privileged);
     if (r >= 0 && !c.cpus.empty()) r = append_bytes_property(m, "CPUAffinity", mask);
     if (r >= 0 && set_allowed) r = append_bytes_property(m, "AllowedCPUs", mask);
-    if (r >= 0 && c.network != Command::Network::full) r = sd_bus_message_append(m, "(sv)", "PrivateNetwork", "b", 1);
-    if (r >= 0 && c.network == Command::Network::none) r = append_families(m, {"AF_UNIX"});
     if (r >= 0 && c.limits.memory_max_bytes > 0)
       r = sd_bus_message_append(m, "(sv)(sv)", "MemoryMax", "t", c.limits.memory_max_bytes, "MemorySwapMax", "t",
                                 uint64_t(0));

@@ -558,18 +558,27 @@ check_policy() {
 # attempt must be refused, and its own result still recorded correctly.
 check_containment() {
   local id state log attempts total refused result line
+  # What "another job" left behind, writable by anyone: a POSIX shared
+  # memory file and a System V message queue (key 0x62623031).
+  in_ct sh -c 'echo planted >/dev/shm/benchbox-other-job && chmod 0666 /dev/shm/benchbox-other-job'
+  in_ct python3 -c 'import ctypes; ctypes.CDLL(None).msgget(0x62623031, 0o1666) >= 0 or exit(1)' ||
+    fail "could not plant a System V message queue"
   id=$(enqueue_push attack "$attack_sha")
   note "delivery accepted: job $id (the attack branch)"
+  measure_job_security "$id"
   wait_for 300 job_finished "$id" || fail "job $id did not finish within 300 s"
+  in_ct rm -f /dev/shm/benchbox-other-job
+  in_ct python3 -c 'import ctypes; c = ctypes.CDLL(None); q = c.msgget(0x62623031, 0); q < 0 or c.msgctl(q, 0, None)'
   state=$(job_field "$id" state)
   [[ $state == done ]] || fail "the attacking job $id ended $state: $(job_field "$id" error)"
   log=$(in_ct cat "/var/lib/benchbox/results/$id/output.log" | sed 's/^\[[^]]*\] //')
   attempts=$(grep '^ATTEMPT ' <<<"$log" || true)
   total=$(grep -c . <<<"$attempts" || true)
   refused=$(grep -c ': refused: ' <<<"$attempts" || true)
-  [[ $total -eq 11 ]] || fail "expected 11 attempts in job $id's output.log, found $total:
+  [[ $total -eq 22 ]] || fail "expected 22 attempts in job $id's output.log, found $total:
 $log"
   while IFS= read -r line; do note "$line"; done <<<"$attempts"
+  note "$(grep -m1 '^NOTE ' <<<"$log" || true)"
   echo "containment: $refused of $total attempts refused"
   [[ $refused -eq $total ]] || fail "not every attempt was refused"
   [[ $(job_field 1 state) == done ]] || fail "job 1 is no longer done: $(job_field 1 state)"
@@ -577,6 +586,28 @@ $log"
   if in_ct test -e /var/cache/benchbox/git/planted; then fail "the git cache was written"; fi
   result=$(job_field "$id" result_path)
   in_ct python3 -c "$(cat "$here/check_result.py")" "$result" || fail "job $id's own result is not what it measured"
+}
+
+# While job $1 runs: `systemd-analyze security` of one of its transient
+# units (each command's unit has the same sandbox), at most 2.5, as the
+# daemons are held to their limits.
+measure_job_security() {
+  local id=$1 unit line exposure="" deadline=$((SECONDS + 300))
+  until [[ -n $exposure ]]; do
+    ((SECONDS < deadline)) || fail "no unit of job $id was running long enough to be analyzed"
+    job_finished "$id" && fail "job $id ended before any of its units could be analyzed"
+    unit=$(in_ct systemctl list-units --no-legend --plain --state=active --type=service "benchbox-job-$id-*" |
+      awk 'NR == 1 {print $1}')
+    if [[ -n $unit ]] && in_ct systemd-analyze security --no-pager "$unit" >"$stage/job-security.txt" 2>&1; then
+      line=$(tail -n 1 "$stage/job-security.txt")
+      exposure=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) .*/\1/p' <<<"$line")
+    fi
+    [[ -n $exposure ]] || sleep 0.2
+  done
+  python3 -c "import sys; sys.exit(0 if float('$exposure') <= 2.5 else 1)" ||
+    fail "$unit: exposure $exposure is above 2.5:
+$(grep -E '^✗' "$stage/job-security.txt")"
+  note "systemd-analyze security $unit: ${line#*: } (at most 2.5)"
 }
 
 scope_of_job() {
