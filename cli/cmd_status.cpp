@@ -137,6 +137,18 @@ void update_status() {
 }  // namespace
 
 // Exit status 0 when every daemon answers, 1 when any does not.
+// What a job's code runs as, and why the runner claims nothing when it
+// cannot contain it (runner.containment: required). False then.
+bool runner_containment(BusClient& client, const std::string& name) {
+  auto containment = client.get_string_property(bus::kRunnerName, bus::kRunnerPath, bus::kRunnerInterface, "Containment");
+  if (!containment) return true;  // an older runnerd
+  std::printf("%-20s jobs run as %s\n", "", containment->c_str());
+  auto refusal = client.get_string_property(bus::kRunnerName, bus::kRunnerPath, bus::kRunnerInterface, "Refusal");
+  if (!refusal || refusal->empty()) return true;
+  std::printf("%-20s claims no job: %s\n", name.c_str(), refusal->c_str());
+  return false;
+}
+
 int cmd_status(const Args& args) {
   if (!args.empty()) return fail("usage: benchboxctl status");
   auto client = BusClient::connect();
@@ -159,6 +171,7 @@ int cmd_status(const Args& args) {
     if (std::string(d.service) == bus::kQueueName) detail += ", " + queue_counts(*client);
     if (std::string(d.service) == bus::kReporterName) detail += ", " + reporter_sizes(*client);
     std::printf("%-20s up: %s\n", name.c_str(), detail.c_str());
+    if (std::string(d.service) == bus::kRunnerName && !runner_containment(*client, name)) ++down;
   }
   // webhookd is a bus client only: it has no name to ask, so ask systemd
   // for its unit (its STATUS= line starts with its version).

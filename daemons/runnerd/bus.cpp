@@ -46,6 +46,17 @@ int get_isolation(sd_bus*, const char*, const char*, const char*, sd_bus_message
   return guarded(error, [&] { return sd_bus_message_append(reply, "s", manager_of(userdata)->isolation().c_str()); });
 }
 
+int get_containment(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+                    sd_bus_error* error) {
+  return guarded(error,
+                 [&] { return sd_bus_message_append(reply, "s", manager_of(userdata)->containment().c_str()); });
+}
+
+int get_refusal(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+                sd_bus_error* error) {
+  return guarded(error, [&] { return sd_bus_message_append(reply, "s", manager_of(userdata)->refusal().c_str()); });
+}
+
 int get_cpus(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
              sd_bus_error* error) {
   return guarded(error,
@@ -124,6 +135,8 @@ const sd_bus_vtable kRunnerVtable[] = {
     SD_BUS_PROPERTY("CurrentJob", "x", get_current_job, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("JobsRun", "t", get_jobs_run, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Isolation", "s", get_isolation, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Containment", "s", get_containment, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Refusal", "s", get_refusal, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("BenchmarkCPUs", "s", get_cpus, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("Paused", "b", get_paused, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("PausedReason", "s", get_paused_reason, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),

@@ -51,6 +51,20 @@ Result<JobContainment> contain_in_service(const std::string& job_dir, const Cont
 
 }  // namespace
 
+BoxContainment box_containment(bool service, const std::string& job_user, const std::string& runner_why) {
+  if (service) return {true, "transient service as " + job_user};
+  if (exec::can_change_identity()) return {true, "a uid of its own per job (runnerd is root)"};
+  return {false, "runnerd's own user: no transient services as " + job_user + " (" + runner_why +
+                     ") and runnerd is not root to give each job a uid of its own"};
+}
+
+std::string containment_refusal(const BoxContainment& box, const std::string& policy) {
+  if (box.contained || policy != "required") return "";
+  return "runner.containment is required, and this box cannot contain a job's code: it would run as " +
+         box.description + "; install the package's benchbox-job user and benchbox-meter, or set "
+         "runner.containment: allow-uncontained";
+}
+
 Result<JobContainment> contain_job(int64_t job_id, const std::string& job_dir, const ContainRules& rules) {
   if (rules.service) return contain_in_service(job_dir, rules);
   JobContainment c;

@@ -34,6 +34,19 @@ struct ContainRules {
   std::string network;         // the repository's: none, loopback, full
 };
 
+// What this box can give a job's code, decided once when runnerd starts:
+// contained (the transient service as runner.job_user, or, with runnerd
+// root, a uid of its own per job) or runnerd's own user, and why.
+struct BoxContainment {
+  bool contained = false;
+  std::string description;  // Runner1.Containment
+};
+BoxContainment box_containment(bool service, const std::string& job_user, const std::string& runner_why);
+
+// Why no job may be claimed: "" unless `policy` (runner.containment) is
+// "required" and the box cannot contain one.
+std::string containment_refusal(const BoxContainment& box, const std::string& policy);
+
 // Under the transient service: the job user's group is given `job_dir`
 // (exported trees, plus home/ and tmp/ made here), and the unit enforces
 // network and bounds. Else, where runnerd may (as root), the job's own uid

@@ -61,7 +61,10 @@ Manager::Manager(Conf conf, sd_bus* bus, sd_event* event)
   runner_ = std::move(choice.runner);
   runner_why_ = choice.why;
   contained_ = choice.contained;
+  box_ = box_containment(contained_, contained.user, choice.why_not_contained);
 }
+
+std::string Manager::refusal() const { return containment_refusal(box_, conf_.appliance.runner.containment); }
 
 Manager::~Manager() { shutdown(); }
 
@@ -114,6 +117,10 @@ Status Manager::start() {
     return errno_error("subscribe to JobQueued", -r);
   job_queued_slot_.reset(slot);
 
+  if (const std::string why = refusal(); !why.empty())
+    daemon::log_error("claiming no job: " + why, {{"CONTAINMENT", "none"}});
+  else
+    daemon::log_info("a job's code runs as " + box_.description, {{"CONTAINMENT", box_.description}});
   try_claim();
   return {};
 }
@@ -272,7 +279,7 @@ int Manager::on_holders_gone(sd_bus_track*, void* userdata) {
 }
 
 void Manager::try_claim() {
-  if (current_ || paused()) return;
+  if (current_ || paused() || !refusal().empty()) return;
   bus::BusError error;
   sd_bus_message* raw = nullptr;
   int r = sd_bus_call_method(bus_, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Claim", error.get(),
@@ -553,7 +560,7 @@ void Manager::check_tuner(std::string& fingerprint, bool& drifted, std::string& 
 
 void Manager::properties_changed() {
   sd_bus_emit_properties_changed(bus_, bus::kRunnerPath, bus::kRunnerInterface, "State", "CurrentJob", "JobsRun",
-                                 nullptr);
+                                 "Refusal", nullptr);
 }
 
 }  // namespace bb::runnerd

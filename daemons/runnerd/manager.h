@@ -14,6 +14,7 @@
 #include "bus/handles.h"
 #include "conf.h"
 #include "exec/command_runner.h"
+#include "containment.h"
 #include "executor.h"
 #include "model/job.h"
 #include "util/fd.h"
@@ -35,7 +36,11 @@ class Manager {
   void shutdown();
 
   // Runner1 properties.
-  const char* state() const { return current_ ? "running" : "idle"; }
+  const char* state() const { return current_ ? "running" : refusal().empty() ? "idle" : "refusing"; }
+  // Runner1.Containment: what a job's code runs as here (containment.h).
+  const std::string& containment() const { return box_.description; }
+  // Runner1.Refusal: why no job is claimed (runner.containment), or "".
+  std::string refusal() const;
   int64_t current_job() const { return current_ ? current_->id : 0; }
   uint64_t jobs_run() const { return jobs_run_; }
   std::string isolation() const { return runner_->describe(); }
@@ -97,6 +102,7 @@ class Manager {
   std::unique_ptr<exec::CommandRunner> runner_;
   std::string runner_why_;
   bool contained_ = false;
+  BoxContainment box_;
   std::unique_ptr<FetchTokens> tokens_;  // private repositories; null without a GitHub App  // the runner is the transient service (containment.h)
 
   std::optional<model::Job> current_;

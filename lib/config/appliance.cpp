@@ -88,7 +88,7 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
     BB_TRY(check_keys(src, r, "runner", {"benchmark_cpus", "work_dir", "results_dir",
                                          "heartbeat_seconds", "refuse_on_drift", "runner_id",
                                          "build_cache_bytes", "job_user", "memory_max_bytes", "tasks_max",
-                                         "file_size_max_bytes", "work_tree_max_bytes"}));
+                                         "file_size_max_bytes", "work_tree_max_bytes", "containment"}));
     uint64_t hb = c.runner.heartbeat_seconds;
     BB_TRY(read_string(src, r, "runner", "benchmark_cpus", c.runner.benchmark_cpus));
     BB_TRY(read_string(src, r, "runner", "work_dir", c.runner.work_dir));
@@ -102,6 +102,10 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
     BB_TRY(read_uint(src, r, "runner", "tasks_max", c.runner.tasks_max));
     BB_TRY(read_uint(src, r, "runner", "file_size_max_bytes", c.runner.file_size_max_bytes));
     BB_TRY(read_uint(src, r, "runner", "work_tree_max_bytes", c.runner.work_tree_max_bytes));
+    BB_TRY(read_string(src, r, "runner", "containment", c.runner.containment));
+    if (c.runner.containment != "required" && c.runner.containment != "allow-uncontained")
+      return yaml_error(src, r["containment"], "runner.containment",
+                        "expected required or allow-uncontained, got '" + c.runner.containment + "'");
     c.runner.heartbeat_seconds = static_cast<unsigned>(hb);
   }
 

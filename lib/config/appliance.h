@@ -67,6 +67,11 @@ struct RunnerConfig {
   // and benchmark runs as a transient service as this user, which owns
   // nothing and shares only the job's directory with runnerd (its group).
   std::string job_user = "benchbox-job";
+  // "required": a box that cannot contain a job (no transient services as
+  // job_user, and runnerd not root to give each job a uid of its own)
+  // claims none, and says why; "allow-uncontained": it runs them as
+  // runnerd's own user, and every report says so.
+  std::string containment = "required";
   // Per-job bounds; 0 = none. Hitting one is the job's failure reason.
   uint64_t memory_max_bytes = 8ull << 30;      // MemoryMax= of each command
   uint64_t tasks_max = 4096;                   // TasksMax= (processes and threads)

@@ -208,3 +208,17 @@ TEST_CASE("the queue's back end: sqlite by default, postgresql for a fleet, noth
   REQUIRE_FALSE(typo.ok());
   CHECK(typo.error().message == "t.yml:2:12: queue.backend: expected sqlite or postgresql, got 'postgres'");
 }
+
+TEST_CASE("runner.containment: required by default, allow-uncontained when said, nothing else") {
+  auto defaults = parse_appliance_config("", "t.yml");
+  REQUIRE(defaults.ok());
+  CHECK(defaults->runner.containment == "required");
+  auto allowed = parse_appliance_config("runner:\n  containment: allow-uncontained\n", "t.yml");
+  REQUIRE(allowed.ok());
+  CHECK(allowed->runner.containment == "allow-uncontained");
+  auto bad = parse_appliance_config("runner:\n  containment: maybe\n", "t.yml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("t.yml:2:") == 0);
+  CHECK(bad.error().message.find("runner.containment: expected required or allow-uncontained, got 'maybe'") !=
+        std::string::npos);
+}

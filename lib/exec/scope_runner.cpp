@@ -136,6 +136,7 @@ RunnerChoice make_benchmark_runner(const ScopeOptions& options, const ServiceOpt
     choice.runner = std::make_unique<PinnedChildRunner>(options.kill_grace);
     choice.scopes = false;
     choice.why = reason + ": falls back to the plain pinned child (sched_setaffinity, process-group kill)";
+    choice.why_not_contained = reason;
     return std::move(choice);
   };
   if (sd_booted() <= 0) return fallback("systemd is not PID 1");
@@ -168,6 +169,7 @@ RunnerChoice make_benchmark_runner(const ScopeOptions& options, const ServiceOpt
   ScopeOptions chosen = options;
   chosen.allowed_cpus = allowed_cpus;
   choice.scopes = true;
+  choice.why_not_contained = contained ? not_contained : "no contained runner was asked for";
   choice.why = "transient scopes in " + chosen.slice + " (systemd " + *version + "); " + cpus_note +
                (not_contained.empty() ? "" : "; jobs NOT contained: " + not_contained);
   choice.runner = std::make_unique<ScopeRunner>(std::move(chosen));

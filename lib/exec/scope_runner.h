@@ -75,6 +75,7 @@ struct RunnerChoice {
   bool scopes = false;
   bool contained = false;  // the transient service as its own user
   std::string why;
+  std::string why_not_contained;  // when !contained: why not, briefly
 };
 RunnerChoice make_benchmark_runner(const ScopeOptions& options = {}, const ServiceOptions* contained = nullptr);
 

@@ -72,13 +72,15 @@ RunnerdFixture::RunnerdFixture(const std::string& runner_yaml, const std::string
   client_->watch_signals();
 }
 
-void RunnerdFixture::start_runner(const std::map<std::string, std::string>& extra_env) {
+void RunnerdFixture::start_runner(const std::map<std::string, std::string>& extra_env,
+                                  const std::vector<std::string>& wrapper) {
   runner_.reset();
   std::map<std::string, std::string> env{{"DBUS_SYSTEM_BUS_ADDRESS", address()}, {"BENCHBOX_LOG", "stderr"}};
   env.insert(extra_env.begin(), extra_env.end());
-  runner_ = std::make_unique<Process>(
-      std::vector<std::string>{build_path("daemons/runnerd/benchbox-runnerd"), "--config", queued_.config_path()},
-      env, dir() / "runnerd.log");
+  std::vector<std::string> argv = wrapper;
+  for (const auto& a : {build_path("daemons/runnerd/benchbox-runnerd"), std::string("--config"), queued_.config_path()})
+    argv.push_back(a);
+  runner_ = std::make_unique<Process>(argv, env, dir() / "runnerd.log");
   if (!wait_until([&] { return !runner_property("State", "s").empty() || !runner_->running(); }) ||
       !runner_->running())
     throw std::runtime_error("benchbox-runnerd did not come up:\n" + runner_log());

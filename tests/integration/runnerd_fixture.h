@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -31,7 +32,10 @@ class RunnerdFixture {
   // its runner is `runner_id`.
   RunnerdFixture(const std::string& runner_yaml, const std::string& postgres, const std::string& runner_id);
 
-  void start_runner(const std::map<std::string, std::string>& extra_env = {});
+  // `wrapper` goes before runnerd's argv (e.g. setpriv, to run it as
+  // another user).
+  void start_runner(const std::map<std::string, std::string>& extra_env = {},
+                    const std::vector<std::string>& wrapper = {});
   void kill_runner() { runner_->kill_hard(); }
   Process& runner() { return *runner_; }
   std::string runner_log() const { return runner_ ? runner_->log() : ""; }
