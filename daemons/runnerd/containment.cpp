@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "cache/build_cache.h"
+#include "model/result_set.h"
 #include "util/file.h"
 
 namespace bb::runnerd {
@@ -70,7 +71,7 @@ Result<JobContainment> contain_job(int64_t job_id, const std::string& job_dir, c
   JobContainment c;
   if (!exec::can_change_identity()) {
     c.description =
-        "runner's own user: runnerd is not root and cannot give the job an identity of its own; "
+        std::string(model::kUncontainedPrefix) + ": runnerd is not root and cannot give the job an identity of its own; "
         "network: not restricted (needs root); bounds: LimitFSIZE=" +
         (rules.limits.file_size_max_bytes ? std::to_string(rules.limits.file_size_max_bytes) : "none");
     c.limits.file_size_max_bytes = rules.limits.file_size_max_bytes;

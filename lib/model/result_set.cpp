@@ -73,6 +73,13 @@ bool SuiteOutcome::declares(const BenchmarkKey& key) const {
   return false;
 }
 
+std::string containment_line(const ResultSet& rs) {
+  if (rs.containment.empty()) return "Containment: not recorded";
+  if (rs.containment.rfind(kUncontainedPrefix, 0) == 0)
+    return "Not contained: the build and benchmark ran with the runner's own rights (" + rs.containment + ")";
+  return "Containment: " + rs.containment;
+}
+
 bool shown(const ResultSet& rs, const BenchmarkKey& key) {
   auto it = rs.suites.find(key.suite);
   if (it == rs.suites.end() || it->second.metrics.empty()) return true;

@@ -161,6 +161,16 @@ struct JobResult {
 // a suite the set knows nothing about shows everything.
 bool shown(const ResultSet& rs, const BenchmarkKey& key);
 
+// How the runner describes a job it could not contain (runnerd's
+// containment.cpp writes it; reports flag it).
+inline constexpr const char* kUncontainedPrefix = "runner's own user";
+
+// The result set's containment as one line for a report or a page:
+// "Containment: ...", a warning when the code ran with the runner's own
+// rights, or "not recorded" for results from before it was kept or from
+// outside benchbox's runner.
+std::string containment_line(const ResultSet& rs);
+
 nlohmann::json to_json(const BenchmarkKey& k);
 nlohmann::json to_json(const CommitInfo& c);
 nlohmann::json to_json(const SuiteOutcome& s);

@@ -183,6 +183,10 @@ std::string context_lines(const model::ResultSet& head) {
                                   : "**" + tuning + "** (tunerd's state when the job began)");
   }
   if (!head.commit_info.subject.empty()) out += " · head: " + head.commit_info.subject;
+  // Whose rights the repository's code had: said on every report, loudly
+  // when it had the runner's own.
+  const std::string contained = model::containment_line(head);
+  out += "\n\n" + (head.containment.rfind(model::kUncontainedPrefix, 0) == 0 ? "⚠ **" + contained + "**" : contained);
   return out + "\n\n";
 }
 

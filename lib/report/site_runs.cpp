@@ -43,9 +43,14 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
   nlohmann::json recorded = nlohmann::json::array();
   nlohmann::json trend_pages = nlohmann::json::object();
   std::string env_key, machine, tuning = "unknown", base_commit;
+  nlohmann::json containment = nullptr, contained = nullptr;
   if (result) {
     const model::ResultSet& head = result->head;
     env_key = head.environment_key;
+    if (!head.containment.empty()) {
+      containment = head.containment;
+      contained = head.containment.rfind(model::kUncontainedPrefix, 0) != 0;
+    }
     machine = head.machine_fingerprint;
     tuning = tuning_of(head);
     if (result->base) base_commit = result->base->commit;
@@ -106,6 +111,8 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
       {"environment_key", env_key},
       {"machine_fingerprint", machine},
       {"tuning", tuning},
+      {"containment", containment},
+      {"contained", contained},
       {"comparison", report.json.value("comparison", nlohmann::json(nullptr))},
       {"recorded", recorded},
       {"change_points", report.json.value("change_points", nlohmann::json::array())},

@@ -436,6 +436,7 @@ TEST_CASE("the report puts regressions first by effect, folds unchanged ones, an
   CHECK(md.find("<details><summary>Unchanged (1)</summary>") > md.find("| `micro/faster:wall_time`"));
   CHECK(md.find("Environment `0123456789ab` · host `feedfacefeed`, tuning **drifted** during the run") !=
         std::string::npos);
+  CHECK(md.find("\n\nContainment: not recorded\n\n") != std::string::npos);
   CHECK(md.find("<details><summary>Reproduce locally</summary>") != std::string::npos);
   CHECK(md.find("git checkout --quiet 0123456789abcdef") != std::string::npos);
   CHECK(md.find("curl -sSfo result.json 'https://bench.example.org/r/o/r/runs/5.result.json'") != std::string::npos);
@@ -508,4 +509,19 @@ TEST_CASE("a suite a pull request did not affect is reported skipped beside its 
   report::add_not_affected(lone, std::nullopt);
   CHECK(lone.head.benchmarks.size() == 1);
   CHECK(lone.head.suites["parser"].reason.find("the base branch has no earlier run to show") != std::string::npos);
+}
+
+TEST_CASE("every report says whose rights the repository's code had, and flags the runner's own") {
+  model::JobResult jr;
+  jr.kind = "push";
+  jr.head.commit = "0123456789abcdef0123456789abcdef01234567";
+  jr.head.containment = "transient service as benchbox-job (owns nothing); network: loopback only";
+  auto contained = report::build_report(done_job(6, JobKind::push), jr, std::nullopt, {}, std::nullopt, {});
+  CHECK(contained.markdown.find("\n\nContainment: transient service as benchbox-job (owns nothing); network: "
+                                "loopback only\n\n") != std::string::npos);
+  jr.head.containment = "runner's own user: runnerd is not root";
+  auto loose = report::build_report(done_job(7, JobKind::push), jr, std::nullopt, {}, std::nullopt, {});
+  INFO(loose.markdown);
+  CHECK(loose.markdown.find("⚠ **Not contained: the build and benchmark ran with the runner's own rights "
+                            "(runner's own user: runnerd is not root)**") != std::string::npos);
 }

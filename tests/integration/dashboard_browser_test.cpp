@@ -88,6 +88,7 @@ TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error
   pr.kind = "pull_request";
   pr.base = result_set(fake_sha(100), 0.100, "base");
   pr.head = result_set(fake_sha(300), 0.125, "head");
+  pr.head.containment = "transient service as benchbox-job (owns nothing); network: loopback only";
   const int64_t pr_job = s.run_job(pr_spec(fake_sha(300), 7), pr);
   jobs.push_back(pr_job);
   // A regression check: two commits of main measured side by side. It is
@@ -101,6 +102,7 @@ TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error
   compared.kind = "compare";
   compared.base = result_set(fake_sha(107), 0.100, "base");
   compared.head = result_set(fake_sha(108), 0.112, "head");
+  compared.head.containment = "runner's own user: runnerd is not root";
   const int64_t check_job = s.run_job(check, compared);
   jobs.push_back(check_job);
   // A backfill: an older commit of main measured today, in a job group of
@@ -145,6 +147,11 @@ TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error
     // Commits of 2023 measured today: each run is dated by its commit too.
     says += " --expect '" + page + "=committed 2023-11-14'";
   }
+  // Whose rights each run's code had: said, flagged when the runner's own.
+  const std::string runs = "r/o/r/runs/";
+  says += " --expect '" + runs + std::to_string(pr_job) + ".html=transient service as benchbox-job (owns nothing)'";
+  says += " --expect '" + runs + std::to_string(check_job) + ".html=not contained'";
+  says += " --expect '" + runs + std::to_string(jobs.front()) + ".html=not recorded'";
   says += " --expect 'r/o/r/pulls/7.html=#7 Rewrite the tokenizer'";
   says += " --expect 'r/o/r/pulls/7.html=by mallory · from tokenizer'";
   int rc = 0;

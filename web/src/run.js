@@ -45,6 +45,9 @@
       ["machine fingerprint", code(d.machine_fingerprint || "–")],
       // Anything but tuned that tunerd said (untuned, partial, drifted) is a warning.
       ["tuning", badge(d.tuning === "tuned" ? "tuned" : !d.tuning || d.tuning === "unknown" ? "unknown" : "drifted", d.tuning || "unknown")],
+      // Whose rights the repository's code had: the runner's own is a warning.
+      ["containment", !d.containment ? "not recorded"
+        : d.contained === false ? [badge("drifted", "not contained"), " ", d.containment] : d.containment],
     ];
     app.appendChild(h("section", { class: "card run-head" },
       h("div", { class: "overall" }, badge(d.overall), h("span", { class: "summary" }, d.summary || "")),
