@@ -70,6 +70,7 @@ TEST_CASE("a check run goes queued, in_progress, completed; a PR's sticky commen
   CHECK(s.github->check_runs().size() == 1);
   CHECK(statuses(*s.github, std::to_string(id)) == std::vector<std::string>{"queued", "in_progress", "completed"});
   REQUIRE(wait_until([&] { return s.github->comments("o/r", 3).size() == 1; }));
+  REQUIRE(wait_until([&] { return s.reported(id); }));  // written after the wants
   CHECK(slurp(s.report_path(id)).find("Overall: regressed") != std::string::npos);
   const json comment = s.github->comments("o/r", 3)[0];
   CHECK(comment["body"].get<std::string>().find("Overall: regressed") != std::string::npos);
@@ -137,6 +138,9 @@ TEST_CASE("a main-branch regression is one issue, updated while it lasts and clo
 
   const int64_t b = s.run_job(push_spec(fake_sha(11)), push_result(fake_sha(11), 0.120, 11));
   REQUIRE(wait_until([&] { return s.github->issues().size() == 1; }));
+  // The issue is wanted before the report is written (report.json last):
+  // wait for the file, not the issue, before reading it.
+  REQUIRE(wait_until([&] { return s.reported(b); }));
   // Measured alone, against job a's run: the report holds the change for a
   // confirmation (this box files at once: confirm_regressions is off).
   CHECK(slurp(s.report_path(b)).find("Overall: inconclusive") != std::string::npos);
@@ -176,6 +180,7 @@ TEST_CASE("a main-branch regression is one issue, updated while it lasts and clo
   s.claim(id);
   REQUIRE_FALSE(s.queue->fail(id, "test-runner", ".benchbox.yml:4:12: suites[0].timeout: expected a non-negative integer"));
   REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "completed"; }));
+  REQUIRE(wait_until([&] { return s.reported(id); }));
   CHECK(slurp(s.report_path(id)).find(".benchbox.yml:4:12") != std::string::npos);
   CHECK(s.check_run(id)["conclusion"] == "failure");
 }
@@ -324,6 +329,7 @@ TEST_CASE("a report over GitHub's limit is posted cut on a character boundary") 
         std::string::npos);
   REQUIRE(wait_until([&] { return s.github->comments("o/r", 3).size() == 1; }));
   CHECK(s.github->comments("o/r", 3)[0]["body"].get<std::string>().size() <= 65536);
+  REQUIRE(wait_until([&] { return s.reported(id); }));
   CHECK(slurp(s.report_path(id)).size() > 65536);  // the report itself is whole
 }
 
