@@ -140,6 +140,10 @@ Status Manager::start() {
       {bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "JobFinished", on_job_signal},
       // When queued (re)appears, jobs may have changed while we could not hear.
       {"org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged", on_queue_owner},
+      // The runner's Refusal: no sender filter (a well-known sender is
+      // resolved once, and runnerd restarts under a new unique name).
+      {nullptr, bus::kRunnerPath, "org.freedesktop.DBus.Properties", "PropertiesChanged", on_runner_changed},
+      {"org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged", on_runner_changed},
   };
   for (const auto& m : matches) {
     sd_bus_slot* slot = nullptr;
@@ -158,6 +162,7 @@ Status Manager::start() {
   if (apply_retention()) sd_event_source_set_time_relative(raw, 1000000);
   catch_up();
   resume_bisections();
+  ask_runner_refusal();
   return {};
 }
 

@@ -68,6 +68,10 @@ class Manager {
   static int on_get_reply(sd_bus_message* m, void* userdata, sd_bus_error* error);
   static int on_retention_timer(sd_event_source* s, uint64_t usec, void* userdata);
   static int on_render(sd_event_source* s, void* userdata);
+  // ---- the runner's Refusal (runner_watch.cpp)
+  static int on_runner_changed(sd_bus_message* m, void* userdata, sd_bus_error* error);
+  static int on_refusal_reply(sd_bus_message* m, void* userdata, sd_bus_error* error);
+  void ask_runner_refusal();
   void start_render();
   void fetch(int64_t job_id);
   void handle(const model::Job& job);
@@ -115,6 +119,8 @@ class Manager {
   std::set<int64_t> in_flight_;   // jobs whose Queue1.Get is on its way
   std::set<int64_t> ask_again_;   // ... and that signalled again meanwhile
   int64_t caught_up_to_ = 0;  // every job up to this id is finished and reported
+  std::string runner_refusal_;    // Runner1.Refusal: why this box's runner claims no job, or ""
+  bus::SlotPtr refusal_call_;     // the Get of it on its way
   uint64_t jobs_reported_ = 0;
   uint64_t site_bytes_ = 0;
   int64_t site_bytes_at_ = 0;  // when site_bytes_ was measured (unix seconds)

@@ -248,7 +248,7 @@ void Manager::post_state(const model::Job& job) {
   shard_changed(job);
   if (!poster_) return;
   report::PostingPolicy policy{config_.reporter.site_url, config_.reporter.pr_comment};
-  auto want = report::check_run_want(job, policy);
+  auto want = report::check_run_want(job, policy, runner_refusal_);
   if (!want) return;
   if (auto st = poster_->want(*want); !st)
     log_error("check run not recorded for GitHub: " + st.error().message, {{"JOB_ID", std::to_string(job.id)}});

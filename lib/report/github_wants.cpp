@@ -42,7 +42,8 @@ bool posts_check_run(const model::Job& job) {
   return job.spec.kind != model::JobKind::manual && job.spec.group_id == 0;
 }
 
-std::optional<github_api::Want> check_run_want(const model::Job& job, const PostingPolicy& policy) {
+std::optional<github_api::Want> check_run_want(const model::Job& job, const PostingPolicy& policy,
+                                               const std::string& runner_refusal) {
   if (job.spec.head_sha.empty() || model::is_terminal(job.state) || !posts_check_run(job)) return std::nullopt;
   github_api::CheckRunWant c;
   c.repository = job.spec.repository;
@@ -56,6 +57,10 @@ std::optional<github_api::Want> check_run_want(const model::Job& job, const Post
     c.title = "Queued";
     c.summary = "Job " + std::to_string(job.id) + " waits for the benchmark runner" +
                 (job.attempts ? " (attempt " + std::to_string(job.attempts + 1) + ")" : std::string()) + ".";
+    if (!runner_refusal.empty()) {
+      c.title = "Queued: the runner claims no job";
+      c.summary += "\n\nThe benchmark runner on this box claims no job: " + runner_refusal + ".";
+    }
   } else {
     c.status = "in_progress";
     c.started_at = job.started;

@@ -27,8 +27,11 @@ struct PostingPolicy {
 std::string check_conclusion(const JobReport& report);
 
 // A queued or running job's check run; nullopt when its commit is not known
-// yet (a blessed PR whose head is resolved only when it runs).
-std::optional<github_api::Want> check_run_want(const model::Job& job, const PostingPolicy& policy);
+// yet (a blessed PR whose head is resolved only when it runs). A queued
+// job's summary says why it waits when `runner_refusal` says why this
+// box's runner claims no job (Runner1.Refusal).
+std::optional<github_api::Want> check_run_want(const model::Job& job, const PostingPolicy& policy,
+                                               const std::string& runner_refusal = "");
 // A finished job's, completed: title, summary and text within GitHub's
 // limits, cut on a character boundary with a link to the full report.
 std::optional<github_api::Want> check_run_want(const JobReport& report, const PostingPolicy& policy);

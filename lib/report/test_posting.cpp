@@ -102,6 +102,24 @@ TEST_CASE("a check run goes queued, in_progress, completed, with details on the 
   CHECK_FALSE(report::check_run_want(unknown, kPolicy));
 }
 
+TEST_CASE("a queued job's check run says why it waits when the runner claims no job") {
+  Job j = job(7, JobKind::push, JobState::queued);
+  auto refused = report::check_run_want(j, kPolicy, "runner.containment is required, and this box cannot contain");
+  REQUIRE(refused);
+  const auto& q = std::get<github_api::CheckRunWant>(refused->what);
+  CHECK(q.status == "queued");
+  CHECK(q.title == "Queued: the runner claims no job");
+  CHECK(q.summary == "Job 7 waits for the benchmark runner.\n\nThe benchmark runner on this box claims no job: "
+                     "runner.containment is required, and this box cannot contain.");
+  // Once it claims again, the summary is the plain one; a running job's
+  // never carries the note.
+  CHECK(std::get<github_api::CheckRunWant>(report::check_run_want(j, kPolicy)->what).summary ==
+        "Job 7 waits for the benchmark runner.");
+  j.state = JobState::running;
+  CHECK(std::get<github_api::CheckRunWant>(report::check_run_want(j, kPolicy, "x")->what).summary.find("claims no") ==
+        std::string::npos);
+}
+
 TEST_CASE("conclusions: failure, neutral with a reason, cancelled, success") {
   auto conclusion = [](const report::JobReport& r) {
     auto w = report::check_run_want(r, kPolicy);

@@ -375,3 +375,37 @@ TEST_CASE("outbox.db on a full disk: what GitHub should show is held, and posted
   REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "completed"; }, std::chrono::seconds(30)));
   CHECK(s.reporterd->log().find("stored in outbox.db after all") != std::string::npos);
 }
+
+TEST_CASE("a queued job's check run says why it waits while this box's runner claims no job", "[root]") {
+  if (::geteuid() != 0) BB_SKIP("needs root to run benchbox-runnerd as another user");
+  ReporterFixture s;
+  const int64_t id = s.enqueue(push_spec(fake_sha(40)));
+  auto summary = [&] { return s.check_run(id).value("output", json::object()).value("summary", std::string()); };
+  REQUIRE(wait_until([&] { return s.check_run(id).value("status", "") == "queued"; }));
+  CHECK(summary().find("claims no job") == std::string::npos);
+
+  // runnerd as nobody, under the default runner.containment (required):
+  // not root and no systemd, it cannot contain a job, so it claims none.
+  REQUIRE(run_shell("chmod 0755 " + s.dir.path() + " && mkdir -p " + (s.dir / "nobody/cache") + " " +
+                    (s.dir / "nobody/results") + " && chown -R 65534:65534 " + (s.dir / "nobody")) == 0);
+  std::ofstream(s.dir / "runner.yml") << "state_dir: " << (s.dir / "state") << "\ncache_dir: " << (s.dir / "nobody/cache")
+                                      << "\nrunner:\n  results_dir: " << (s.dir / "nobody/results") << "\n";
+  auto env = daemon_env(s.bus.address());
+  env["HOME"] = "/nonexistent";
+  auto runnerd = std::make_unique<Process>(
+      std::vector<std::string>{"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               build_path("daemons/runnerd/benchbox-runnerd"), "--config", s.dir / "runner.yml"},
+      env, s.dir / "runnerd.log");
+  const bool told = wait_until([&] { return summary().find("claims no job") != std::string::npos; },
+                               std::chrono::seconds(30));
+  INFO(s.logs() << "\n---- runnerd\n" << runnerd->log());
+  REQUIRE(told);
+  CHECK(s.check_run(id)["output"]["title"] == "Queued: the runner claims no job");
+  CHECK(summary().find("The benchmark runner on this box claims no job: runner.containment is required, and this "
+                       "box cannot contain a job's code") != std::string::npos);
+  CHECK(s.check_run(id)["status"] == "queued");
+
+  // Gone from the bus, it refuses nothing: the summary is the plain one again.
+  runnerd.reset();
+  CHECK(wait_until([&] { return summary().find("claims no job") == std::string::npos; }, std::chrono::seconds(30)));
+}
