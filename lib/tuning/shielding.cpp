@@ -10,11 +10,28 @@ namespace bb::tuning {
 namespace {
 
 struct UnitRole {
-  const char* unit;
+  std::string unit;
   bool benchmark;  // gets the benchmark CPUs, else the housekeeping ones
 };
-const UnitRole kUnits[] = {
-    {"system.slice", false}, {"user.slice", false}, {"init.scope", false}, {kBenchSlice, true}};
+
+// Every top-level cgroup systemd has: init.scope and each top-level slice
+// (system.slice, user.slice, machine.slice, one an admin made) get the
+// housekeeping CPUs; benchbox-bench.slice, and benchbox.slice above it,
+// the benchmark ones. When systemd cannot list its slices, the two every
+// host has.
+std::vector<UnitRole> units_of(const Context& ctx) {
+  const std::string bench = kBenchSlice;
+  auto listed = ctx.systemd->top_level_slices();
+  const std::vector<std::string> slices = listed ? *listed : std::vector<std::string>{"system.slice", "user.slice"};
+  std::vector<UnitRole> out = {{"init.scope", false}};
+  for (const auto& slice : slices) {
+    const std::string stem = slice.substr(0, slice.size() - 6);  // without ".slice"
+    if (slice != bench && bench.rfind(stem + "-", 0) != 0) out.push_back({slice, false});
+    else if (slice != bench) out.push_back({slice, true});  // an ancestor of the bench slice
+  }
+  out.push_back({bench, true});
+  return out;
+}
 
 const std::vector<int>& cpus_for(const Context& ctx, bool benchmark) {
   return benchmark ? ctx.roles.benchmark : ctx.roles.housekeeping;
@@ -52,17 +69,17 @@ class ShieldingItem final : public Item {
     if (plan.mode == ShieldMode::systemd_slices) {
       std::vector<std::string> parts, errors;
       row.ok = true;
-      for (const auto& u : kUnits) {
+      for (const auto& u : units_of(ctx)) {
         auto cpus = ctx.systemd->allowed_cpus(u.unit);
         if (!cpus) {
           errors.push_back(cpus.error().message);
           row.ok = false;
           continue;
         }
-        parts.push_back(std::string(u.unit) + "=" + show(*cpus));
+        parts.push_back(u.unit + "=" + show(*cpus));
         row.ok = row.ok && *cpus == cpus_for(ctx, u.benchmark);
       }
-      row.actual = join_capped(parts, 4);
+      row.actual = join_capped(parts, 6);
       row.reason = join_capped(errors, 2);
       if (!plan.enforced) {
         row.ok = false;
@@ -90,7 +107,7 @@ class ShieldingItem final : public Item {
     std::vector<SaveEntry> out;
     ShieldPlan plan = detect_shielding(ctx);
     if (plan.mode == ShieldMode::systemd_slices) {
-      for (const auto& u : kUnits) {
+      for (const auto& u : units_of(ctx)) {
         auto cpus = ctx.systemd->allowed_cpus(u.unit);
         if (cpus && *cpus != cpus_for(ctx, u.benchmark))
           out.push_back({"allowed_cpus", u.unit, format_cpu_list(*cpus), name()});
@@ -107,7 +124,7 @@ class ShieldingItem final : public Item {
     if (plan.mode == ShieldMode::unavailable) return plan.why;
     std::vector<std::string> errors;
     if (plan.mode == ShieldMode::systemd_slices) {
-      for (const auto& u : kUnits) {
+      for (const auto& u : units_of(ctx)) {
         auto now = ctx.systemd->allowed_cpus(u.unit);
         if (now && *now == cpus_for(ctx, u.benchmark)) continue;
         if (auto st = ctx.systemd->set_allowed_cpus(u.unit, cpus_for(ctx, u.benchmark)); !st)

@@ -1,7 +1,8 @@
 // CPU shielding: everything but benchmarks off the benchmark CPUs.
-// - cgroup v2 with systemd as PID 1: AllowedCPUs= (runtime) on system.slice,
-//   user.slice and init.scope = housekeeping CPUs, benchbox-bench.slice =
-//   benchmark CPUs, over systemd's D-Bus API.
+// - cgroup v2 with systemd as PID 1: AllowedCPUs= (runtime) on init.scope
+//   and every top-level slice (system.slice, user.slice, machine.slice, ...)
+//   = housekeeping CPUs, benchbox-bench.slice and its parent benchbox.slice
+//   = benchmark CPUs, over systemd's D-Bus API.
 // - cgroup v1 with a cpuset hierarchy: the same split as two cpusets,
 //   /sys/fs/cgroup/cpuset/benchbox-housekeeping (every movable task moved
 //   there) and /sys/fs/cgroup/cpuset/benchbox-bench (for the runner).

@@ -2,6 +2,7 @@
 
 #include <systemd/sd-bus.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -93,6 +94,31 @@ class BusSystemd final : public Systemd {
     return s == "active" || s == "activating" || s == "reloading";
   }
 
+  Result<std::vector<std::string>> top_level_slices() override {
+    bus::BusError error;
+    sd_bus_message* call = nullptr;
+    int r = sd_bus_message_new_method_call(bus_.get(), &call, kDest, kManagerPath, kManager, "ListUnitsByPatterns");
+    bus::MessagePtr owned_call(call);
+    if (r >= 0) r = sd_bus_message_append_strv(call, nullptr);  // any state
+    const char* patterns[] = {"*.slice", nullptr};
+    if (r >= 0) r = sd_bus_message_append_strv(call, const_cast<char**>(patterns));
+    if (r < 0) return errno_error("ListUnitsByPatterns", -r);
+    sd_bus_message* raw = nullptr;
+    r = sd_bus_call(bus_.get(), call, 0, error.get(), &raw);
+    bus::MessagePtr reply(raw);
+    if (r < 0) return bus::from_bus_error(error.get(), r, "list the slices");
+    if ((r = sd_bus_message_enter_container(raw, 'a', "(ssssssouso)")) < 0) return errno_error("ListUnitsByPatterns reply", -r);
+    std::vector<std::string> slices;
+    const char *name, *description, *load, *active, *sub, *following, *path, *job_type, *job_path;
+    uint32_t job_id = 0;
+    while ((r = sd_bus_message_read(raw, "(ssssssouso)", &name, &description, &load, &active, &sub, &following, &path,
+                                    &job_id, &job_type, &job_path)) > 0)
+      if (is_top_level_slice(name)) slices.push_back(name);
+    if (r < 0) return errno_error("ListUnitsByPatterns reply", -r);
+    std::sort(slices.begin(), slices.end());
+    return slices;
+  }
+
   Status stop_unit(const std::string& unit) override { return job("StopUnit", unit, false); }
   Status start_unit(const std::string& unit) override { return job("StartUnit", unit, true); }
 
@@ -134,6 +160,13 @@ class BusSystemd final : public Systemd {
 
 }  // namespace
 
+bool is_top_level_slice(const std::string& unit) {
+  const std::string suffix = ".slice";
+  if (unit.size() <= suffix.size() || unit.compare(unit.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+  const std::string stem = unit.substr(0, unit.size() - suffix.size());
+  return stem.find('-') == std::string::npos;
+}
+
 Result<std::unique_ptr<Systemd>> connect_systemd() {
   sd_bus* raw = nullptr;
   int r = sd_bus_open_system(&raw);
@@ -159,6 +192,13 @@ Status FakeSystemd::set_allowed_cpus(const std::string& unit, const std::vector<
   if (fail_set) return make_error(Errc::io, "set AllowedCPUs of " + unit + ": refused");
   (*u)->allowed_cpus = cpus;
   return {};
+}
+
+Result<std::vector<std::string>> FakeSystemd::top_level_slices() {
+  std::vector<std::string> slices;
+  for (const auto& [name, unit] : units)
+    if (is_top_level_slice(name)) slices.push_back(name);  // a std::map: sorted
+  return slices;
 }
 
 Result<bool> FakeSystemd::unit_active(const std::string& unit) {

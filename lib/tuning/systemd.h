@@ -21,10 +21,18 @@ class Systemd {
   // Sets AllowedCPUs= at runtime (not persisted: a reboot forgets it, which
   // is what a crash-restore wants). An empty list resets it to all CPUs.
   virtual Status set_allowed_cpus(const std::string& unit, const std::vector<int>& cpus) = 0;
+  // The slices directly under the root slice that systemd has loaded
+  // (system.slice, user.slice, machine.slice, any an admin made), sorted:
+  // what shielding keeps off the benchmark CPUs besides init.scope.
+  virtual Result<std::vector<std::string>> top_level_slices() = 0;
   virtual Result<bool> unit_active(const std::string& unit) = 0;
   virtual Status stop_unit(const std::string& unit) = 0;
   virtual Status start_unit(const std::string& unit) = 0;
 };
+
+// "machine.slice" yes; "-.slice" (the root) and "system-getty.slice" (a
+// slice inside system.slice: a '-' in the name is a level) no.
+bool is_top_level_slice(const std::string& unit);
 
 // systemd over its D-Bus API on the system bus (org.freedesktop.systemd1).
 Result<std::unique_ptr<Systemd>> connect_systemd();
@@ -42,6 +50,7 @@ class FakeSystemd final : public Systemd {
 
   Result<std::vector<int>> allowed_cpus(const std::string& unit) override;
   Status set_allowed_cpus(const std::string& unit, const std::vector<int>& cpus) override;
+  Result<std::vector<std::string>> top_level_slices() override;
   Result<bool> unit_active(const std::string& unit) override;
   Status stop_unit(const std::string& unit) override;
   Status start_unit(const std::string& unit) override;

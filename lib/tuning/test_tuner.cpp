@@ -173,6 +173,32 @@ TEST_CASE("Intel bare metal: check, apply, drift, restore") {
   (void)before;
 }
 
+TEST_CASE("cgroup v2 shielding keeps every top-level slice off the benchmark CPUs, and restores each") {
+  auto fs = load("intel");
+  auto systemd = booted_systemd();
+  // A container host's machine.slice, an admin's batch.slice, a slice
+  // inside system.slice, and benchbox.slice, the parent of the bench slice.
+  for (const char* u : {"machine.slice", "batch.slice", "system-getty.slice", "benchbox.slice", "-.slice"})
+    systemd.units[u] = {};
+  systemd.units["batch.slice"].allowed_cpus = {1, 3};  // the admin's own setting
+  FakeClock clock;
+  TempDir dir;
+  auto tuner = make_tuner(fs, &systemd, dir.path + "/tuner/originals.json", clock);
+  auto applied = tuner->apply();
+  REQUIRE(applied.ok());
+  INFO(row(*applied, "shielding").actual << " / " << row(*applied, "shielding").reason);
+  CHECK(row(*applied, "shielding").ok);
+  for (const char* u : {"system.slice", "user.slice", "init.scope", "machine.slice", "batch.slice"})
+    CHECK(systemd.units[u].allowed_cpus == std::vector<int>{0, 1, 2});
+  for (const char* u : {"benchbox-bench.slice", "benchbox.slice"}) CHECK(systemd.units[u].allowed_cpus == std::vector<int>{3});
+  CHECK(systemd.units["system-getty.slice"].allowed_cpus.empty());  // inside system.slice: follows it
+  CHECK(systemd.units["-.slice"].allowed_cpus.empty());
+
+  REQUIRE(tuner->restore().ok());
+  CHECK(systemd.units["batch.slice"].allowed_cpus == std::vector<int>{1, 3});
+  for (const char* u : {"machine.slice", "system.slice", "benchbox.slice"}) CHECK(systemd.units[u].allowed_cpus.empty());
+}
+
 TEST_CASE("after a crash, a new tuner finds the save and restores from it alone") {
   auto fs = load("intel");
   FakeClock clock;

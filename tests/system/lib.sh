@@ -444,9 +444,24 @@ enqueue_push() {
   echo "$id"
 }
 
+# One more commit on main of the box's copy of the demo repository, given
+# back to its owner (libgit2 reads only a repository its user owns): its
+# sha in $new_sha. (The container has no PAM configuration for runuser.)
+new_sha=""
+commit_on_main() {
+  local git=(git -c safe.directory=/srv/benchbox-test/demo -C /srv/benchbox-test/demo)
+  in_ct "${git[@]}" commit -q --allow-empty -m "$1" || fail "cannot commit to the box's demo repository"
+  new_sha=$(in_ct "${git[@]}" rev-parse HEAD)
+  in_ct chown -R benchbox-runner:benchbox /srv/benchbox-test/demo
+  [[ $new_sha =~ ^[0-9a-f]{40}$ ]] || fail "no sha for the new commit: '$new_sha'"
+}
+
+# check_job_in_scope [SHA NONCE]: a push of main (at SHA, default the
+# first commit; NONCE makes it a delivery of its own) becomes a job that
+# runs contained and pinned.
 check_job_in_scope() {
-  local id state err log
-  id=$(enqueue_push main "$main_sha")
+  local id state err log sha=${1:-$main_sha}
+  id=$(enqueue_push main "$sha" ${2:+"$2"})
   note "delivery accepted: job $id"
   wait_for 300 job_finished "$id" || fail "job $id did not finish within 300 s (state $(job_field "$id" state))"
   state=$(job_field "$id" state)
@@ -586,6 +601,7 @@ $log"
   if in_ct test -e /var/cache/benchbox/git/planted; then fail "the git cache was written"; fi
   result=$(job_field "$id" result_path)
   in_ct python3 -c "$(cat "$here/check_result.py")" "$result" || fail "job $id's own result is not what it measured"
+  check_procsubset_left_out
 }
 
 # While job $1 runs: `systemd-analyze security` of one of its transient
@@ -608,6 +624,26 @@ measure_job_security() {
     fail "$unit: exposure $exposure is above 2.5:
 $(grep -E '^✗' "$stage/job-security.txt")"
   note "systemd-analyze security $unit: ${line#*: } (at most 2.5)"
+}
+
+# docs/systemd.md says why a job's unit has no ProcSubset=pid: what a
+# harness or a build reads of the machine is gone under it. Shown here on
+# the same user and /proc view (ProtectProc=invisible) as a job's, once
+# without and once with it.
+check_procsubset_left_out() {
+  local props=(--quiet --wait --pipe -p User=benchbox-job -p ProtectProc=invisible) without with
+  # shellcheck disable=SC2016
+  local probe='n=$(grep -c ^processor /proc/cpuinfo 2>/dev/null); echo "cpuinfo:${n:-none}"
+    command -v node >/dev/null && echo "node:$(node -e "console.log(require(\"os\").cpus().length)")"
+    exit 0'
+  without=$(in_ct systemd-run "${props[@]}" /bin/sh -c "$probe" | tr '\n' ' ')
+  with=$(in_ct systemd-run "${props[@]}" -p ProcSubset=pid /bin/sh -c "$probe" | tr '\n' ' ')
+  [[ $without == *cpuinfo:[1-9]* ]] || fail "a job's view of /proc/cpuinfo is not there without ProcSubset=pid: $without"
+  [[ $with == *cpuinfo:none* ]] || fail "ProcSubset=pid left /proc/cpuinfo readable: $with"
+  if [[ $without == *node:* ]]; then
+    [[ $with == *node:0* ]] || fail "under ProcSubset=pid node's os.cpus() still sees CPUs: $with"
+  fi
+  note "ProcSubset=pid (left out of a job's sandbox): without it $without; with it $with"
 }
 
 scope_of_job() {
@@ -785,6 +821,11 @@ PY
     # runner still pins every benchmark to its CPUs by affinity (step 2).
     note "shielding not applied here, and the checklist says why (see above); benchmarks stay pinned by affinity"
   fi
+  # A job under the tuning just applied, shielding included where it took.
+  note "a job while the tuning is applied:"
+  commit_on_main "a job under tuning"
+  [[ $new_sha != "$main_sha" ]] || fail "the new commit is main's first"
+  check_job_in_scope "$new_sha" tuned
 
   rc=0
   out=$(in_ct benchboxctl tune restore --json 2>&1) || rc=$?
