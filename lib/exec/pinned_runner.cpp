@@ -33,7 +33,7 @@ using SteadyClock = std::chrono::steady_clock;
 
 // What the child reports through the status pipe when it cannot exec.
 struct ChildFailure {
-  int stage;  // 1 = affinity, 2 = chdir, 3 = exec, 4 = personality, 5 = identity, 6 = network namespace, 7 = loopback, 8 = rlimits
+  int stage;  // 1 = affinity, 2 = chdir, 3 = exec, 4 = personality, 5 = identity, 6 = network namespace, 7 = loopback, 8 = rlimits, 9 = bench cpuset
   int err;
 };
 
@@ -63,7 +63,7 @@ bool bring_loopback_up() {
 
 // The child side of fork(): only async-signal-safe calls from here to exec,
 // because the parent may have other threads (the daemon's main loop).
-[[noreturn]] void exec_child(const Command& c, const cpu_set_t& cpus, int devnull, int out, int err,
+[[noreturn]] void exec_child(const Command& c, const cpu_set_t& cpus, int cpuset_fd, int devnull, int out, int err,
                              int status_fd, int gate_r, int gate_w, char* const* argv,
                              char* const* envp) {
   auto fail = [status_fd](int stage) {
@@ -89,6 +89,10 @@ bool bring_loopback_up() {
     while (n < 0 && errno == EINTR);
     if (n != 1) ::_exit(126);
   }
+  // Into the bench cpuset first ("0": the writer itself), where tunerd's
+  // v1 shielding keeps the benchmark CPUs: from the housekeeping cpuset
+  // this process inherited, pinning to them fails (EINVAL).
+  if (cpuset_fd >= 0 && ::write(cpuset_fd, "0", 1) != 1) fail(9);
   if (!c.cpus.empty() && ::sched_setaffinity(0, sizeof cpus, &cpus) < 0) fail(1);
   // The job's own identity, before chdir so the work tree is reached with
   // the job's rights. No new privileges: no setuid binary (sudo, su) and no
@@ -134,6 +138,7 @@ Error child_failure_error(const ChildFailure& f, const Command& c) {
     case 6: return errno_error("make a network namespace of its own (unshare)", f.err);
     case 7: return errno_error("bring up loopback in its network namespace", f.err);
     case 8: return errno_error("set its resource limits", f.err);
+    case 9: return errno_error(std::string("join the benchmark cpuset (") + kBenchCpusetTasks + ")", f.err);
     default: return errno_error("exec " + (c.argv.empty() ? std::string("/bin/sh") : c.argv[0]), f.err);
   }
 }
@@ -192,12 +197,20 @@ Result<Outcome> PinnedChildRunner::run(const Command& c, const std::atomic<bool>
     gate_w.reset(p_gate[1]);
   }
 
+  // Where tunerd shielded a cgroup-v1 host, the bench cpuset: opened here,
+  // as only async-signal-safe calls may follow fork(). Absent (no v1
+  // shielding) or not ours to write (runnerd not root): the child stays
+  // where it is.
+  UniqueFd cpuset;
+  if (!c.cpus.empty()) cpuset.reset(::open(kBenchCpusetTasks, O_WRONLY | O_CLOEXEC));
+
   auto start = SteadyClock::now();
   pid_t pid = ::fork();
   if (pid < 0) return errno_error("fork", errno);
   if (pid == 0)
-    exec_child(c, cpus, devnull.get(), out_w.get(), err_w.get(), status_w.get(), gate_r.get(),
+    exec_child(c, cpus, cpuset.get(), devnull.get(), out_w.get(), err_w.get(), status_w.get(), gate_r.get(),
                gate_w.get(), argv.data(), envp.data());
+  cpuset.reset();
 
   // Both sides call setpgid so a kill right after fork() reaches the group.
   ::setpgid(pid, pid);

@@ -18,10 +18,17 @@ std::string parent_of(const std::string& path) {
 Status remove_cgroup(const Context& ctx, const std::string& dir) {
   if (!ctx.fs.exists(dir)) return {};
   // A cgroup can only go once it is empty: hand its tasks to the parent.
-  if (auto tasks = ctx.fs.read(dir + "/tasks"); tasks)
-    for (const auto& line : split(*tasks, '\n'))
-      if (!trim(line).empty()) (void)ctx.fs.write(parent_of(dir) + "/tasks", trim(line));  // ESRCH: gone
-  return ctx.fs.remove_dir(dir);
+  // On a busy host its tasks fork meanwhile, and the new ones keep it busy
+  // (EBUSY): hand those over too, a bounded number of times.
+  Status removed;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    if (auto tasks = ctx.fs.read(dir + "/tasks"); tasks)
+      for (const auto& line : split(*tasks, '\n'))
+        if (!trim(line).empty()) (void)ctx.fs.write(parent_of(dir) + "/tasks", trim(line));  // ESRCH: gone
+    removed = ctx.fs.remove_dir(dir);
+    if (removed) return removed;
+  }
+  return removed;
 }
 
 }  // namespace
