@@ -170,6 +170,25 @@ EOF
   git -C "$repo" add .benchbox.yml attack.sh
   git -C "$repo" commit -q -m attack
   attack_sha=$(git -C "$repo" rev-parse HEAD)
+  # builds: real toolchains (cmake and gcc, pip with setuptools, node,
+  # multiprocessing) build inside a job's sandbox (check_real_builds).
+  git -C "$repo" checkout -q main
+  git -C "$repo" checkout -q -b builds
+  cp -r "$here/builds/." "$repo/"
+  cat >"$repo/.benchbox.yml" <<'EOF'
+version: 1
+suites:
+  - name: builds
+    build: "sh ./build.sh"
+    run: "true"
+    format: command
+    repetitions: 2
+    warmup: 0
+    timeout: 300
+EOF
+  git -C "$repo" add -A
+  git -C "$repo" commit -q -m builds
+  builds_sha=$(git -C "$repo" rev-parse HEAD)
   git -C "$repo" checkout -q main
 }
 
@@ -181,7 +200,7 @@ write_config() {
 repositories:
   - name: bench/demo
     clone_url: file:///srv/benchbox-test/demo
-    branches: [main, hang, slow, attack]
+    branches: [main, hang, slow, attack, builds]
   - name: bench/load
     clone_url: file:///srv/benchbox-test/demo
     branches: ["load-*"]
@@ -644,6 +663,25 @@ check_procsubset_left_out() {
     [[ $with == *node:0* ]] || fail "under ProcSubset=pid node's os.cpus() still sees CPUs: $with"
   fi
   note "ProcSubset=pid (left out of a job's sandbox): without it $without; with it $with"
+}
+
+# Real builds inside a job's sandbox (tests/system/builds/build.sh): the
+# sandbox's system call filter, namespaces, private IPC and /dev/shm must
+# not break cmake, pip, node or multiprocessing. A toolchain the box
+# lacks is said, not counted.
+check_real_builds() {
+  local id state log built
+  id=$(enqueue_push builds "$builds_sha")
+  wait_for 400 job_finished "$id" || fail "the builds job $id did not finish within 400 s"
+  state=$(job_field "$id" state)
+  log=$(in_ct cat "/var/lib/benchbox/results/$id/output.log" | sed 's/^\[[^]]*\] //')
+  [[ $state == done ]] || fail "real builds failed in a job's sandbox (job $id $state: $(job_field "$id" error)):
+$log"
+  built=$(grep -c '^BUILT ' <<<"$log" || true)
+  ((built >= 2)) || fail "fewer than two toolchains built in job $id:
+$log"
+  while IFS= read -r line; do note "$line"; done < <(grep -E '^(BUILT|NOT HERE) ' <<<"$log")
+  echo "real builds: $built toolchains built in a job's sandbox"
 }
 
 scope_of_job() {

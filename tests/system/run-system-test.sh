@@ -112,6 +112,7 @@ check_policy
 
 step "3b. containment: a repository's benchmark tries what it must not, and is refused every time"
 check_containment
+check_real_builds
 
 step "5. a hanging benchmark is stopped at its timeout"
 check_hanging_benchmark
