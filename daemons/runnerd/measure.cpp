@@ -394,10 +394,14 @@ bool own_regular_file(const std::filesystem::directory_entry& e) {
 
 std::string callgrind_command(const std::string& run, const std::string& out_dir) {
   // A fixed cache model (not the host's), so counts do not depend on the
-  // box; every child traced, one output file per process.
-  return "exec valgrind --tool=callgrind --quiet --trace-children=yes --cache-sim=yes --branch-sim=yes"
+  // box; every child traced, one output file per process. valgrind writes
+  // its files 0600: as the contained job's user they are then unreadable
+  // to runnerd, which shares only the group, so the shell (not traced, not
+  // counted) opens them to the group once valgrind is done.
+  return "valgrind --tool=callgrind --quiet --trace-children=yes --cache-sim=yes --branch-sim=yes"
          " --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 --callgrind-out-file=" +
-         shell_quote(out_dir + "/callgrind.out.%p") + " /bin/sh -c " + shell_quote(run);
+         shell_quote(out_dir + "/callgrind.out.%p") + " /bin/sh -c " + shell_quote(run) +
+         "; s=$?; chmod g+r " + shell_quote(out_dir) + "/callgrind.out.* 2>/dev/null; exit $s";
 }
 
 Result<std::vector<std::string>> keep_profiles(const std::string& out_dir, const std::string& keep_dir) {

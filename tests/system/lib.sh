@@ -185,6 +185,13 @@ suites:
     repetitions: 2
     warmup: 0
     timeout: 300
+  - name: callgrind
+    run: "/bin/sh -c 'echo counted'"
+    format: command
+    measure: callgrind
+    repetitions: 2
+    warmup: 0
+    timeout: 300
 EOF
   git -C "$repo" add -A
   git -C "$repo" commit -q -m builds
@@ -681,6 +688,17 @@ $log"
   ((built >= 2)) || fail "fewer than two toolchains built in job $id:
 $log"
   while IFS= read -r line; do note "$line"; done < <(grep -E '^(BUILT|NOT HERE) ' <<<"$log")
+  # valgrind under the sandbox's system call filter, ASLR off (callgrind
+  # mode: the one command without LockPersonality=).
+  local instructions
+  instructions=$(in_ct python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+r = r.get("head", r)
+b = [b for b in r["benchmarks"] if b["suite"] == "callgrind" and b["metric"] == "instructions"]
+if not b or not b[0]["samples"]: sys.exit("no callgrind instructions: %s" % (b[0] if b else [x["suite"] for x in r["benchmarks"]]))
+print(b[0]["samples"][0])' "$(job_field "$id" result_path)" 2>&1) ||
+    fail "job $id: $instructions"
+  note "callgrind in a job's sandbox: $instructions instructions"
   echo "real builds: $built toolchains built in a job's sandbox"
 }
 
