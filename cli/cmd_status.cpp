@@ -134,9 +134,6 @@ void update_status() {
               a.cut_job ? " (a running job was cut and re-queued)" : "");
 }
 
-}  // namespace
-
-// Exit status 0 when every daemon answers, 1 when any does not.
 // What a job's code runs as, and why the runner claims nothing when it
 // cannot contain it (runner.containment: required). False then.
 bool runner_containment(BusClient& client, const std::string& name) {
@@ -149,6 +146,10 @@ bool runner_containment(BusClient& client, const std::string& name) {
   return false;
 }
 
+}  // namespace
+
+// Exit status 0 when every daemon answers (and the runner claims jobs), 1
+// when any does not.
 int cmd_status(const Args& args) {
   if (!args.empty()) return fail("usage: benchboxctl status");
   auto client = BusClient::connect();
