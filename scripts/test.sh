@@ -159,7 +159,7 @@ if [[ -n $asan ]]; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     run_suites build-asan --suite unit --suite integration
   # What the fault tests measured (#31), for the closing lines.
-  fault_lines=$(grep -E '^(chaos|fleet faults|full disk): ' build-asan/meson-logs/testlog.txt || true)
+  fault_lines=$(grep -E '^(chaos|fleet faults|full disk|shielding \(cgroup v1\)): ' build-asan/meson-logs/testlog.txt || true)
   background_stop
   [[ -z $package_warm ]] || rm -rf "$package_warm"
 fi
@@ -189,7 +189,7 @@ else
   run_suites build --no-rebuild --suite system
   upgrade_line=$(grep -m1 '^upgrade: ' build/meson-logs/testlog.txt || true)
   update_faults_line=$(grep -m1 '^update faults: ' build/meson-logs/testlog.txt || true)
-  containment_line=$(grep -m1 '^containment: ' build/meson-logs/testlog.txt || true)
+  containment_line=$(grep -E -m2 '^(containment|real builds): ' build/meson-logs/testlog.txt || true)
   dashboard_line=$(grep -m1 '^dashboard: ' build/meson-logs/testlog.txt || true)
 fi
 
