@@ -73,9 +73,11 @@ bool SuiteOutcome::declares(const BenchmarkKey& key) const {
   return false;
 }
 
+bool uncontained(const ResultSet& rs) { return rs.containment.rfind(kUncontainedPrefix, 0) == 0; }
+
 std::string containment_line(const ResultSet& rs) {
   if (rs.containment.empty()) return "Containment: not recorded";
-  if (rs.containment.rfind(kUncontainedPrefix, 0) == 0)
+  if (uncontained(rs))
     return "Not contained: the build and benchmark ran with the runner's own rights (" + rs.containment + ")";
   return "Containment: " + rs.containment;
 }

@@ -165,6 +165,9 @@ bool shown(const ResultSet& rs, const BenchmarkKey& key);
 // containment.cpp writes it; reports flag it).
 inline constexpr const char* kUncontainedPrefix = "runner's own user";
 
+// True when the build and benchmark ran with the runner's own rights.
+bool uncontained(const ResultSet& rs);
+
 // The result set's containment as one line for a report or a page:
 // "Containment: ...", a warning when the code ran with the runner's own
 // rights, or "not recorded" for results from before it was kept or from

@@ -186,7 +186,7 @@ std::string context_lines(const model::ResultSet& head) {
   // Whose rights the repository's code had: said on every report, loudly
   // when it had the runner's own.
   const std::string contained = model::containment_line(head);
-  out += "\n\n" + (head.containment.rfind(model::kUncontainedPrefix, 0) == 0 ? "⚠ **" + contained + "**" : contained);
+  out += "\n\n" + (model::uncontained(head) ? "⚠ **" + contained + "**" : contained);
   return out + "\n\n";
 }
 

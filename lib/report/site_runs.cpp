@@ -49,7 +49,7 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
     env_key = head.environment_key;
     if (!head.containment.empty()) {
       containment = head.containment;
-      contained = head.containment.rfind(model::kUncontainedPrefix, 0) != 0;
+      contained = !model::uncontained(head);
     }
     machine = head.machine_fingerprint;
     tuning = tuning_of(head);

@@ -48,24 +48,21 @@ inline QueueStore open_queue(const std::string& path, const Clock& clock, const 
   return std::move(*store);
 }
 
-// The first column of the one row `sql` returns, as text.
-inline std::string text(Database& db, const std::string& sql) {
+// `sql` prepared and stepped to the one row it returns; a failure, or no
+// row, fails the case.
+inline Statement one_row(Database& db, const std::string& sql) {
   auto st = db.prepare(sql);
   REQUIRE(st);
   auto row = st->step();
   REQUIRE(row);
   REQUIRE(*row);
-  return st->column_text(0);
+  return std::move(*st);
 }
 
+// The first column of the one row `sql` returns, as text.
+inline std::string text(Database& db, const std::string& sql) { return one_row(db, sql).column_text(0); }
+
 // The first column of the one row `sql` returns.
-inline int64_t scalar(Database& db, const std::string& sql) {
-  auto st = db.prepare(sql);
-  REQUIRE(st);
-  auto row = st->step();
-  REQUIRE(row);
-  REQUIRE(*row);
-  return st->column_int64(0);
-}
+inline int64_t scalar(Database& db, const std::string& sql) { return one_row(db, sql).column_int64(0); }
 
 }  // namespace bb::store::testdb

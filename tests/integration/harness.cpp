@@ -320,6 +320,10 @@ int run_as(uid_t uid, gid_t gid, const std::vector<gid_t>& groups, const std::st
 
 int run_as_nobody(const std::string& command, std::string* output) { return run_as(65534, 65534, {}, command, output); }
 
+std::vector<std::string> as_nobody_argv() {
+  return {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};
+}
+
 }  // namespace bb::test
 
 namespace bb::test {

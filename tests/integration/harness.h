@@ -140,6 +140,9 @@ int free_port();
 // Runs a shell command as uid/gid 65534 with no supplementary groups;
 // *output is replaced by its stdout and stderr.
 int run_as_nobody(const std::string& command, std::string* output);
+// setpriv's argv that runs what follows it as nobody, as run_as_nobody
+// does: a prefix for a Process (a daemon run as another user).
+std::vector<std::string> as_nobody_argv();
 // The same as any uid and gid, with these supplementary groups (setpriv).
 int run_as(uid_t uid, gid_t gid, const std::vector<gid_t>& groups, const std::string& command,
            std::string* output);

@@ -392,10 +392,11 @@ TEST_CASE("a queued job's check run says why it waits while this box's runner cl
                                       << "\nrunner:\n  results_dir: " << (s.dir / "nobody/results") << "\n";
   auto env = daemon_env(s.bus.address());
   env["HOME"] = "/nonexistent";
-  auto runnerd = std::make_unique<Process>(
-      std::vector<std::string>{"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                               build_path("daemons/runnerd/benchbox-runnerd"), "--config", s.dir / "runner.yml"},
-      env, s.dir / "runnerd.log");
+  std::vector<std::string> argv = as_nobody_argv();
+  for (const std::string& a : {build_path("daemons/runnerd/benchbox-runnerd"), std::string("--config"),
+                               s.dir / "runner.yml"})
+    argv.push_back(a);
+  auto runnerd = std::make_unique<Process>(argv, env, s.dir / "runnerd.log");
   const bool told = wait_until([&] { return summary().find("claims no job") != std::string::npos; },
                                std::chrono::seconds(30));
   INFO(s.logs() << "\n---- runnerd\n" << runnerd->log());

@@ -17,7 +17,6 @@ using json = nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kAsNobody = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
 // queued lets nobody claim, as it would benchbox-runner: what stops the
 // runner is its own containment rule, not the bus.
 const std::string kNobodyClaims = "access:\n  runner_user: nobody\n";
@@ -41,7 +40,7 @@ TEST_CASE("a runner that cannot contain a job claims none when containment is re
   if (::geteuid() != 0) BB_SKIP("needs root to run benchbox-runnerd as another user");
   RunnerdFixture f(kNobodyClaims);  // runner.containment: the default, required
   open_results_to_nobody(f);
-  f.start_runner({{"HOME", "/nonexistent"}}, kAsNobody);
+  f.start_runner({{"HOME", "/nonexistent"}}, as_nobody_argv());
   INFO(f.runner_log());
   CHECK(f.runner_property("State", "s") == "refusing");
   const std::string refusal = f.runner_property("Refusal", "s");
@@ -72,7 +71,7 @@ TEST_CASE("with allow-uncontained the same runner runs the job, and its result s
   if (::geteuid() != 0) BB_SKIP("needs root to run benchbox-runnerd as another user");
   RunnerdFixture f("  containment: allow-uncontained\n" + kNobodyClaims);
   open_results_to_nobody(f);
-  f.start_runner({{"HOME", "/nonexistent"}}, kAsNobody);
+  f.start_runner({{"HOME", "/nonexistent"}}, as_nobody_argv());
   INFO(f.runner_log());
   CHECK(f.runner_property("Refusal", "s").empty());
   std::string sha = f.commit(".benchbox.yml",

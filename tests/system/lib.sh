@@ -638,8 +638,7 @@ measure_job_security() {
   until [[ -n $exposure ]]; do
     ((SECONDS < deadline)) || fail "no unit of job $id was running long enough to be analyzed"
     job_finished "$id" && fail "job $id ended before any of its units could be analyzed"
-    unit=$(in_ct systemctl list-units --no-legend --plain --state=active --type=service "benchbox-job-$id-*" |
-      awk 'NR == 1 {print $1}')
+    unit=$(active_job_unit "$id")
     if [[ -n $unit ]] && in_ct systemd-analyze security --no-pager "$unit" >"$stage/job-security.txt" 2>&1; then
       line=$(tail -n 1 "$stage/job-security.txt")
       exposure=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) .*/\1/p' <<<"$line")
@@ -702,9 +701,13 @@ print(b[0]["samples"][0])' "$(job_field "$id" result_path)" 2>&1) ||
   echo "real builds: $built toolchains built in a job's sandbox"
 }
 
-scope_of_job() {
-  in_ct systemctl list-units --no-legend --plain --state=active --type=service "benchbox-job-$1-*" | grep -q .
+# The first active transient unit of job $1, "" when none runs.
+active_job_unit() {
+  in_ct systemctl list-units --no-legend --plain --state=active --type=service "benchbox-job-$1-*" |
+    awk 'NR == 1 {print $1}'
 }
+
+scope_of_job() { [[ -n $(active_job_unit "$1") ]]; }
 
 check_hanging_benchmark() {
   local id err
