@@ -44,6 +44,22 @@ int method_verify(sd_bus_message* m, void* u, sd_bus_error* e) { return reply_re
 int method_apply(sd_bus_message* m, void* u, sd_bus_error* e) { return reply_report(m, u, e, &Manager::apply, true); }
 int method_restore(sd_bus_message* m, void* u, sd_bus_error* e) { return reply_report(m, u, e, &Manager::restore, true); }
 
+// runnerd's worker asks, with the MainPID of a command's unit whose gate
+// waits; root and the operators may too.
+int method_admit_to_bench(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  return bus::guarded(error, [&] {
+    auto* manager = static_cast<Manager*>(userdata);
+    const auto& access = manager->access();
+    if (int r = daemon::refuse_unless(m, error, daemon::operators_and(access, {access.runner_user})); r < 0)
+      return r;
+    uint32_t pid = 0;
+    if (int r = sd_bus_message_read(m, "u", &pid); r < 0) return r;
+    auto unit = manager->admit_to_bench(static_cast<pid_t>(pid));
+    if (!unit) return bus::set_error(error, unit.error());
+    return sd_bus_reply_method_return(m, "s", unit->c_str());
+  });
+}
+
 int property_string(sd_bus* , const char*, const char*, const char* property, sd_bus_message* reply,
                     void* userdata, sd_bus_error* error) {
   return bus::guarded(error, [&] {
@@ -72,6 +88,8 @@ const sd_bus_vtable kTunerVtable[] = {
                              method_apply, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Restore", "", , "a(sssbs)s", SD_BUS_PARAM(items) SD_BUS_PARAM(fingerprint),
                              method_restore, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("AdmitToBench", "u", SD_BUS_PARAM(pid), "s", SD_BUS_PARAM(unit),
+                             method_admit_to_bench, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL_WITH_NAMES("Drifted", "a(sssbs)", SD_BUS_PARAM(changed), 0),
     SD_BUS_PROPERTY("State", "s", property_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("HousekeepingCPUs", "s", property_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),

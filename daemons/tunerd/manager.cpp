@@ -198,4 +198,17 @@ Result<tuning::Report> Manager::restore() {
   return report;
 }
 
+Result<std::string> Manager::admit_to_bench(pid_t pid) {
+  auto unit = tuning::admit_to_bench(*fs_, pid);
+  if (!unit) {
+    log_warning("refused to admit process " + std::to_string(pid) + " to the benchmark cpuset: " +
+                    unit.error().message,
+                {{"ADMIT_PID", std::to_string(pid)}});
+    return unit;
+  }
+  log_info("admitted " + *unit + " (process " + std::to_string(pid) + ") to the benchmark cpuset",
+           {{"UNIT", *unit}, {"ADMIT_PID", std::to_string(pid)}});
+  return unit;
+}
+
 }  // namespace bb::tunerd

@@ -10,6 +10,7 @@
 #include "conf.h"
 #include "daemon/service.h"
 #include "sys/sysfs.h"
+#include "tuning/bench_admission.h"
 #include "tuning/systemd.h"
 #include "tuning/tuner.h"
 #include "util/clock.h"
@@ -36,6 +37,9 @@ class Manager {
   Result<tuning::Report> verify();
   Result<tuning::Report> apply();
   Result<tuning::Report> restore();
+  // AdmitToBench: a contained command's gate into the v1 benchmark cpuset
+  // (tuning/bench_admission.h); the unit's name.
+  Result<std::string> admit_to_bench(pid_t pid);
 
   const char* state() const { return tuning::state_name(tuner_->state()); }
   std::string housekeeping_cpus() const;

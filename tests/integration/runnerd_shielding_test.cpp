@@ -130,3 +130,66 @@ TEST_CASE("v1 shielding: the benchmark runs on its CPU from the bench cpuset, a 
               "benchmark ran from /benchbox-bench on CPU %s\n",
               samples, on_bench, cpu.c_str(), cpu.c_str());
 }
+
+// What a contained command's gate needs on such a host: PID 1 (moved to
+// housekeeping like every task) forks it outside the benchmark cpuset, so
+// tunerd moves it, and nothing else, on runnerd's request. The unit's
+// cgroup is made here, in the host's name=systemd hierarchy, as PID 1
+// would make it.
+TEST_CASE("v1 shielding: tunerd admits a bench service's process to the benchmark cpuset, and no other", "[root]") {
+  const std::string unit_dir = "/sys/fs/cgroup/systemd/benchbox.slice/benchbox-bench.slice/benchbox-job-1-1.service";
+  if (!can_shield_here() || !path_exists("/sys/fs/cgroup/systemd/cgroup.procs"))
+    BB_SKIP("needs root, a writable cgroup-v1 cpuset hierarchy with 2+ CPUs and a name=systemd hierarchy");
+  CpusetGuard guard;
+  struct UnitGuard {
+    ~UnitGuard() {
+      run_shell("for p in $(cat /sys/fs/cgroup/systemd/benchbox.slice/benchbox-bench.slice/*/cgroup.procs "
+                "2>/dev/null); do echo $p > /sys/fs/cgroup/systemd/cgroup.procs; done; rmdir "
+                "/sys/fs/cgroup/systemd/benchbox.slice/benchbox-bench.slice/* "
+                "/sys/fs/cgroup/systemd/benchbox.slice/benchbox-bench.slice /sys/fs/cgroup/systemd/benchbox.slice "
+                "2>/dev/null");
+    }
+  } unit_guard;
+  TempDir dir;
+  OpenBus bus(dir.path());
+  std::string profile = "items:\n";
+  for (const auto& name : {"governor", "min_freq", "boost", "smt", "thp", "perf_event_paranoid", "nmi_watchdog",
+                           "irqbalance", "workqueue", "kernel_cmdline", "aslr", "swappiness", "irq_affinity"})
+    profile += std::string("  ") + name + ": false\n";
+  const std::string config = write_tunerd_config(dir.path(), "/", profile);
+  auto tunerd = start_tunerd(bus.address(), config, dir / "tunerd.log");
+  TunerClient tuner(bus.address());
+  REQUIRE(tuner.name_owned());
+  auto applied = tuner.call("Apply");
+  INFO(tunerd->log());
+  REQUIRE(applied.error_name == "");
+  const std::string bench_cpus = trim(slurp(std::string(kCpusets) + "/benchbox-bench/cpuset.cpus"));
+
+  Process gate({"/bin/sleep", "60"}, {}, dir / "gate.log");
+  Process other({"/bin/sleep", "60"}, {}, dir / "other.log");
+  REQUIRE(cpuset_of(gate.pid()) == "/benchbox-housekeeping");
+  REQUIRE(make_dirs(unit_dir));
+  REQUIRE(run_shell("echo " + std::to_string(gate.pid()) + " > " + unit_dir + "/cgroup.procs") == 0);
+
+  const std::string busctl = "busctl --address=" + bus.address() +
+                             " call org.benchbox.Tuner1 /org/benchbox/Tuner1 org.benchbox.Tuner1 AdmitToBench u ";
+  const std::string out = dir / "admit.out";
+  CHECK(run_shell(busctl + std::to_string(gate.pid()) + " >" + out + " 2>&1") == 0);
+  CHECK(trim(slurp(out)) == "s \"benchbox-job-1-1.service\"");
+  CHECK(cpuset_of(gate.pid()) == "/benchbox-bench");
+  // The kernel sets the affinity of a task moved into a cpuset to its CPUs.
+  CHECK(slurp("/proc/" + std::to_string(gate.pid()) + "/status").find("Cpus_allowed_list:\t" + bench_cpus + "\n") !=
+        std::string::npos);
+
+  CHECK(run_shell(busctl + std::to_string(other.pid()) + " >" + out + " 2>&1") != 0);
+  CHECK(slurp(out).find("Access denied") != std::string::npos);  // busctl shows no more of an AccessDenied
+  CHECK(tunerd->log().find("refused to admit process " + std::to_string(other.pid()) +
+                           " to the benchmark cpuset: process " + std::to_string(other.pid()) +
+                           " is in cgroup '/', not a service of benchbox-bench.slice") != std::string::npos);
+  CHECK(cpuset_of(other.pid()) == "/benchbox-housekeeping");
+  CHECK(tunerd->log().find("admitted benchbox-job-1-1.service (process " + std::to_string(gate.pid()) + ")") !=
+        std::string::npos);
+
+  REQUIRE(tuner.call("Restore").error_name == "");
+  CHECK(cpuset_of(gate.pid()) == "/");
+}

@@ -6,6 +6,8 @@
 #include <csignal>
 #include <cstdlib>
 
+#include <unistd.h>
+
 #include "harness.h"
 #include "tunerd_support.h"
 #include "util/file.h"
@@ -149,6 +151,14 @@ TEST_CASE("only root and group benchbox change the host: the daemon checks, and 
     CHECK(tunerd->log().find("refused a bus call: Apply is for root and group 'benchbox-admin'; the caller is uid 65534") !=
           std::string::npos);
     CHECK(tunerd->log().find("refused a bus call: Restore is for root") != std::string::npos);
+    // Only the runner user moves a command into the benchmark cpuset.
+    CHECK(run_as_nobody(busctl + "AdmitToBench u " + std::to_string(::getpid()), &out) != 0);
+    CHECK(out.find("Access denied") != std::string::npos);
+    CHECK(tunerd->log().find("refused a bus call: AdmitToBench is for root, group 'benchbox-admin' and user "
+                             "'benchbox-runner'") != std::string::npos);
+    // Root may ask; without v1 shielding applied there is no cpuset to move to.
+    CHECK(run_shell(busctl + "AdmitToBench u " + std::to_string(::getpid()) + " >" + (dir / "admit.out") + " 2>&1") != 0);
+    CHECK(slurp(dir / "admit.out").find("not applied") != std::string::npos);
     CHECK(run_as_nobody(busctl + "Check", &out) == 0);
     CHECK(same_tree(fixture, root));
     CHECK(run_shell(busctl + "Apply >/dev/null") == 0);  // root may
@@ -164,6 +174,8 @@ TEST_CASE("only root and group benchbox change the host: the daemon checks, and 
     std::string busctl = "busctl --address=" + bus.address() +
                          " call org.benchbox.Tuner1 /org/benchbox/Tuner1 org.benchbox.Tuner1 ";
     CHECK(run_as_nobody(busctl + "Apply", &out) != 0);
+    CHECK(out.find("Access denied") != std::string::npos);
+    CHECK(run_as_nobody(busctl + "AdmitToBench u 4242", &out) != 0);
     CHECK(out.find("Access denied") != std::string::npos);
     CHECK(tunerd->log().find("refused") == std::string::npos);  // the bus said no, not the daemon
     CHECK(run_as_nobody(busctl + "Check", &out) == 0);
