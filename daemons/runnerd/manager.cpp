@@ -41,6 +41,18 @@ std::string self_path() {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "/usr/libexec/benchbox/benchbox-runnerd";
 }
 
+// The service runner's admission on a v1-shielded host (service_runner.h):
+// called from the worker thread, so on a connection of its own.
+Status admit_via_tunerd(pid_t pid) {
+  auto bus = bus::open_system_bus();
+  if (!bus) return bus.error().with_context("connect to the bus for Tuner1.AdmitToBench");
+  bus::BusError error;
+  int r = sd_bus_call_method(bus->get(), bus::kTunerName, bus::kTunerPath, bus::kTunerInterface, "AdmitToBench",
+                             error.get(), nullptr, "u", static_cast<uint32_t>(pid));
+  if (r < 0) return bus::from_bus_error(error.get(), r, "Tuner1.AdmitToBench");
+  return {};
+}
+
 bool is_error(const bus::BusError& e, const char* name) { return e.is_set() && std::string(e.name()) == name; }
 
 }  // namespace
@@ -57,6 +69,7 @@ Manager::Manager(Conf conf, sd_bus* bus, sd_event* event)
     if (struct group* gr = ::getgrgid(pw->pw_gid)) contained.group = gr->gr_name;
   contained.meter_program = path_join(std::filesystem::path(self_path()).parent_path().string(), "benchbox-meter");
   contained.meter_dir = conf_.meter_dir;
+  contained.admit_to_bench = admit_via_tunerd;
   auto choice = exec::make_benchmark_runner({}, &contained);
   runner_ = std::move(choice.runner);
   runner_why_ = choice.why;

@@ -20,6 +20,12 @@
 
 namespace bb::exec {
 
+// The tasks of the cpuset that tunerd's shielding keeps the benchmark CPUs
+// for on a cgroup-v1 host (tuning/shielding.h, kCpusetBench): a pinned
+// child joins it before pinning itself, and a contained command's gate is
+// admitted to it (service_runner.h), where it exists.
+inline constexpr const char* kBenchCpusetTasks = "/sys/fs/cgroup/cpuset/benchbox-bench/tasks";
+
 // One event counter of a command (counters.h): its count over the command
 // and every child it started, or why there is none.
 struct CounterReading {

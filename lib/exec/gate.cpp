@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "util/cpu_list.h"
 #include "util/text.h"
 
 namespace bb::exec {
@@ -22,7 +24,51 @@ struct Report {
   uint64_t start_ns;
   uint32_t count;
   int32_t opened[kMaxCounters];  // 1: its fd travels (in order); < 0: -errno
+  int32_t pin_errno;             // --pin failed with this errno: nothing was run
 };
+
+constexpr char kGo = 'g';
+
+// Sends the report (and the counters' fds) on fd 0.
+bool send_report(Report& report, const std::vector<int>& fds) {
+  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxCounters)] = {};
+  struct iovec iov {&report, sizeof report};
+  struct msghdr msg {};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  if (!fds.empty()) {
+    msg.msg_control = control;
+    msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+    struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+  }
+  ssize_t sent;
+  do sent = ::sendmsg(0, &msg, MSG_NOSIGNAL);
+  while (sent < 0 && errno == EINTR);
+  return sent == static_cast<ssize_t>(sizeof report);
+}
+
+// --pin: waits for runnerd's go, then pins. 0, or the errno of the pin;
+// -1 when runnerd closed the socket instead (it gave up on the command).
+int wait_and_pin(const std::string& pin_cpus) {
+  char go = 0;
+  ssize_t n;
+  do n = ::recv(0, &go, 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n != 1 || go != kGo) return -1;
+  auto cpus = parse_cpu_list(pin_cpus);
+  if (!cpus || cpus->empty()) return EINVAL;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : *cpus) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return EINVAL;
+    CPU_SET(cpu, &set);
+  }
+  return ::sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : errno;
+}
 
 }  // namespace
 
@@ -65,6 +111,10 @@ Result<GateReceipt> receive_gate_report(int socket, const std::vector<std::strin
   auto close_all = [&] {
     for (int fd : fds) ::close(fd);
   };
+  if (n == static_cast<ssize_t>(sizeof report) && report.pin_errno != 0) {
+    close_all();
+    return errno_error("the gate could not pin itself to its CPUs", report.pin_errno);
+  }
   if (n != static_cast<ssize_t>(sizeof report) || report.count != counters.size() || report.count > kMaxCounters) {
     close_all();
     return make_error(Errc::parse, n == 0 ? "the gate exited without a report (it could not start the command)"
@@ -83,7 +133,15 @@ Result<GateReceipt> receive_gate_report(int socket, const std::vector<std::strin
   return receipt;
 }
 
-int run_gate(const std::string& counters_csv, char* const* argv) {
+Status send_gate_go(int socket) {
+  ssize_t n;
+  do n = ::send(socket, &kGo, 1, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  if (n != 1) return errno_error("tell the gate to go", n < 0 ? errno : EPIPE);
+  return {};
+}
+
+int run_gate(const std::string& counters_csv, char* const* argv, const std::string& pin_cpus) {
   std::vector<std::string> names;
   if (counters_csv != "-")
     for (const auto& n : split(counters_csv, ','))
@@ -91,6 +149,19 @@ int run_gate(const std::string& counters_csv, char* const* argv) {
   if (names.size() > kMaxCounters) {
     std::fprintf(stderr, "benchbox-meter: at most %zu counters\n", kMaxCounters);
     return 2;
+  }
+  // Before anything is counted or timed: the wait for admission and the pin.
+  if (!pin_cpus.empty()) {
+    const int pinned = wait_and_pin(pin_cpus);
+    if (pinned < 0) return 126;  // runnerd gave up: do not run
+    if (pinned > 0) {
+      Report refused{};
+      refused.count = static_cast<uint32_t>(names.size());
+      refused.pin_errno = pinned;
+      std::fprintf(stderr, "benchbox-meter: pin to CPUs %s: %s\n", pin_cpus.c_str(), std::strerror(pinned));
+      send_report(refused, {});
+      return 125;
+    }
   }
   const std::vector<int> opened = open_own_counters(names);
   Report report{};
@@ -102,27 +173,10 @@ int run_gate(const std::string& counters_csv, char* const* argv) {
   }
   const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (devnull < 0) return 127;
-  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxCounters)] = {};
-  struct iovec iov {&report, sizeof report};
-  struct msghdr msg {};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  if (!fds.empty()) {
-    msg.msg_control = control;
-    msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
-    struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
-    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
-  }
   struct timespec now {};
   ::clock_gettime(CLOCK_MONOTONIC, &now);
   report.start_ns = uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec);
-  ssize_t sent;
-  do sent = ::sendmsg(0, &msg, MSG_NOSIGNAL);
-  while (sent < 0 && errno == EINTR);
-  if (sent != static_cast<ssize_t>(sizeof report)) return 126;  // runnerd is not listening: do not run
+  if (!send_report(report, fds)) return 126;  // runnerd is not listening: do not run
   // The counters stay attached to this process through runnerd's copies;
   // the job gets none of the fds, and not the socket either.
   for (int fd : fds) ::close(fd);

@@ -23,11 +23,6 @@
 
 namespace bb::exec {
 
-// The tasks of the cpuset that tunerd's shielding keeps the benchmark CPUs
-// for on a cgroup-v1 host (tuning/shielding.h, kCpusetBench): a forked
-// command joins it before pinning itself, where it exists.
-inline constexpr const char* kBenchCpusetTasks = "/sys/fs/cgroup/cpuset/benchbox-bench/tasks";
-
 // What a wrapping runner (ScopeRunner, scope_runner.h) does between fork()
 // and exec, and how it stops the command. Empty members keep the plain
 // behaviour. Both run on the thread that called run().

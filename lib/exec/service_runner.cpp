@@ -103,11 +103,15 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
   // setarch -R: the whole tree at fixed addresses (callgrind), as the
   // pinned child does with personality(2).
   if (c.no_aslr) argv.insert(argv.begin(), {"/usr/bin/setarch", machine_name(), "-R"});
-  argv.insert(argv.begin(), {options_.meter_program, "--gate", gate_counter_list(c.counters), "--"});
+  // v1 shielding applied: the gate waits to be admitted, then pins itself.
+  const bool admit = !c.cpus.empty() && options_.admit_to_bench && path_exists(options_.bench_cpuset_tasks);
+  if (admit) argv.insert(argv.begin(), {"--pin", format_cpu_list(c.cpus), "--"});
+  else argv.insert(argv.begin(), "--");
+  argv.insert(argv.begin(), {options_.meter_program, "--gate", gate_counter_list(c.counters)});
   std::vector<std::string> env;
   for (const auto& [k, v] : env_map) env.push_back(k + "=" + v);
   const auto mask = cpu_mask_bytes(c.cpus);
-  const bool set_allowed = options_.allowed_cpus && !c.cpus.empty();
+  const bool set_allowed = options_.allowed_cpus && !c.cpus.empty() && !admit;
   const std::vector<std::string> privileged = {"privileged"};
   const std::string description = "benchbox: " + c.display().substr(0, 80);
   const uint64_t stop_usec = static_cast<uint64_t>(options_.kill_grace.count()) * 1000;
@@ -130,7 +134,7 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
     if (r >= 0) r = append_strv_property(m, "Environment", env);
     if (r >= 0) r = append_exec(m, "ExecStart", argv, nullptr);
     if (r >= 0) r = append_exec(m, "ExecStopPostEx", {options_.meter_program, meter_file}, &privileged);
-    if (r >= 0 && !c.cpus.empty()) r = append_bytes_property(m, "CPUAffinity", mask);
+    if (r >= 0 && !c.cpus.empty() && !admit) r = append_bytes_property(m, "CPUAffinity", mask);
     if (r >= 0 && set_allowed) r = append_bytes_property(m, "AllowedCPUs", mask);
     if (r >= 0 && c.limits.memory_max_bytes > 0)
       r = sd_bus_message_append(m, "(sv)(sv)", "MemoryMax", "t", c.limits.memory_max_bytes, "MemorySwapMax", "t",
@@ -154,6 +158,20 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
   // away, so a command that ended before the match existed is seen too.
   if (auto st = systemd->watch_properties(*path); !st) return st.error();
 
+  if (admit) {
+    // Type=exec: the start job ended once the gate was exec'd, so MainPID
+    // is the gate, waiting for its go before it does anything.
+    auto pid = systemd->u32_property(*path, kService, "MainPID");
+    Status admitted = pid ? (*pid > 1 ? options_.admit_to_bench(static_cast<pid_t>(*pid))
+                                      : Status(make_error(Errc::unavailable, "the unit has no main process")))
+                          : Status(pid.error());
+    if (admitted) admitted = send_gate_go(gate_ours.get());
+    if (!admitted) {
+      (void)systemd->stop_unit(unit, true);
+      ::unlink(meter_file.c_str());
+      return admitted.error().with_context(unit + ": admit it to the benchmark cpuset");
+    }
+  }
   // Before the command's first instruction: the start of its clock and
   // its counters. Without them it must not be measured.
   auto gate = receive_gate_report(gate_ours.get(), c.counters, options_.systemd_timeout);
@@ -161,7 +179,7 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
   if (!gate) {
     (void)systemd->stop_unit(unit, true);
     ::unlink(meter_file.c_str());
-    return gate.error().with_context(unit);
+    return gate.error().with_context(unit + (admit ? " (CPUs " + format_cpu_list(c.cpus) + ")" : ""));
   }
 
   Outcome outcome;
@@ -272,7 +290,10 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
   outcome.counters = gate->counters->read();
   outcome.isolation = "service:" + options_.slice + "/" + unit + ";user:" + options_.user;
   if (!c.cpus.empty())
-    outcome.isolation += (set_allowed ? ";allowed-cpus+affinity:" : ";affinity:") + format_cpu_list(c.cpus);
+    outcome.isolation += (admit         ? ";cpuset:benchbox-bench+affinity:"
+                          : set_allowed ? ";allowed-cpus+affinity:"
+                                        : ";affinity:") +
+                         format_cpu_list(c.cpus);
   return outcome;
 }
 

@@ -10,7 +10,9 @@
 // privileges, ProtectProc=invisible, ...), the repository's network
 // (PrivateNetwork=; "none" also allows only AF_UNIX sockets), the per-job
 // bounds (MemoryMax=, TasksMax=, LimitFSIZE=), CPUAffinity= (and
-// AllowedCPUs= where a cgroup-v2 cpuset enforces it), stdin /dev/null, and
+// AllowedCPUs= where a cgroup-v2 cpuset enforces it; on a cgroup-v1
+// shielded host the gate is admitted to the benchmark cpuset and pins
+// itself instead, see admit_to_bench), stdin /dev/null, and
 // stdout and stderr connected to our pipes (Standard*FileDescriptor=).
 // AddRef=yes keeps the unit loaded until we have read it.
 //
@@ -23,7 +25,10 @@
 // forks: they are reported unavailable, with that reason.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
+#include <functional>
 #include <string>
 
 #include "exec/command_runner.h"
@@ -39,6 +44,13 @@ struct ServiceOptions {
   bool allowed_cpus = false;  // also AllowedCPUs= (cgroup2_cpuset_available)
   std::string meter_program;  // benchbox-meter's absolute path
   std::string meter_dir;      // runnerd's own directory for the meter's reports
+  // cgroup-v1 shielding: PID 1 lives in the housekeeping cpuset, so a unit
+  // it forks cannot take CPUAffinity= to a benchmark CPU. While
+  // `bench_cpuset_tasks` exists (tunerd applied v1 shielding) a pinned
+  // command's gate waits; this moves it (runnerd: Tuner1.AdmitToBench, as
+  // root may) and the gate pins itself. Unset: CPUAffinity= always.
+  std::function<Status(pid_t)> admit_to_bench;
+  std::string bench_cpuset_tasks = kBenchCpusetTasks;
 };
 
 class ServiceRunner final : public CommandRunner {
@@ -47,7 +59,8 @@ class ServiceRunner final : public CommandRunner {
 
   // Command::unit_name names the unit; it must end in ".service" (a
   // ".scope" name is turned into one). Outcome::isolation reads
-  // "service:<slice>/<unit>;user:<user>;affinity:<cpus>".
+  // "service:<slice>/<unit>;user:<user>;affinity:<cpus>" (or
+  // ";cpuset:benchbox-bench+affinity:<cpus>" when admitted, v1).
   Result<Outcome> run(const Command& command, const std::atomic<bool>* cancel) override;
   std::string describe() const override;
 

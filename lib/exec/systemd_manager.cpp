@@ -202,6 +202,14 @@ Result<int32_t> SystemdManager::i32_property(const std::string& path, const char
   return v;
 }
 
+Result<uint32_t> SystemdManager::u32_property(const std::string& path, const char* iface, const char* name) {
+  bus::BusError error;
+  uint32_t v = 0;
+  int r = sd_bus_get_property_trivial(bus_.get(), kSystemd, path.c_str(), iface, name, error.get(), 'u', &v);
+  if (r < 0) return bus_error(std::string("read ") + name, error, r);
+  return v;
+}
+
 Status SystemdManager::unref(const std::string& path) {
   bus::BusError error;
   int r = sd_bus_call_method(bus_.get(), kSystemd, path.c_str(), "org.freedesktop.systemd1.Unit", "Unref",

@@ -53,6 +53,7 @@ class SystemdManager {
   Result<std::string> string_property(const std::string& path, const char* iface, const char* name);
   Result<uint64_t> u64_property(const std::string& path, const char* iface, const char* name);
   Result<int32_t> i32_property(const std::string& path, const char* iface, const char* name);
+  Result<uint32_t> u32_property(const std::string& path, const char* iface, const char* name);
   // Drops the reference AddRef=yes took, so the unit can be collected.
   Status unref(const std::string& path);
 

@@ -1,5 +1,6 @@
 // The contained command's gate (gate.h), without systemd: a forked child
 // with the socket as its stdin plays PID 1's part.
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -17,7 +18,8 @@ using namespace std::chrono_literals;
 namespace {
 
 // Forks the gate with one end of a socket pair as stdin; returns its pid.
-pid_t fork_gate(int theirs, int ours, const std::string& counters, std::vector<std::string> argv) {
+pid_t fork_gate(int theirs, int ours, const std::string& counters, std::vector<std::string> argv,
+                const std::string& pin = "") {
   pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -26,7 +28,7 @@ pid_t fork_gate(int theirs, int ours, const std::string& counters, std::vector<s
     std::vector<char*> args;
     for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
-    ::_exit(run_gate(counters, args.data()));
+    ::_exit(run_gate(counters, args.data(), pin));
   }
   return pid;
 }
@@ -100,5 +102,81 @@ TEST_CASE("a gate that cannot report does not run the command; runnerd hears why
     auto receipt = receive_gate_report(ours.get(), {}, 50ms);
     REQUIRE_FALSE(receipt);
     CHECK(receipt.error().code == Errc::timeout);
+  }
+}
+
+namespace {
+
+// The last CPU this process may run on: a pin that differs from "all".
+int last_allowed_cpu() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  REQUIRE(::sched_getaffinity(0, sizeof set, &set) == 0);
+  int last = -1;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) last = cpu;
+  return last;
+}
+
+}  // namespace
+
+TEST_CASE("--pin: the gate waits for runnerd's go, pins itself, then reports and runs") {
+  int sp[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0);
+  UniqueFd ours(sp[0]), theirs(sp[1]);
+  const std::string cpu = std::to_string(last_allowed_cpu());
+  int out[2];
+  REQUIRE(::pipe(out) == 0);
+  UniqueFd out_r(out[0]), out_w(out[1]);
+  // The command writes its own affinity to fd 3 (the pipe).
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(ours.get());
+    ::close(out_r.get());
+    if (::dup2(theirs.get(), 0) < 0 || ::dup2(out_w.get(), 3) < 0) ::_exit(99);
+    char sh[] = "/bin/sh", dc[] = "-c", cmd[] = "grep Cpus_allowed_list /proc/self/status >&3";
+    char* argv[] = {sh, dc, cmd, nullptr};
+    ::_exit(run_gate("-", argv, cpu));
+  }
+  theirs.reset();
+  out_w.reset();
+  // No go yet: no report.
+  auto early = receive_gate_report(ours.get(), {}, 200ms);
+  REQUIRE_FALSE(early);
+  CHECK(early.error().code == Errc::timeout);
+  const uint64_t before_go = now_ns();
+  REQUIRE(send_gate_go(ours.get()));
+  auto receipt = receive_gate_report(ours.get(), {}, 10s);
+  REQUIRE(receipt);
+  CHECK(receipt->start_ns >= before_go);  // the clock starts after the wait
+  CHECK(wait_status(pid) == 0);
+  char buf[256] = {};
+  ssize_t n = ::read(out_r.get(), buf, sizeof buf - 1);
+  REQUIRE(n > 0);
+  CHECK(std::string(buf, size_t(n)) == "Cpus_allowed_list:\t" + cpu + "\n");
+}
+
+TEST_CASE("--pin: a pin the kernel refuses runs nothing and says why; no go runs nothing") {
+  SECTION("a CPU that is not there") {
+    int sp[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0);
+    UniqueFd ours(sp[0]), theirs(sp[1]);
+    pid_t pid = fork_gate(theirs.get(), ours.get(), "-", {"/bin/sh", "-c", "exit 0"}, "1023");
+    theirs.reset();
+    REQUIRE(send_gate_go(ours.get()));
+    auto receipt = receive_gate_report(ours.get(), {}, 10s);
+    REQUIRE_FALSE(receipt);
+    CHECK(receipt.error().message == "the gate could not pin itself to its CPUs: Invalid argument");
+    CHECK(wait_status(pid) == 125);
+  }
+  SECTION("runnerd gives up before the go") {
+    int sp[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0);
+    UniqueFd ours(sp[0]), theirs(sp[1]);
+    pid_t pid = fork_gate(theirs.get(), ours.get(), "-", {"/bin/sh", "-c", "exit 0"}, "0");
+    theirs.reset();
+    ours.reset();
+    CHECK(wait_status(pid) == 126);
   }
 }
