@@ -189,7 +189,7 @@ else
   run_suites build --no-rebuild --suite system
   upgrade_line=$(grep -m1 '^upgrade: ' build/meson-logs/testlog.txt || true)
   update_faults_line=$(grep -m1 '^update faults: ' build/meson-logs/testlog.txt || true)
-  containment_line=$(grep -E -m2 '^(containment|real builds): ' build/meson-logs/testlog.txt || true)
+  containment_line=$(grep -E -m3 '^(containment|real builds|shielding \(systemd, cgroup v1\)): ' build/meson-logs/testlog.txt || true)
   dashboard_line=$(grep -m1 '^dashboard: ' build/meson-logs/testlog.txt || true)
 fi
 

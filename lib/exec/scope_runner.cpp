@@ -41,7 +41,8 @@ bool cgroup2_cpuset_available(const std::string& root) {
 }
 
 std::string ScopeRunner::describe() const {
-  return "scope:" + options_.slice + (options_.allowed_cpus ? " (AllowedCPUs= and affinity)" : " (affinity)");
+  return "scope:" + options_.slice + (options_.allowed_cpus ? " (AllowedCPUs= and affinity" : " (affinity") +
+         (options_.admit_to_bench ? "; under v1 shielding the benchmark cpuset, admitted by tunerd)" : ")");
 }
 
 Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>* cancel) {
@@ -62,7 +63,10 @@ Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>
     CPU_SET(cpu, &cpus);
   }
   const auto mask = cpu_mask_bytes(command.cpus);
-  const bool set_allowed = options_.allowed_cpus && !command.cpus.empty();
+  // v1 shielding applied: admitted to the benchmark cpuset, then pinned.
+  const bool admit =
+      !command.cpus.empty() && options_.admit_to_bench && path_exists(options_.bench_cpuset_tasks);
+  const bool set_allowed = options_.allowed_cpus && !command.cpus.empty() && !admit;
   bool scope_started = false;
   std::optional<std::string> cgroup;
 
@@ -71,7 +75,7 @@ Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>
     // Pinned before it joins the scope, so it never runs elsewhere. Under a
     // cgroup-v2 cpuset that excludes these CPUs (runnerd's own slice) the
     // kernel refuses; the child pins itself again inside the scope.
-    if (!command.cpus.empty() && ::sched_setaffinity(child, sizeof cpus, &cpus) < 0 &&
+    if (!command.cpus.empty() && !admit && ::sched_setaffinity(child, sizeof cpus, &cpus) < 0 &&
         !(errno == EINVAL && set_allowed))
       return errno_error("pin to CPUs " + format_cpu_list(command.cpus), errno);
     const std::string description = "benchbox: " + short_command(command.display());
@@ -87,6 +91,10 @@ Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>
     if (st) {
       scope_started = true;
       cgroup = cgroup2_path_of(options_.root, child);  // PID 1 has moved it by now
+      // In the scope now, so tunerd may move it; it pins itself after the gate.
+      if (admit)
+        if (Status admitted = options_.admit_to_bench(child); !admitted)
+          return Status(admitted.error().with_context(unit + ": admit it to the benchmark cpuset"));
     }
     return st;
   };
@@ -126,7 +134,11 @@ Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>
   if (!outcome) return outcome;
   const std::string cpu_text = format_cpu_list(command.cpus);
   outcome->isolation = "scope:" + options_.slice + "/" + unit;
-  if (!command.cpus.empty()) outcome->isolation += (set_allowed ? ";allowed-cpus+affinity:" : ";affinity:") + cpu_text;
+  if (!command.cpus.empty())
+    outcome->isolation += (admit         ? ";cpuset:benchbox-bench+affinity:"
+                           : set_allowed ? ";allowed-cpus+affinity:"
+                                         : ";affinity:") +
+                          cpu_text;
   return outcome;
 }
 

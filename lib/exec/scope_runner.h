@@ -19,7 +19,10 @@
 // JOB_ID=, so `journalctl JOB_ID=12` shows one job's whole run.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -40,6 +43,13 @@ struct ScopeOptions {
   std::chrono::milliseconds systemd_timeout{std::chrono::seconds(30)};
   bool allowed_cpus = false;    // also set AllowedCPUs= (see cgroup2_cpuset_available)
   std::string root;             // where /proc and /sys/fs/cgroup are read ("" = the real ones)
+  // cgroup-v1 shielding (service_runner.h has the why): while
+  // `bench_cpuset_tasks` exists the child is not pinned before the scope
+  // (from the housekeeping cpuset the kernel refuses), the scope's process
+  // is admitted to the benchmark cpuset once it exists, and the child pins
+  // itself after its gate. Unset: pinned by the parent as above.
+  std::function<Status(pid_t)> admit_to_bench;
+  std::string bench_cpuset_tasks = kBenchCpusetTasks;
 };
 
 class ScopeRunner final : public CommandRunner {
@@ -50,7 +60,8 @@ class ScopeRunner final : public CommandRunner {
   // "benchbox-run-<pid>-<n>.scope". It must be a valid unit name ending in
   // ".scope". Outcome::isolation reads
   // "scope:<slice>/<unit>;affinity:<cpus>" or, with AllowedCPUs=,
-  // "scope:<slice>/<unit>;allowed-cpus+affinity:<cpus>".
+  // "scope:<slice>/<unit>;allowed-cpus+affinity:<cpus>" (or
+  // ";cpuset:benchbox-bench+affinity:<cpus>" when admitted, v1).
   Result<Outcome> run(const Command& command, const std::atomic<bool>* cancel) override;
   std::string describe() const override;
 

@@ -64,7 +64,8 @@ std::string machine_name() {
 
 std::string ServiceRunner::describe() const {
   return "service:" + options_.slice + " as " + options_.user +
-         (options_.allowed_cpus ? " (AllowedCPUs= and CPUAffinity=)" : " (CPUAffinity=)");
+         (options_.allowed_cpus ? " (AllowedCPUs= and CPUAffinity=" : " (CPUAffinity=") +
+         (options_.admit_to_bench ? "; under v1 shielding the benchmark cpuset, admitted by tunerd)" : ")");
 }
 
 Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* cancel) {

@@ -74,6 +74,9 @@ class RootFs final : public SysFs {
 
   Status make_dir(const std::string& path) override {
     if (::mkdir(at(path).c_str(), 0755) < 0) return errno_error("mkdir " + path, errno);
+    // 0755 whatever the umask (tunerd's is 0077): others must reach a
+    // cgroup, e.g. runnerd sees from its tasks file that v1 shielding is on.
+    if (::chmod(at(path).c_str(), 0755) < 0) return errno_error("chmod 0755 " + path, errno);
     return {};
   }
 

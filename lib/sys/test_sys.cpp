@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sys/cpumask.h"
@@ -61,7 +62,13 @@ TEST_CASE("the real filesystem under a root dir reads, writes, never creates") {
   CHECK(read_host_info(*fs).value().memory_bytes == 0);  // no /proc/meminfo in this tree
   REQUIRE(write_file_atomic(root + "/proc/meminfo", "MemTotal:       16303412 kB\nMemFree:  1 kB\n").ok());
   CHECK(read_host_info(*fs).value().memory_bytes == 16303412ull * 1024);
+  // A cgroup others can reach, whatever the creator's umask (tunerd's is 0077).
+  const mode_t old_mask = ::umask(0077);
   REQUIRE(fs->make_dir("/proc/x").ok());
+  ::umask(old_mask);
+  struct stat st {};
+  REQUIRE(::stat((root + "/proc/x").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0755);
   REQUIRE(fs->remove_dir("/proc/x").ok());
   std::system(("rm -rf " + root).c_str());
 }

@@ -33,15 +33,17 @@ Result<std::string> bench_service_of(const sys::SysFs& fs, pid_t pid) {
   auto text = fs.read(file);
   if (!text) return make_error(Errc::not_found, "no process " + std::to_string(pid) + " (" + text.error().message + ")");
   const std::string cgroup = trim(systemd_cgroup(*text));
-  // ".../benchbox-bench.slice/<unit>.service": the last two components.
+  // ".../benchbox-bench.slice/<unit>.service" (a contained command) or
+  // ".scope" (the uncontained fallback): the last two components.
   const auto cut = cgroup.rfind('/');
   const std::string unit = cut == std::string::npos ? "" : cgroup.substr(cut + 1);
   const std::string parent = cut == std::string::npos ? "" : cgroup.substr(0, cut);
   const auto parent_cut = parent.rfind('/');
   const std::string slice = parent_cut == std::string::npos ? "" : parent.substr(parent_cut + 1);
-  if (slice != kBenchSlice || !ends_with(unit, ".service") || unit.size() <= 8)
+  const bool unit_kind = (ends_with(unit, ".service") && unit.size() > 8) || (ends_with(unit, ".scope") && unit.size() > 6);
+  if (slice != kBenchSlice || !unit_kind)
     return make_error(Errc::permission_denied, "process " + std::to_string(pid) + " is in cgroup '" + cgroup +
-                                                   "', not a service of " + kBenchSlice);
+                                                   "', not a unit of " + kBenchSlice);
   return unit;
 }
 

@@ -8,7 +8,7 @@
 // sees /sys/fs/cgroup read-only, so benchbox-tunerd (root) moves it, when
 // runnerd asks, while the command's gate waits (exec/gate.h).
 //
-// What it may move: only the main process of a service directly in
+// What it may move: only a process of a service or scope directly in
 // benchbox-bench.slice, as PID 1 placed it (its systemd cgroup), so the
 // method cannot pull any other process of the box onto the benchmark CPUs.
 #pragma once
@@ -24,8 +24,8 @@ namespace bb::tuning {
 
 // The unit of `pid` when its systemd cgroup ("0::" on a unified or hybrid
 // host, "name=systemd" on a legacy one, from /proc/PID/cgroup) is
-// <...>/benchbox-bench.slice/<unit>.service; else a permission error that
-// says where the process is.
+// <...>/benchbox-bench.slice/<unit>.service or .scope; else a permission
+// error that says where the process is.
 Result<std::string> bench_service_of(const sys::SysFs& fs, pid_t pid);
 
 // Writes `pid` to benchbox-bench/tasks after bench_service_of() agreed.

@@ -185,7 +185,7 @@ TEST_CASE("v1 shielding: tunerd admits a bench service's process to the benchmar
   CHECK(slurp(out).find("Access denied") != std::string::npos);  // busctl shows no more of an AccessDenied
   CHECK(tunerd->log().find("refused to admit process " + std::to_string(other.pid()) +
                            " to the benchmark cpuset: process " + std::to_string(other.pid()) +
-                           " is in cgroup '/', not a service of benchbox-bench.slice") != std::string::npos);
+                           " is in cgroup '/', not a unit of benchbox-bench.slice") != std::string::npos);
   CHECK(cpuset_of(other.pid()) == "/benchbox-housekeeping");
   CHECK(tunerd->log().find("admitted benchbox-job-1-1.service (process " + std::to_string(gate.pid()) + ")") !=
         std::string::npos);

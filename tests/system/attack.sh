@@ -38,6 +38,8 @@ try queue-complete-other-job "$denied" busctl call $q Complete xss 1 attack /tmp
 try queue-enqueue "$denied" busctl call $q Enqueue 'a{sv}' 0
 try runner-cancel "$denied" busctl call org.benchbox.Runner1 /org/benchbox/Runner1 org.benchbox.Runner1 CancelCurrent s attack
 try tuner-restore "$denied" busctl call org.benchbox.Tuner1 /org/benchbox/Tuner1 org.benchbox.Tuner1 Restore
+# Only runnerd may have a process moved into the benchmark cpuset.
+try tuner-admit "$denied" busctl call org.benchbox.Tuner1 /org/benchbox/Tuner1 org.benchbox.Tuner1 AdmitToBench u $$
 try reporter-ingest "$denied" busctl call org.benchbox.Reporter1 /org/benchbox/Reporter1 org.benchbox.Reporter1 Ingest x 1
 try git-cache-write "$denied" touch /var/cache/benchbox/git/planted
 try build-cache-write "$denied" touch /var/cache/benchbox/builds/planted

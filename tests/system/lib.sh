@@ -11,6 +11,8 @@ services=(benchbox-webhookd.service benchbox-queued.service benchbox-tunerd.serv
           benchbox-runnerd.service benchbox-reporterd.service)
 ct_pid=""          # the container's PID 1, as seen from the host
 nspawn_wrapper=""  # the `timeout` process that runs systemd-nspawn
+ct_cpusets=0       # step 7 made the container's cpuset hierarchy writable
+job_log=""         # check_job_in_scope: the last job's output.log, without prefixes
 created_host_key=0
 secret=""
 
@@ -78,6 +80,9 @@ cleanup() {
   [[ -n ${load_pid:-} ]] && kill $load_pid 2>/dev/null
   # systemd-nspawn leaves this mount-propagation directory behind (and says so).
   rm -rf --one-file-system "/run/systemd/nspawn/propagate/$machine" 2>/dev/null
+  # Step 7's v1 shielding, if the test stopped before its restore: the
+  # container's tasks are gone with it, so only the empty cpusets are left.
+  if ((ct_cpusets)); then rmdir /sys/fs/cgroup/cpuset/benchbox-bench /sys/fs/cgroup/cpuset/benchbox-housekeeping 2>/dev/null; fi
   if ((created_host_key)); then rm -f /var/lib/systemd/credential.secret; fi
   if ((rc != 0)) && [[ -f $stage/container.log ]]; then
     echo "--- last lines of the container console ($stage/container.log)"
@@ -369,11 +374,13 @@ wait_units_active() {
 }
 
 check_introspection() {
-  local name iface
+  local name iface out
   for name in Queue1 Tuner1 Runner1 Reporter1; do
     iface="org.benchbox.$name"
-    in_ct busctl introspect --no-pager "$iface" "/org/benchbox/$name" | grep -q "^$iface *interface" ||
-      fail "busctl introspect does not show $iface"
+    # Read whole, then matched: `busctl | grep -q` under pipefail fails
+    # whenever grep quits before busctl has written everything (SIGPIPE).
+    out=$(in_ct busctl introspect --no-pager "$iface" "/org/benchbox/$name" 2>&1) || true
+    grep -q "^$iface *interface" <<<"$out" || fail "busctl introspect does not show $iface: $(head -c 300 <<<"$out")"
   done
   note "busctl introspect shows org.benchbox.{Queue1,Tuner1,Runner1,Reporter1}"
 }
@@ -499,6 +506,7 @@ check_job_in_scope() {
   # The benchmark's output is in the job's output.log (each line prefixed
   # with its suite, role and round); the journal has one entry per command.
   log=$(in_ct cat "/var/lib/benchbox/results/$id/output.log" | sed 's/^\[[^]]*\] //')
+  job_log=$log
   grep -q BENCHBOX_PROBE_OK <<<"$log" || fail "the job's output.log does not hold the benchmark's output:
 $log"
   local journal
@@ -562,12 +570,15 @@ check_policy() {
     "nobody|$q Cancel xs 1 policy-test"
     "nobody|$q Enqueue a{sv} 0"
     "nobody|$t Apply"
+    "nobody|$t AdmitToBench u 1"
     "nobody|$r CancelCurrent s policy-test"
     "nobody|$p Ingest x 1"
     "benchbox-webhook|$q Claim su policy-test 0"
     "benchbox-webhook|$q Complete xss 1 policy-test /tmp/forged.json"
     "benchbox-webhook|$q Cancel xs 1 policy-test"
     "benchbox-webhook|$t Restore"
+    "benchbox-webhook|$t AdmitToBench u 1"
+    "benchbox-report|$t AdmitToBench u 1"
     "benchbox-runner|$q Enqueue a{sv} 0"
     "benchbox-runner|$q RecordPullRequest a{sv} 0"
     "benchbox-runner|$q Cancel xs 1 policy-test"
@@ -615,10 +626,11 @@ check_containment() {
   state=$(job_field "$id" state)
   [[ $state == done ]] || fail "the attacking job $id ended $state: $(job_field "$id" error)"
   log=$(in_ct cat "/var/lib/benchbox/results/$id/output.log" | sed 's/^\[[^]]*\] //')
+  job_log=$log
   attempts=$(grep '^ATTEMPT ' <<<"$log" || true)
   total=$(grep -c . <<<"$attempts" || true)
   refused=$(grep -c ': refused: ' <<<"$attempts" || true)
-  [[ $total -eq 22 ]] || fail "expected 22 attempts in job $id's output.log, found $total:
+  [[ $total -eq 23 ]] || fail "expected 23 attempts in job $id's output.log, found $total:
 $log"
   while IFS= read -r line; do note "$line"; done <<<"$attempts"
   note "$(grep -m1 '^NOTE ' <<<"$log" || true)"
@@ -683,6 +695,7 @@ check_real_builds() {
   wait_for 400 job_finished "$id" || fail "the builds job $id did not finish within 400 s"
   state=$(job_field "$id" state)
   log=$(in_ct cat "/var/lib/benchbox/results/$id/output.log" | sed 's/^\[[^]]*\] //')
+  job_log=$log
   [[ $state == done ]] || fail "real builds failed in a job's sandbox (job $id $state: $(job_field "$id" error)):
 $log"
   built=$(grep -c '^BUILT ' <<<"$log" || true)
@@ -839,6 +852,54 @@ check_restarts_under_load() {
   ((other == 0)) || fail "$other deliveries were answered with a non-2xx status during restarts"
 }
 
+# nspawn mounts a cgroup-v1 cpuset hierarchy read-only in the container.
+# Writable again, tunerd can shield the container's tasks for real: the
+# container sees the host's cpusets (the cgroup namespace roots where it
+# runs) but only its own tasks in them. tunerd restarts to see it writable
+# (its mount namespace was made at start). Not on a cgroup-v2 host.
+writable_cpusets() {
+  in_ct test -e /sys/fs/cgroup/cpuset/cpuset.cpus || return 0
+  in_ct test ! -e /sys/fs/cgroup/cgroup.controllers || return 0
+  in_ct mount -o remount,rw,bind /sys/fs/cgroup/cpuset || {
+    note "the container's cpuset hierarchy cannot be made writable: v1 shielding is not tried"
+    return 0
+  }
+  ct_cpusets=1
+  in_ct systemctl restart benchbox-tunerd.service || fail "benchbox-tunerd did not restart"
+  note "the container's cgroup-v1 cpuset hierarchy is writable: tunerd shields with cpusets"
+}
+
+# The CPU that task $1 (a container PID) last ran on, every 5 ms, one per
+# line: field 39 of /proc/PID/stat, read from the host (no process per
+# sample) under the task's host PID.
+sample_cpus() {
+  exec python3 - "$1" "$ct_pid" <<'PY'  # exec: the caller's kill reaches python
+import os, sys, time
+inner, ct = sys.argv[1], sys.argv[2]
+ns = os.readlink("/proc/%s/ns/pid" % ct)
+host = None
+for p in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        if os.readlink("/proc/%s/ns/pid" % p) != ns:
+            continue
+        nspid = next(l for l in open("/proc/%s/status" % p) if l.startswith("NSpid:")).split()
+        if nspid[-1] == inner:
+            host = p
+            break
+    except (OSError, StopIteration):
+        pass
+if host is None:
+    sys.exit("no host PID for container PID " + inner)
+while True:
+    try:
+        stat = open("/proc/%s/stat" % host).read()
+    except OSError:
+        break
+    print(stat[stat.rindex(")") + 2:].split()[36], flush=True)
+    time.sleep(0.005)
+PY
+}
+
 # 7. Host tuning on a booted systemd: Apply shields the CPUs by slices as far
 # as this host allows, the checklist gives a reason for every item it could
 # not apply, and Restore puts the slices back. The container shares the
@@ -846,6 +907,7 @@ check_restarts_under_load() {
 # the host itself is never changed by this step.
 check_tuning() {
   local rc=0 out
+  writable_cpusets
   out=$(in_ct benchboxctl tune apply --json 2>&1) || rc=$?
   ((rc <= 1)) || fail "benchboxctl tune apply failed (exit $rc): $out"
   printf '%s\n' "$out" >"$stage/tune-apply.json"
@@ -876,17 +938,48 @@ PY
       [[ $bench_slice == "$bench_cpus" ]] || fail "benchbox-bench.slice did not get AllowedCPUs=$bench_cpus"
       [[ $system_slice == "$house_cpus" ]] || fail "system.slice did not get AllowedCPUs=$house_cpus"
     fi
+  elif ((ct_cpusets)); then
+    fail "shielding was not applied on the container's writable cpusets: see the checklist above"
   else
-    # This host cannot shield (here: a cgroup-v1 cpuset hierarchy that is
-    # read-only inside the container). The checklist must say so, and the
-    # runner still pins every benchmark to its CPUs by affinity (step 2).
+    # This host cannot shield. The checklist must say so, and the runner
+    # still pins every benchmark to its CPUs by affinity (step 2).
     note "shielding not applied here, and the checklist says why (see above); benchmarks stay pinned by affinity"
   fi
-  # A job under the tuning just applied, shielding included where it took.
+  # A job under the tuning just applied, shielding included where it took,
+  # and a busy loop in system.slice sampled throughout.
   note "a job while the tuning is applied:"
   commit_on_main "a job under tuning"
   [[ $new_sha != "$main_sha" ]] || fail "the new commit is main's first"
+  local busy
+  in_ct systemd-run --quiet --unit=benchbox-test-busy.service /bin/sh -c 'while :; do :; done' ||
+    fail "could not start a busy loop in system.slice"
+  busy=$(in_ct systemctl show -P MainPID benchbox-test-busy.service)
+  sample_cpus "$busy" >"$stage/busy-samples.txt" &
+  local sampler=$!
   check_job_in_scope "$new_sha" tuned
+  kill "$sampler" 2>/dev/null || true  # (it ends by itself if the loop is gone)
+  wait "$sampler" 2>/dev/null || true  # killed: status 143
+  in_ct systemctl stop benchbox-test-busy.service || true
+  local samples on_bench
+  samples=$(grep -c . "$stage/busy-samples.txt" || true)
+  on_bench=$(grep -cx "$bench_cpu" "$stage/busy-samples.txt" || true)
+  if ((ct_cpusets)); then
+    if ! grep -q "cpuset:/benchbox-bench$" <<<"$job_log"; then
+      local runnerd
+      runnerd=$(in_ct systemctl show -P MainPID benchbox-runnerd.service)
+      fail "the benchmark's unit was not admitted to the bench cpuset: $(grep cpuset <<<"$job_log" | sort -u | tr '\n' ' ')
+  PID 1's cpuset: $(in_ct cat /proc/1/cpuset); the cpusets: $(in_ct ls /sys/fs/cgroup/cpuset | grep benchbox | tr '\n' ' ')
+  runnerd (PID $runnerd) sees: $(in_ct nsenter -t "$runnerd" -m setpriv --reuid=benchbox-runner --regid=benchbox --init-groups stat -c '%A %U' /sys/fs/cgroup/cpuset/benchbox-bench/tasks 2>&1)
+  installed runnerd knows AdmitToBench: $(in_ct grep -c AdmitToBench /usr/libexec/benchbox/benchbox-runnerd 2>&1)
+  journal: $(in_ct journalctl --no-pager -o cat -u benchbox-runnerd -u benchbox-tunerd -n 300 | grep -iE 'admit|gate|cpuset|pin' | tail -8)"
+    fi
+    ((samples >= 50)) || fail "the busy loop (PID $busy in the container) was sampled only $samples times during the job: $(head -c 300 "$stage/busy-samples.txt")"
+    ((on_bench == 0)) || fail "the busy loop in system.slice ran $on_bench of $samples times on benchmark CPU $bench_cpu"
+    echo "shielding (systemd, cgroup v1): a busy loop in system.slice sampled $samples times during the job, $on_bench" \
+      "on benchmark CPU $bench_cpu; the benchmark's unit ran from /benchbox-bench on CPU $bench_cpu"
+  else
+    note "busy loop in system.slice, not shielded: $on_bench of $samples samples on benchmark CPU $bench_cpu"
+  fi
 
   rc=0
   out=$(in_ct benchboxctl tune restore --json 2>&1) || rc=$?
@@ -898,5 +991,9 @@ PY
   [[ $(in_ct busctl get-property org.benchbox.Tuner1 /org/benchbox/Tuner1 org.benchbox.Tuner1 State) == 's "untuned"' ]] ||
     fail "tunerd is not untuned after restore"
   in_ct test ! -e /var/lib/benchbox/tuner/originals.json || fail "restore left the save of originals behind"
+  if ((ct_cpusets)); then
+    in_ct test ! -e /sys/fs/cgroup/cpuset/benchbox-bench || fail "restore left the benchmark cpuset behind"
+    [[ $(in_ct cat /proc/1/cpuset) == / ]] || fail "restore left the container's PID 1 in cpuset $(in_ct cat /proc/1/cpuset)"
+  fi
   note "restore: no AllowedCPUs= left on the slices, state untuned, no save of originals left"
 }
