@@ -830,26 +830,31 @@ check_restarts_under_load() {
   wait_for 60 bash -c "[[ \$(wc -l < '$stage/load.log') -ge $((before + 20)) && \$(wc -l < '$stage/load.log') -ge 100 ]]" || true
   stop_load
 
-  local sent ok failed_conn other
+  local sent ok spooled failed_conn other
   sent=$(wc -l <"$stage/load.log")
   ok=$(awk '$2 ~ /^20[02]$/ && $3 == 0' "$stage/load.log" | wc -l)
+  # A 503 is the documented answer when Enqueue times out or queued is not
+  # on the bus (a slow restart on a loaded box): the delivery is spooled
+  # first and replayed. It loses nothing if it still becomes a job, which
+  # is checked with the 2xx ones; a 503 that was not spooled would not.
+  spooled=$(awk '$2 == "503" && $3 == 0' "$stage/load.log" | wc -l)
   failed_conn=$(awk '$3 != 0 || $2 == "000"' "$stage/load.log" | wc -l)
-  other=$((sent - ok - failed_conn))
-  awk '$2 ~ /^20[02]$/ && $3 == 0 {print $1}' "$stage/load.log" | sort >"$stage/accepted.txt"
+  other=$((sent - ok - spooled - failed_conn))
+  awk '($2 ~ /^20[02]$/ || $2 == "503") && $3 == 0 {print $1}' "$stage/load.log" | sort >"$stage/accepted.txt"
 
-  # Every accepted delivery must become a job (spooled ones once replayed).
+  # Every accepted or spooled delivery must become a job (spooled ones once replayed).
   wait_for 90 count_jobs || true
   local lost
   lost=$(comm -23 "$stage/accepted.txt" "$stage/jobs.txt" | wc -l)
   echo "   restart-under-load: restarts webhookd=$restarts queued=$restarts; deliveries sent=$sent" \
-    "accepted(2xx)=$ok other-status=$other failed-connections=$failed_conn;" \
-    "jobs for accepted deliveries=$((ok - lost)) lost=$lost" | tee "$stage/load-summary.txt"
-  if ((other > 0)); then
+    "accepted(2xx)=$ok answered-503-and-spooled=$spooled other-status=$other failed-connections=$failed_conn;" \
+    "jobs for them=$((ok + spooled - lost)) lost=$lost" | tee "$stage/load-summary.txt"
+  if ((other + spooled > 0)); then
     note "non-2xx answers: $(awk '$2 !~ /^20[02]$/ && $3 == 0 {print $2}' "$stage/load.log" | sort | uniq -c | tr '\n' ' ')"
   fi
   ((failed_conn == 0)) || fail "$failed_conn deliveries failed to connect during restarts"
-  ((lost == 0)) || fail "$lost accepted deliveries have no job: $(comm -23 "$stage/accepted.txt" "$stage/jobs.txt" | head -5 | tr '\n' ' ')"
-  ((other == 0)) || fail "$other deliveries were answered with a non-2xx status during restarts"
+  ((lost == 0)) || fail "$lost accepted or spooled deliveries have no job: $(comm -23 "$stage/accepted.txt" "$stage/jobs.txt" | head -5 | tr '\n' ' ')"
+  ((other == 0)) || fail "$other deliveries were answered with neither 2xx nor 503-and-spooled during restarts"
 }
 
 # nspawn mounts a cgroup-v1 cpuset hierarchy read-only in the container.
