@@ -24,6 +24,19 @@ std::string job_name(int64_t id) { return "job " + std::to_string(id); }
 
 Error not_found(int64_t id) { return make_error(Errc::not_found, "no " + job_name(id)); }
 
+// One time for all of a call's uses of now(), each a round trip on
+// PostgreSQL with the database's clock; forgotten when the call ends.
+class NowPin {
+ public:
+  NowPin(std::optional<int64_t>& slot, int64_t t) : slot_(slot) { slot_ = t; }
+  ~NowPin() { slot_.reset(); }
+  NowPin(const NowPin&) = delete;
+  NowPin& operator=(const NowPin&) = delete;
+
+ private:
+  std::optional<int64_t>& slot_;
+};
+
 }  // namespace
 
 Result<QueueStore> QueueStore::open(const Location& where, const Clock& clock, QueueOptions options) {
@@ -35,6 +48,7 @@ Result<QueueStore> QueueStore::open(const Location& where, const Clock& clock, Q
 }
 
 int64_t QueueStore::now() {
+  if (pinned_now_) return *pinned_now_;
   if (!options_.database_clock || db_.backend() != Backend::postgresql) return clock_->now_unix();
   auto st = db_.prepare("SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp())) AS BIGINT)");
   if (!st) return clock_->now_unix();
@@ -133,6 +147,8 @@ Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
   if (!tx) return tx.error();
   // Two boxes enqueueing the same work must not both find it missing.
   BB_TRY(db_.lock_writers(kEnqueueLock));
+  // The replay window, created and the replay record: one time.
+  NowPin pin(pinned_now_, now());
   if (spec.group_id != 0) {
     auto group = find_group(spec.group_id);
     if (!group) return group.error();
@@ -188,7 +204,8 @@ Result<EnqueueResult> QueueStore::enqueue_in_tx(const model::JobSpec& spec, bool
       "INSERT INTO jobs (delivery_id, kind, repository, clone_url, ref, head_sha, base_ref,"
       " base_sha, pr_number, suite, priority, requested_by, state, created, group_id, threshold,"
       " shard, shards, shard_benchmarks)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?) RETURNING id");
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?) RETURNING " +
+      std::string(schema::kJobColumns));
   if (!st) return st.error();
   st->bind(1, spec.delivery_id).bind(2, std::string(model::to_string(spec.kind)));
   st->bind(3, spec.repository).bind(4, spec.clone_url).bind(5, spec.ref).bind(6, spec.head_sha);
@@ -198,13 +215,13 @@ Result<EnqueueResult> QueueStore::enqueue_in_tx(const model::JobSpec& spec, bool
   st->bind(16, spec.shard).bind(17, spec.shards).bind(18, schema::shard_benchmarks_text(spec.benchmarks));
   auto inserted = st->step();
   if (!inserted) return inserted.error();
-  int64_t id = st->column_int64(0);
+  if (!*inserted) return make_error(Errc::internal, "INSERT INTO jobs returned no row");
+  // The new row itself (RETURNING): no second query for it.
+  Job job = schema::job_from_row(*st);
   BB_TRY(st->run());
-  BB_TRY(remember_replay(spec.replay_key, id));
-  BB_TRY(notify_changed(id));
-  auto job = get(id);
-  if (!job) return job.error();
-  return EnqueueResult{std::move(*job), true};
+  BB_TRY(remember_replay(spec.replay_key, job.id));
+  BB_TRY(notify_changed(job.id));
+  return EnqueueResult{std::move(job), true};
 }
 
 Result<std::vector<Job>> QueueStore::expire_leases() {
@@ -267,6 +284,8 @@ Result<std::vector<Job>> QueueStore::expire_leases() {
 Result<ClaimResult> QueueStore::claim(const std::string& runner, unsigned lease_seconds) {
   if (runner.empty()) return make_error(Errc::invalid_argument, "Claim needs a runner name");
   ClaimResult result;
+  // The lease check and the new lease: one time.
+  NowPin pin(pinned_now_, now());
   auto expired = expire_leases();
   if (!expired) return expired.error();
   result.expired = std::move(*expired);
@@ -285,17 +304,21 @@ Result<ClaimResult> QueueStore::claim(const std::string& runner, unsigned lease_
   if (!*row) return result;
   int64_t id = pick->column_int64(0);
   int64_t now = this->now();
+  // The claimed row itself (RETURNING): no query for it after the commit.
   auto up = db_.prepare(
       "UPDATE jobs SET state = 'running', runner = ?, lease_seconds = ?, lease_expires = ?,"
-      " started = ? WHERE id = ?");
+      " started = ? WHERE id = ? RETURNING " +
+      std::string(schema::kJobColumns));
   if (!up) return up.error();
   up->bind(1, runner).bind(2, int64_t{lease}).bind(3, now + lease).bind(4, now).bind(5, id);
+  auto updated = up->step();
+  if (!updated) return updated.error();
+  if (!*updated) return make_error(Errc::internal, job_name(id) + " vanished while it was claimed");
+  Job job = schema::job_from_row(*up);
   BB_TRY(up->run());
   BB_TRY(notify_changed(id));
   BB_TRY(tx->commit());
-  auto job = get(id);
-  if (!job) return job.error();
-  result.job = std::move(*job);
+  result.job = std::move(job);
   return result;
 }
 

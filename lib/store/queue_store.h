@@ -184,6 +184,9 @@ class QueueStore {
   Database db_;
   const Clock* clock_;
   QueueOptions options_;
+  // Within one enqueue or claim, the time asked once (on PostgreSQL with
+  // database_clock each now() is a round trip); NowPin in the .cpp.
+  std::optional<int64_t> pinned_now_;
 };
 
 }  // namespace bb::store
