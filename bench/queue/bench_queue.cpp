@@ -1,6 +1,8 @@
 // bench/queue: Enqueue/s and Claim/s of the queue store on the local SQLite
 // file, and on PostgreSQL with one box and with three boxes (three stores,
-// three connections, three threads: what three boxes' queued do), in one run.
+// three connections, three threads: what three boxes' queued do), and on
+// one box with the server's clock for leases as benchbox-queued runs, in one
+// run.
 // Every store commits durably (SQLite synchronous=FULL, PostgreSQL fsync).
 // The ratios are against SQLite measured in the same run.
 //
@@ -51,12 +53,13 @@ struct Rates {
 
 // `boxes` stores on `where`, each enqueueing jobs/boxes, then each claiming
 // until the queue is empty; every job must be claimed exactly once.
-Rates run(const store::Location& where, int boxes, int jobs) {
+Rates run(const store::Location& where, int boxes, int jobs, bool database_clock = false) {
   static SystemClock clock;
   std::vector<store::QueueStore> stores;
   for (int b = 0; b < boxes; ++b) {
     store::QueueOptions o;
     o.origin = "box-" + std::to_string(b);
+    o.database_clock = database_clock;
     auto s = store::QueueStore::open(where, clock, o);
     if (!s) die(s.error().message);
     stores.push_back(std::move(*s));
@@ -115,6 +118,8 @@ int main(int argc, char** argv) {
   Rates sqlite = run(store::Location::sqlite(dir + "/queue.db"), 1, jobs);
   Rates pg1 = run(fresh_postgres(admin, "bench_one_box"), 1, jobs);
   Rates pg3 = run(fresh_postgres(admin, "bench_three_boxes"), 3, jobs);
+  // What benchbox-queued runs with: leases by the server's clock.
+  Rates pg1_clock = run(fresh_postgres(admin, "bench_one_box_clock"), 1, jobs, true);
   std::filesystem::remove_all(dir);
 
   std::printf("%-28s %12s %8s %12s %8s\n", "queue", "Enqueue/s", "ratio", "Claim/s", "ratio");
@@ -125,5 +130,6 @@ int main(int argc, char** argv) {
   row("SQLite (one box, baseline)", sqlite);
   row("PostgreSQL, 1 box", pg1);
   row("PostgreSQL, 3 boxes", pg3);
+  row("PostgreSQL, 1 box, db clock", pg1_clock);
   return 0;
 }
