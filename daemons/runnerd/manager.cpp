@@ -69,9 +69,9 @@ Manager::Manager(Conf conf, sd_bus* bus, sd_event* event)
     if (struct group* gr = ::getgrgid(pw->pw_gid)) contained.group = gr->gr_name;
   contained.meter_program = path_join(std::filesystem::path(self_path()).parent_path().string(), "benchbox-meter");
   contained.meter_dir = conf_.meter_dir;
-  contained.admit_to_bench = admit_via_tunerd;
+  contained.bench.admit = admit_via_tunerd;
   exec::ScopeOptions scoped;  // the uncontained fallback
-  scoped.admit_to_bench = admit_via_tunerd;
+  scoped.bench.admit = admit_via_tunerd;
   auto choice = exec::make_benchmark_runner(scoped, &contained);
   runner_ = std::move(choice.runner);
   runner_why_ = choice.why;

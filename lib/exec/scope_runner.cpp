@@ -42,7 +42,7 @@ bool cgroup2_cpuset_available(const std::string& root) {
 
 std::string ScopeRunner::describe() const {
   return "scope:" + options_.slice + (options_.allowed_cpus ? " (AllowedCPUs= and affinity" : " (affinity") +
-         (options_.admit_to_bench ? "; under v1 shielding the benchmark cpuset, admitted by tunerd)" : ")");
+         options_.bench.describe() + ")";
 }
 
 Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>* cancel) {
@@ -64,8 +64,7 @@ Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>
   }
   const auto mask = cpu_mask_bytes(command.cpus);
   // v1 shielding applied: admitted to the benchmark cpuset, then pinned.
-  const bool admit =
-      !command.cpus.empty() && options_.admit_to_bench && path_exists(options_.bench_cpuset_tasks);
+  const bool admit = options_.bench.applies(command.cpus);
   const bool set_allowed = options_.allowed_cpus && !command.cpus.empty() && !admit;
   bool scope_started = false;
   std::optional<std::string> cgroup;
@@ -93,7 +92,7 @@ Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>
       cgroup = cgroup2_path_of(options_.root, child);  // PID 1 has moved it by now
       // In the scope now, so tunerd may move it; it pins itself after the gate.
       if (admit)
-        if (Status admitted = options_.admit_to_bench(child); !admitted)
+        if (Status admitted = options_.bench.admit(child); !admitted)
           return Status(admitted.error().with_context(unit + ": admit it to the benchmark cpuset"));
     }
     return st;
@@ -132,13 +131,7 @@ Result<Outcome> ScopeRunner::run(const Command& command, const std::atomic<bool>
     }
   }
   if (!outcome) return outcome;
-  const std::string cpu_text = format_cpu_list(command.cpus);
-  outcome->isolation = "scope:" + options_.slice + "/" + unit;
-  if (!command.cpus.empty())
-    outcome->isolation += (admit         ? ";cpuset:benchbox-bench+affinity:"
-                           : set_allowed ? ";allowed-cpus+affinity:"
-                                         : ";affinity:") +
-                          cpu_text;
+  outcome->isolation = "scope:" + options_.slice + "/" + unit + cpu_isolation(command.cpus, admit, set_allowed);
   return outcome;
 }
 

@@ -19,13 +19,11 @@
 // JOB_ID=, so `journalctl JOB_ID=12` shows one job's whole run.
 #pragma once
 
-#include <sys/types.h>
-
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <string>
 
+#include "exec/bench_cpuset.h"
 #include "exec/command_runner.h"
 
 namespace bb::exec {
@@ -43,13 +41,10 @@ struct ScopeOptions {
   std::chrono::milliseconds systemd_timeout{std::chrono::seconds(30)};
   bool allowed_cpus = false;    // also set AllowedCPUs= (see cgroup2_cpuset_available)
   std::string root;             // where /proc and /sys/fs/cgroup are read ("" = the real ones)
-  // cgroup-v1 shielding (service_runner.h has the why): while
-  // `bench_cpuset_tasks` exists the child is not pinned before the scope
-  // (from the housekeeping cpuset the kernel refuses), the scope's process
-  // is admitted to the benchmark cpuset once it exists, and the child pins
-  // itself after its gate. Unset: pinned by the parent as above.
-  std::function<Status(pid_t)> admit_to_bench;
-  std::string bench_cpuset_tasks = kBenchCpusetTasks;
+  // cgroup-v1 shielding (bench_cpuset.h): where it applies the child is
+  // not pinned before the scope, it is admitted once in the scope, and it
+  // pins itself after its gate.
+  BenchAdmission bench;
 };
 
 class ScopeRunner final : public CommandRunner {

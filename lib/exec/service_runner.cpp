@@ -64,8 +64,8 @@ std::string machine_name() {
 
 std::string ServiceRunner::describe() const {
   return "service:" + options_.slice + " as " + options_.user +
-         (options_.allowed_cpus ? " (AllowedCPUs= and CPUAffinity=" : " (CPUAffinity=") +
-         (options_.admit_to_bench ? "; under v1 shielding the benchmark cpuset, admitted by tunerd)" : ")");
+         (options_.allowed_cpus ? " (AllowedCPUs= and CPUAffinity=" : " (CPUAffinity=") + options_.bench.describe() +
+         ")";
 }
 
 Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* cancel) {
@@ -105,7 +105,7 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
   // pinned child does with personality(2).
   if (c.no_aslr) argv.insert(argv.begin(), {"/usr/bin/setarch", machine_name(), "-R"});
   // v1 shielding applied: the gate waits to be admitted, then pins itself.
-  const bool admit = !c.cpus.empty() && options_.admit_to_bench && path_exists(options_.bench_cpuset_tasks);
+  const bool admit = options_.bench.applies(c.cpus);
   if (admit) argv.insert(argv.begin(), {"--pin", format_cpu_list(c.cpus), "--"});
   else argv.insert(argv.begin(), "--");
   argv.insert(argv.begin(), {options_.meter_program, "--gate", gate_counter_list(c.counters)});
@@ -163,7 +163,7 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
     // Type=exec: the start job ended once the gate was exec'd, so MainPID
     // is the gate, waiting for its go before it does anything.
     auto pid = systemd->u32_property(*path, kService, "MainPID");
-    Status admitted = pid ? (*pid > 1 ? options_.admit_to_bench(static_cast<pid_t>(*pid))
+    Status admitted = pid ? (*pid > 1 ? options_.bench.admit(static_cast<pid_t>(*pid))
                                       : Status(make_error(Errc::unavailable, "the unit has no main process")))
                           : Status(pid.error());
     if (admitted) admitted = send_gate_go(gate_ours.get());
@@ -289,12 +289,8 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
   outcome.switches_measured = false;
   outcome.switches_unavailable = "not measured in a contained launch (PID 1 forks the command; no rusage reaches runnerd)";
   outcome.counters = gate->counters->read();
-  outcome.isolation = "service:" + options_.slice + "/" + unit + ";user:" + options_.user;
-  if (!c.cpus.empty())
-    outcome.isolation += (admit         ? ";cpuset:benchbox-bench+affinity:"
-                          : set_allowed ? ";allowed-cpus+affinity:"
-                                        : ";affinity:") +
-                         format_cpu_list(c.cpus);
+  outcome.isolation = "service:" + options_.slice + "/" + unit + ";user:" + options_.user +
+                      cpu_isolation(c.cpus, admit, set_allowed);
   return outcome;
 }
 

@@ -12,7 +12,7 @@
 // bounds (MemoryMax=, TasksMax=, LimitFSIZE=), CPUAffinity= (and
 // AllowedCPUs= where a cgroup-v2 cpuset enforces it; on a cgroup-v1
 // shielded host the gate is admitted to the benchmark cpuset and pins
-// itself instead, see admit_to_bench), stdin /dev/null, and
+// itself instead, bench_cpuset.h), stdin /dev/null, and
 // stdout and stderr connected to our pipes (Standard*FileDescriptor=).
 // AddRef=yes keeps the unit loaded until we have read it.
 //
@@ -25,12 +25,10 @@
 // forks: they are reported unavailable, with that reason.
 #pragma once
 
-#include <sys/types.h>
-
 #include <chrono>
-#include <functional>
 #include <string>
 
+#include "exec/bench_cpuset.h"
 #include "exec/command_runner.h"
 
 namespace bb::exec {
@@ -44,13 +42,9 @@ struct ServiceOptions {
   bool allowed_cpus = false;  // also AllowedCPUs= (cgroup2_cpuset_available)
   std::string meter_program;  // benchbox-meter's absolute path
   std::string meter_dir;      // runnerd's own directory for the meter's reports
-  // cgroup-v1 shielding: PID 1 lives in the housekeeping cpuset, so a unit
-  // it forks cannot take CPUAffinity= to a benchmark CPU. While
-  // `bench_cpuset_tasks` exists (tunerd applied v1 shielding) a pinned
-  // command's gate waits; this moves it (runnerd: Tuner1.AdmitToBench, as
-  // root may) and the gate pins itself. Unset: CPUAffinity= always.
-  std::function<Status(pid_t)> admit_to_bench;
-  std::string bench_cpuset_tasks = kBenchCpusetTasks;
+  // cgroup-v1 shielding: where it applies, no CPUAffinity=; the unit's
+  // gate waits until its MainPID is admitted, then pins itself.
+  BenchAdmission bench;
 };
 
 class ServiceRunner final : public CommandRunner {
