@@ -21,6 +21,16 @@ Error bus_error(const std::string& what, bus::BusError& e, int r) {
 
 uint64_t usec(std::chrono::milliseconds ms) { return static_cast<uint64_t>(ms.count()) * 1000; }
 
+// A property of a fixed-size D-Bus type: `type` is its signature ('t', 'i', 'u').
+template <typename T>
+Result<T> trivial_property(sd_bus* bus, const std::string& path, const char* iface, const char* name, char type) {
+  bus::BusError error;
+  T v{};
+  int r = sd_bus_get_property_trivial(bus, kSystemd, path.c_str(), iface, name, error.get(), type, &v);
+  if (r < 0) return bus_error(std::string("read ") + name, error, r);
+  return v;
+}
+
 }  // namespace
 
 std::vector<uint8_t> cpu_mask_bytes(const std::vector<int>& cpus) {
@@ -187,27 +197,15 @@ Result<std::string> SystemdManager::string_property(const std::string& path, con
 }
 
 Result<uint64_t> SystemdManager::u64_property(const std::string& path, const char* iface, const char* name) {
-  bus::BusError error;
-  uint64_t v = 0;
-  int r = sd_bus_get_property_trivial(bus_.get(), kSystemd, path.c_str(), iface, name, error.get(), 't', &v);
-  if (r < 0) return bus_error(std::string("read ") + name, error, r);
-  return v;
+  return trivial_property<uint64_t>(bus_.get(), path, iface, name, 't');
 }
 
 Result<int32_t> SystemdManager::i32_property(const std::string& path, const char* iface, const char* name) {
-  bus::BusError error;
-  int32_t v = 0;
-  int r = sd_bus_get_property_trivial(bus_.get(), kSystemd, path.c_str(), iface, name, error.get(), 'i', &v);
-  if (r < 0) return bus_error(std::string("read ") + name, error, r);
-  return v;
+  return trivial_property<int32_t>(bus_.get(), path, iface, name, 'i');
 }
 
 Result<uint32_t> SystemdManager::u32_property(const std::string& path, const char* iface, const char* name) {
-  bus::BusError error;
-  uint32_t v = 0;
-  int r = sd_bus_get_property_trivial(bus_.get(), kSystemd, path.c_str(), iface, name, error.get(), 'u', &v);
-  if (r < 0) return bus_error(std::string("read ") + name, error, r);
-  return v;
+  return trivial_property<uint32_t>(bus_.get(), path, iface, name, 'u');
 }
 
 Status SystemdManager::unref(const std::string& path) {

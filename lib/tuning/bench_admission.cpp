@@ -21,10 +21,6 @@ std::string systemd_cgroup(const std::string& text) {
   return named.empty() ? unified : named;
 }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 }  // namespace
 
 Result<std::string> bench_service_of(const sys::SysFs& fs, pid_t pid) {
@@ -40,7 +36,7 @@ Result<std::string> bench_service_of(const sys::SysFs& fs, pid_t pid) {
   const std::string parent = cut == std::string::npos ? "" : cgroup.substr(0, cut);
   const auto parent_cut = parent.rfind('/');
   const std::string slice = parent_cut == std::string::npos ? "" : parent.substr(parent_cut + 1);
-  const bool unit_kind = (ends_with(unit, ".service") && unit.size() > 8) || (ends_with(unit, ".scope") && unit.size() > 6);
+  const bool unit_kind = (unit.ends_with(".service") && unit.size() > 8) || (unit.ends_with(".scope") && unit.size() > 6);
   if (slice != kBenchSlice || !unit_kind)
     return make_error(Errc::permission_denied, "process " + std::to_string(pid) + " is in cgroup '" + cgroup +
                                                    "', not a unit of " + kBenchSlice);
