@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <utility>
+
 #include "exec/gate.h"
 #include "util/fd.h"
 
@@ -33,6 +35,13 @@ pid_t fork_gate(int theirs, int ours, const std::string& counters, std::vector<s
   return pid;
 }
 
+// runnerd's end and the gate's stdin, as the service runner makes them.
+std::pair<UniqueFd, UniqueFd> gate_socket() {
+  int sp[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0);
+  return {UniqueFd(sp[0]), UniqueFd(sp[1])};
+}
+
 int wait_status(pid_t pid) {
   int st = 0;
   while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
@@ -48,9 +57,7 @@ uint64_t now_ns() {
 }  // namespace
 
 TEST_CASE("the gate reports its clock and its counters, then runs the command with stdin /dev/null") {
-  int sp[2];
-  REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0);
-  UniqueFd ours(sp[0]), theirs(sp[1]);
+  auto [ours, theirs] = gate_socket();
   const uint64_t before = now_ns();
   const std::vector<std::string> counters = {"task-clock", "no-such-counter"};
   // The command proves stdin is no longer the socket: reading it gives EOF at once.
@@ -87,18 +94,14 @@ TEST_CASE("a gate that cannot report does not run the command; runnerd hears why
     CHECK(wait_status(pid) == 126);
   }
   SECTION("the gate is gone without a word") {
-    int sp[2];
-    REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0);
-    UniqueFd ours(sp[0]), theirs(sp[1]);
+    auto [ours, theirs] = gate_socket();
     theirs.reset();
     auto receipt = receive_gate_report(ours.get(), {}, 1s);
     REQUIRE_FALSE(receipt);
     CHECK(receipt.error().message.find("exited without a report") != std::string::npos);
   }
   SECTION("silence: a timeout") {
-    int sp[2];
-    REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0);
-    UniqueFd ours(sp[0]), theirs(sp[1]);
+    auto [ours, theirs] = gate_socket();
     auto receipt = receive_gate_report(ours.get(), {}, 50ms);
     REQUIRE_FALSE(receipt);
     CHECK(receipt.error().code == Errc::timeout);
@@ -121,9 +124,7 @@ int last_allowed_cpu() {
 }  // namespace
 
 TEST_CASE("--pin: the gate waits for runnerd's go, pins itself, then reports and runs") {
-  int sp[2];
-  REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0);
-  UniqueFd ours(sp[0]), theirs(sp[1]);
+  auto [ours, theirs] = gate_socket();
   const std::string cpu = std::to_string(last_allowed_cpu());
   int out[2];
   REQUIRE(::pipe(out) == 0);
@@ -159,9 +160,7 @@ TEST_CASE("--pin: the gate waits for runnerd's go, pins itself, then reports and
 
 TEST_CASE("--pin: a pin the kernel refuses runs nothing and says why; no go runs nothing") {
   SECTION("a CPU that is not there") {
-    int sp[2];
-    REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0);
-    UniqueFd ours(sp[0]), theirs(sp[1]);
+    auto [ours, theirs] = gate_socket();
     pid_t pid = fork_gate(theirs.get(), ours.get(), "-", {"/bin/sh", "-c", "exit 0"}, "1023");
     theirs.reset();
     REQUIRE(send_gate_go(ours.get()));
@@ -171,9 +170,7 @@ TEST_CASE("--pin: a pin the kernel refuses runs nothing and says why; no go runs
     CHECK(wait_status(pid) == 125);
   }
   SECTION("runnerd gives up before the go") {
-    int sp[2];
-    REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0);
-    UniqueFd ours(sp[0]), theirs(sp[1]);
+    auto [ours, theirs] = gate_socket();
     pid_t pid = fork_gate(theirs.get(), ours.get(), "-", {"/bin/sh", "-c", "exit 0"}, "0");
     theirs.reset();
     ours.reset();

@@ -40,6 +40,15 @@ bool can_shield_here() {
                    "/benchbox-probe") == 0;
 }
 
+// A tuning profile with every item but shielding turned off.
+std::string shielding_only_profile() {
+  std::string profile = "items:\n";
+  for (const auto& name : {"governor", "min_freq", "boost", "smt", "thp", "perf_event_paranoid", "nmi_watchdog",
+                           "irqbalance", "workqueue", "kernel_cmdline", "aslr", "swappiness", "irq_affinity"})
+    profile += std::string("  ") + name + ": false\n";
+  return profile;
+}
+
 // Whatever happens, no task stays in benchbox's cpusets and they go.
 struct CpusetGuard {
   ~CpusetGuard() {
@@ -69,10 +78,7 @@ TEST_CASE("v1 shielding: the benchmark runs on its CPU from the bench cpuset, a 
     BB_SKIP("needs root and a writable cgroup-v1 cpuset hierarchy (a hybrid or v1 host) with 2+ CPUs");
   CpusetGuard guard;
   RunnerdFixture f;
-  std::string profile = "items:\n";
-  for (const auto& name : {"governor", "min_freq", "boost", "smt", "thp", "perf_event_paranoid", "nmi_watchdog",
-                           "irqbalance", "workqueue", "kernel_cmdline", "aslr", "swappiness", "irq_affinity"})
-    profile += std::string("  ") + name + ": false\n";
+  const std::string profile = shielding_only_profile();
   const std::string tuner_dir = f.dir() / "tuner";
   REQUIRE(make_dirs(tuner_dir));
   const std::string config = write_tunerd_config(tuner_dir, "/", profile);
@@ -152,10 +158,7 @@ TEST_CASE("v1 shielding: tunerd admits a bench service's process to the benchmar
   } unit_guard;
   TempDir dir;
   OpenBus bus(dir.path());
-  std::string profile = "items:\n";
-  for (const auto& name : {"governor", "min_freq", "boost", "smt", "thp", "perf_event_paranoid", "nmi_watchdog",
-                           "irqbalance", "workqueue", "kernel_cmdline", "aslr", "swappiness", "irq_affinity"})
-    profile += std::string("  ") + name + ": false\n";
+  const std::string profile = shielding_only_profile();
   const std::string config = write_tunerd_config(dir.path(), "/", profile);
   auto tunerd = start_tunerd(bus.address(), config, dir / "tunerd.log");
   TunerClient tuner(bus.address());
