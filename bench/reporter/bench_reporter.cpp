@@ -4,12 +4,22 @@
 //   - a full regeneration of the dashboard (every series, chunk and page);
 //   - one more result set: compared with the run before it, ingested, and
 //     only what it changed regenerated; as a ratio against the full one;
-//   - the bytes a trend page of C points loads (shell, assets, data);
+//   - the bytes a trend page of C points loads (shell, assets, data) on disk;
 //   - headless Chromium loading and drawing that trend page, against a
-//     trend page of one point in the same site (tests/browser/check_site.py).
+//     trend page of one point in the same site (tests/browser/check_site.py),
+//     over HTTP from nginx with the documented server block
+//     (config/nginx-benchbox.conf) where nginx is installed, else from
+//     file://; over HTTP the bytes are what the browser received (gzip).
+// Commit ids are 40 random-looking hex digits, as real ones are: they are
+// most of what a trend's data holds, and all zeros would compress away.
 // Run: build/bench/bench-reporter [--commits C] [--benchmarks B] [--dir DIR]
 //      [--no-browser]
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +27,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -36,9 +48,19 @@ constexpr int64_t kTime0 = 1700000000;
 
 double seconds_since(Steady::time_point t) { return std::chrono::duration<double>(Steady::now() - t).count(); }
 
+uint64_t splitmix(uint64_t& s) {
+  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 std::string commit_of(int64_t i) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%040llx", static_cast<unsigned long long>(i * 2654435761ull + 1));
+  uint64_t s = static_cast<uint64_t>(i);
+  char buf[64];
+  const uint64_t a = splitmix(s), b = splitmix(s), c = splitmix(s);
+  std::snprintf(buf, sizeof buf, "%016llx%016llx%08llx", static_cast<unsigned long long>(a),
+                static_cast<unsigned long long>(b), static_cast<unsigned long long>(c >> 32));
   return buf;
 }
 
@@ -152,14 +174,102 @@ uint64_t tree_size(const std::string& dir) {
   return total;
 }
 
-// The median ready_ms check_site.py printed for a page.
-double ready_ms(const std::string& output, const std::string& page) {
+// A number check_site.py printed in a page's timing summary
+// ("ready_ms_median", "bytes").
+double timing_figure(const std::string& output, const std::string& page, const std::string& field) {
   const std::string marker = "{\"timing\": \"" + page + "\", \"runs\"";
   const size_t at = output.find(marker);
   if (at == std::string::npos) return -1;
-  const size_t m = output.find("\"ready_ms_median\": ", at);
-  return m == std::string::npos ? -1 : std::atof(output.c_str() + m + 19);
+  const std::string name = "\"" + field + "\": ";
+  const size_t m = output.find(name, at);
+  return m == std::string::npos ? -1 : std::atof(output.c_str() + m + name.size());
 }
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+// nginx serving the site with the documented server block on a loopback
+// port, inside the smallest http{} that runs without /etc/nginx (as the
+// system test's dashboard check does); stopped when it goes.
+class Nginx {
+ public:
+  static std::optional<Nginx> start(const std::string& site_dir, const std::string& dir) {
+    const char* binary = "/usr/sbin/nginx";
+    if (::access(binary, X_OK) != 0) return std::nullopt;
+    auto block = read_file(std::string(BB_SOURCE_ROOT) + "/config/nginx-benchbox.conf");
+    if (!block) return std::nullopt;
+    const int port = free_port();
+    if (port <= 0) return std::nullopt;
+    std::string server = replace_all(*block, "listen 80;", "listen 127.0.0.1:" + std::to_string(port) + ";");
+    server = replace_all(server, "listen [::]:80;", "");
+    server = replace_all(server, "root /var/lib/benchbox/site;", "root " + site_dir + ";");
+    fs::create_directories(dir);
+    std::string conf = ::geteuid() == 0 ? "user nobody nogroup;\n" : "";
+    conf += "pid " + dir + "/nginx.pid;\nerror_log " + dir + "/error.log;\nevents {}\nhttp {\n  include /etc/nginx/mime.types;\n"
+            "  access_log off;\n";
+    for (const char* t : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"})
+      conf += std::string("  ") + t + "_temp_path " + dir + "/" + t + ";\n";
+    conf += server + "}\n";
+    if (!write_file_replace(dir + "/nginx.conf", conf)) return std::nullopt;
+    const pid_t pid = ::fork();
+    if (pid < 0) return std::nullopt;
+    if (pid == 0) {
+      ::execl(binary, binary, "-c", (dir + "/nginx.conf").c_str(), "-e", (dir + "/error.log").c_str(), "-g",
+              "daemon off;", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    Nginx n(pid, port);
+    for (int i = 0; i < 100; ++i) {
+      if (answers(port)) return n;
+      if (::waitpid(pid, nullptr, WNOHANG) == pid) {
+        n.pid_ = -1;
+        auto log = read_file(dir + "/error.log");
+        std::fprintf(stderr, "nginx did not start: %s\n", log ? log->c_str() : "");
+        return std::nullopt;
+      }
+      ::usleep(50 * 1000);
+    }
+    return std::nullopt;
+  }
+  Nginx(Nginx&& o) noexcept : pid_(std::exchange(o.pid_, -1)), port_(o.port_) {}
+  Nginx& operator=(Nginx&&) = delete;
+  ~Nginx() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGQUIT);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  std::string base() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+
+ private:
+  Nginx(pid_t pid, int port) : pid_(pid), port_(port) {}
+  static int free_port() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    int port = -1;
+    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+      port = ntohs(a.sin_port);
+    if (fd >= 0) ::close(fd);
+    return port;
+  }
+  static bool answers(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    const bool ok = fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    if (fd >= 0) ::close(fd);
+    return ok;
+  }
+  pid_t pid_;
+  int port_;
+};
 
 }  // namespace
 
@@ -243,9 +353,12 @@ int main(int argc, char** argv) {
               double(assets) / 1024, double(data) / 1024, chunk_files);
 
   if (!browser) return 0;
-  const std::string one = report::site::trend_page(repo, report::site::series_id("refs/heads/main", "suite0/fresh:wall_time"));
+  const std::string one = report::site::trend_page(repo, report::site::series_id(
+      "refs/heads/main", "suite" + std::to_string(benchmarks % 10) + "/fresh:wall_time"));
+  auto nginx = Nginx::start(site_dir, dir + "/nginx");
+  const std::string base = nginx ? nginx->base() : site_dir;
   const std::string check = std::string(BB_SOURCE_ROOT) + "/tests/browser/check_site.py";
-  const std::string command = "python3 " + check + " --base " + site_dir + " --timing 5 " + page + " " + one + " 2>&1";
+  const std::string command = "python3 " + check + " --base " + base + " --timing 5 " + page + " " + one + " 2>&1";
   std::string output;
   if (FILE* p = ::popen(command.c_str(), "r")) {
     char buf[4096];
@@ -253,10 +366,14 @@ int main(int argc, char** argv) {
     while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
     if (::pclose(p) != 0) return (std::fprintf(stderr, "check_site failed:\n%s\n", output.c_str()), 1);
   }
-  const double big = ready_ms(output, page), small = ready_ms(output, one);
+  const double big = timing_figure(output, page, "ready_ms_median"), small = timing_figure(output, one, "ready_ms_median");
   if (big < 0 || small <= 0) return (std::fprintf(stderr, "no timing from check_site:\n%s\n", output.c_str()), 1);
-  std::printf("Chromium load and draw (median of 5, from file://): trend of %lld points %.0f ms,"
+  const char* from = nginx ? "over HTTP from nginx with config/nginx-benchbox.conf" : "from file:// (no nginx here)";
+  std::printf("%s: a trend page of %lld points loads %.0f KiB, of 1 point %.0f KiB\n", from,
+              static_cast<long long>(commits + 3), timing_figure(output, page, "bytes") / 1024,
+              timing_figure(output, one, "bytes") / 1024);
+  std::printf("Chromium load and draw (median of 5, %s): trend of %lld points %.0f ms,"
               " trend of 1 point %.0f ms: %.2fx\n",
-              static_cast<long long>(commits + 3), big, small, big / small);
+              nginx ? "over HTTP" : "from file://", static_cast<long long>(commits + 3), big, small, big / small);
   return 0;
 }
