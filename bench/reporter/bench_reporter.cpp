@@ -331,24 +331,29 @@ int main(int argc, char** argv) {
               incremental, incremental / full);
 
   // What a trend page loads: its shell, the assets it names, its series
-  // file and every chunk.
+  // file, every chunk and the newest chunk's commits (the others' load
+  // only when a point of theirs is hovered).
   const std::string repo = "bench/big";
   const std::string sid = report::site::series_id("refs/heads/main", key_of(0));
   const std::string page = report::site::trend_page(repo, sid);
   uint64_t data = file_size(site_dir + "/" + report::site::series_data(repo, sid));
   size_t chunk_files = 0;
-  for (const auto& e : fs::directory_iterator(site_dir + "/data/" + report::site::repository_dir(repo) + "/s"))
-    if (e.path().filename().string().rfind(sid + ".", 0) == 0 && e.path().filename().string() != sid + ".js") {
-      data += e.file_size();
-      ++chunk_files;
-    }
+  int64_t newest = -1;
+  for (const auto& e : fs::directory_iterator(site_dir + "/data/" + report::site::repository_dir(repo) + "/s")) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(sid + ".", 0) != 0 || name == sid + ".js" || name.ends_with(".c.js")) continue;
+    data += e.file_size();
+    ++chunk_files;
+    newest = std::max<int64_t>(newest, std::atoll(name.c_str() + sid.size() + 1));
+  }
+  if (newest >= 0) data += file_size(site_dir + "/" + report::site::commits_data(repo, sid, newest));
   uint64_t assets = 0;
   for (const char* a : {"assets/uplot/uPlot.iife.min.js", "assets/uplot/uPlot.min.css", "assets/benchbox.js",
                         "assets/benchbox.css"})
     assets += file_size(site_dir + "/" + a);
   const uint64_t shell = file_size(site_dir + "/" + page);
   std::printf("a trend page of %lld points loads %.0f KiB: shell %.1f KiB, assets %.1f KiB, data %.0f KiB"
-              " (series file and %zu chunks)\n",
+              " (series file, %zu chunks, the newest one's commits)\n",
               static_cast<long long>(commits + 3), double(shell + assets + data) / 1024, double(shell) / 1024,
               double(assets) / 1024, double(data) / 1024, chunk_files);
 

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/text.h"
+
 namespace bb::github_api {
 
 namespace {
@@ -26,23 +28,13 @@ std::string base64url_decode(const std::string& in) {
   std::string b64 = in;
   for (char& c : b64) c = c == '-' ? '+' : c == '_' ? '/' : c;
   while (b64.size() % 4) b64 += '=';
-  std::string out(b64.size(), '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(b64.data()), static_cast<int>(b64.size()));
-  if (n < 0) return {};
-  size_t pad = 0;
-  while (!b64.empty() && b64[b64.size() - 1 - pad] == '=') ++pad;
-  out.resize(static_cast<size_t>(n) - pad);
-  return out;
+  return from_base64(b64).value_or("");
 }
 
 }  // namespace
 
 std::string base64url(const std::string& bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-  out.resize(static_cast<size_t>(n));
+  std::string out = base64(bytes);
   while (!out.empty() && out.back() == '=') out.pop_back();
   for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
   return out;

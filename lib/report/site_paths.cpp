@@ -64,6 +64,14 @@ std::string pull_page(const std::string& r, int64_t n) { return repository_dir(r
 std::string pull_data(const std::string& r, int64_t n) { return "data/" + repository_dir(r) + "/pulls/" + id_text(n) + ".js"; }
 
 std::string series_name(const std::string& sid) { return "series/" + sid; }
+std::string commits_data(const std::string& r, const std::string& sid, int64_t chunk) {
+  return "data/" + repository_dir(r) + "/s/" + sid + "." + (chunk < 0 ? std::string("u") : id_text(chunk)) + ".c.js";
+}
+
+std::string commits_name(const std::string& sid, int64_t chunk) {
+  return "commits/" + sid + "/" + (chunk < 0 ? std::string("u") : id_text(chunk));
+}
+
 std::string chunk_name(const std::string& sid, int64_t chunk) {
   return "chunk/" + sid + "/" + (chunk < 0 ? std::string("u") : id_text(chunk));
 }

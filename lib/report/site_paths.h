@@ -27,6 +27,8 @@ std::string repository_data(const std::string& repository);
 std::string trend_page(const std::string& repository, const std::string& sid);
 std::string series_data(const std::string& repository, const std::string& sid);
 std::string chunk_data(const std::string& repository, const std::string& sid, int64_t chunk);
+// The commit ids of a chunk's points (site_chunk.h).
+std::string commits_data(const std::string& repository, const std::string& sid, int64_t chunk);
 std::string run_page(const std::string& repository, int64_t job_id);
 std::string run_data(const std::string& repository, int64_t job_id);
 std::string run_result_download(const std::string& repository, int64_t job_id);
@@ -47,6 +49,7 @@ std::string pull_data(const std::string& repository, int64_t number);
 // The names data files pass to benchbox.receive.
 std::string series_name(const std::string& sid);
 std::string chunk_name(const std::string& sid, int64_t chunk);
+std::string commits_name(const std::string& sid, int64_t chunk);
 std::string run_name(int64_t job_id);
 std::string run_name(const std::string& run_id);
 std::string pull_name(int64_t number);

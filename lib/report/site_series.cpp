@@ -8,6 +8,7 @@
 #include <map>
 
 #include "report/site.h"
+#include "report/site_chunk.h"
 #include "report/site_paths.h"
 #include "util/text.h"
 
@@ -41,15 +42,6 @@ KeyParts parts_of(const std::string& key) {
     }
   }
   return p;
-}
-
-// To 7 significant digits: more than any run's noise, and a 10,000-point
-// chunk a third smaller than at 17.
-nlohmann::json number_or_null(double v, bool present) {
-  if (!present || !std::isfinite(v)) return nullptr;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.7g", v);
-  return std::strtod(buf, nullptr);
 }
 
 }  // namespace
@@ -180,28 +172,29 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     if (!full && !chunks->count(chunk)) continue;  // read only for `latest`
 
     const int64_t unplaced = summary.chunks.count(-1) ? summary.chunks.at(-1).points : 0;
-    nlohmann::json x = nlohmann::json::array(), time = x, commit = x, job = x, label = x, median = x, q1 = x,
-                   q3 = x, n = x, status = x, env = x;
+    site::ChunkColumns cols;
     for (size_t i = 0; i < t->points.size(); ++i) {
       const SeriesPoint& p = t->points[i];
       const bool measured = p.status == "ok" && p.samples > 0;
-      if (release(ref)) x.push_back(int64_t(i));
-      else x.push_back(p.position >= 0 ? p.position : -unplaced + int64_t(i));
-      time.push_back(p.commit_time);
-      commit.push_back(p.commit);
-      job.push_back(p.job_id);
-      label.push_back(p.label.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.label));
-      median.push_back(number_or_null(p.median, measured));
-      q1.push_back(number_or_null(p.q1, measured));
-      q3.push_back(number_or_null(p.q3, measured));
-      n.push_back(p.samples);
-      status.push_back(p.status);
-      env.push_back(env_of[i]);
+      const double none = std::nan("");
+      if (release(ref)) cols.x.push_back(int64_t(i));
+      else cols.x.push_back(p.position >= 0 ? p.position : -unplaced + int64_t(i));
+      cols.time.push_back(p.commit_time);
+      cols.commit.push_back(p.commit);
+      cols.job.push_back(p.job_id);
+      cols.label.push_back(p.label);
+      cols.median.push_back(measured ? p.median : none);
+      cols.q1.push_back(measured ? p.q1 : none);
+      cols.q3.push_back(measured ? p.q3 : none);
+      cols.n.push_back(int64_t(p.samples));
+      cols.status.push_back(p.status);
+      cols.env.push_back(int64_t(env_of[i]));
     }
-    const nlohmann::json data = {{"x", x},   {"time", time}, {"commit", commit}, {"job", job},
-                                 {"label", label}, {"median", median}, {"q1", q1}, {"q3", q3},
-                                 {"n", n},   {"status", status}, {"env", env}};
-    if (auto st = write(site::chunk_data(repository, sid, chunk), site::data_file(site::chunk_name(sid, chunk), data));
+    const std::string commits_src = site::commits_data(repository, sid, chunk);
+    const std::string commits_name = site::commits_name(sid, chunk);
+    if (auto st = write(commits_src, site::data_file(commits_name, site::encode_commits(cols))); !st) return st;
+    if (auto st = write(site::chunk_data(repository, sid, chunk),
+                        site::data_file(site::chunk_name(sid, chunk), site::encode_chunk(cols, commits_src, commits_name)));
         !st)
       return st;
   }
@@ -219,7 +212,9 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       if (e < per_environment.size()) per_environment[e] += count;
     chunk_list.push_back({{"src", site::chunk_data(repository, sid, chunk)},
                           {"name", site::chunk_name(sid, chunk)},
-                          {"points", c.points}});
+                          {"points", c.points},
+                          {"commits", {{"src", site::commits_data(repository, sid, chunk)},
+                                       {"name", site::commits_name(sid, chunk)}}}});
   }
   nlohmann::json environments = nlohmann::json::array(), breaks = nlohmann::json::array();
   for (size_t i = 0; i < summary.environments.size(); ++i) {

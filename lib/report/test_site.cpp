@@ -14,6 +14,7 @@
 #include "report/job_report.h"
 #include "report/shard_merge.h"
 #include "report/site.h"
+#include "report/site_chunk.h"
 #include "report/site_paths.h"
 #include "util/file.h"
 #include "util/test_tempdir.h"
@@ -116,6 +117,14 @@ struct Box {
     REQUIRE_FALSE(j.is_discarded());
     return j;
   }
+  // A trend chunk and its commits, decoded (site_chunk.h).
+  site::ChunkColumns chunk(const std::string& sid, const std::string& k) {
+    const std::string dir = "data/r/octo/widgets/s/" + sid + "." + k;
+    auto c = site::decode_chunk(data(dir + ".js", "chunk/" + sid + "/" + k), data(dir + ".c.js", "commits/" + sid + "/" + k));
+    INFO((c ? "" : c.error().message));
+    REQUIRE(c);
+    return std::move(*c);
+  }
 };
 
 const std::string kKey = "micro/parse[n=10]:wall_time";
@@ -165,11 +174,16 @@ TEST_CASE("a push writes its run, its trends, its repository and the index, with
   REQUIRE(series["chunks"].size() == 1);
   CHECK(series["chunks"][0]["src"] == "data/r/octo/widgets/s/" + sid + ".0.js");
   REQUIRE(series["siblings"]["metrics"].size() == 2);  // wall_time and cpu_time: the metric selector
-  auto chunk = box.data("data/r/octo/widgets/s/" + sid + ".0.js", "chunk/" + sid + "/0");
-  CHECK(chunk["x"] == nlohmann::json({100, 101}));
-  CHECK(chunk["median"][1].get<double>() == Approx(0.100 * 1.001));
-  CHECK(chunk["q1"][1].get<double>() <= chunk["median"][1].get<double>());
-  CHECK(chunk["time"][0] == 1700000000 + 100 * 600);
+  CHECK(series["chunks"][0]["commits"]["src"] == "data/r/octo/widgets/s/" + sid + ".0.c.js");
+  auto chunk = box.chunk(sid, "0");
+  CHECK(chunk.x == std::vector<int64_t>{100, 101});
+  CHECK(chunk.median[1] == Approx(0.100 * 1.001).epsilon(1e-7));
+  CHECK(chunk.q1[1] <= chunk.median[1]);
+  CHECK(chunk.time[0] == 1700000000 + 100 * 600);
+  CHECK(chunk.job == std::vector<int64_t>{1, 2});
+  CHECK(chunk.status == std::vector<std::string>{"ok", "ok"});
+  REQUIRE(chunk.commit.size() == 2);
+  CHECK(chunk.commit[1].size() == 40);
 
   auto run = box.data("data/r/octo/widgets/runs/2.js", "run/2");
   CHECK(run["overall"] == "unchanged");
@@ -230,13 +244,16 @@ TEST_CASE("a new result rewrites only the chunk it lands in; render_all rewrites
   box.finish(placed_run(2, site::kChunkPoints + 5, 0.100));     // chunk 1
   const std::string sid = site::series_id("refs/heads/main", kKey);
   const std::string chunk0 = box.dir.path + "/site/data/r/octo/widgets/s/" + sid + ".0.js";
+  const std::string commits0 = box.dir.path + "/site/data/r/octo/widgets/s/" + sid + ".0.c.js";
   REQUIRE(write_file_atomic(chunk0, "untouched"));
+  REQUIRE(write_file_atomic(commits0, "untouched"));
   const size_t before = box.site.stats().files_written;
   box.finish(placed_run(3, site::kChunkPoints + 6, 0.100));     // chunk 1 again
   CHECK(*read_file(chunk0) == "untouched");
-  // Per metric: chunk 1 and the series file; then the run's data, two
-  // downloads, the repository's data and the index and its shell.
-  CHECK(box.site.stats().files_written - before == 2 * 2 + 3 + 1 + 2 + 1);
+  CHECK(*read_file(commits0) == "untouched");
+  // Per metric: chunk 1, its commits and the series file; then the run's
+  // data, two downloads, the repository's data and the index and its shell.
+  CHECK(box.site.stats().files_written - before == 2 * 3 + 3 + 1 + 2 + 1);
   auto series = box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid);
   REQUIRE(series["chunks"].size() == 2);
   CHECK(series["chunks"][1]["points"] == 2);
@@ -244,7 +261,7 @@ TEST_CASE("a new result rewrites only the chunk it lands in; render_all rewrites
   CHECK(box.site.stale());
   REQUIRE(box.site.render_all().ok());
   CHECK_FALSE(box.site.stale());
-  CHECK(box.data("data/r/octo/widgets/s/" + sid + ".0.js", "chunk/" + sid + "/0")["x"] == nlohmann::json({10}));
+  CHECK(box.chunk(sid, "0").x == std::vector<int64_t>{10});
 }
 
 TEST_CASE("the release series, configured branches, and environment breaks") {
@@ -263,8 +280,7 @@ TEST_CASE("the release series, configured branches, and environment breaks") {
   const std::string rel = site::series_id(report::kReleaseSeries, kKey);
   auto release = box.data("data/r/octo/widgets/s/" + rel + ".js", "series/" + rel);
   CHECK(release["x"] == "release");
-  auto chunk = box.data("data/r/octo/widgets/s/" + rel + ".0.js", "chunk/" + rel + "/0");
-  CHECK(chunk["label"] == nlohmann::json({"v1.0"}));
+  CHECK(box.chunk(rel, "0").label == std::vector<std::string>{"v1.0"});
   // The branch selector of main's trend offers the release series.
   const std::string sid = site::series_id("refs/heads/main", kKey);
   auto main = box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid);
@@ -341,7 +357,7 @@ TEST_CASE("a stale site is rendered a few steps at a time, as render_all would")
   CHECK(turns > 5);  // start, repository, four series, three runs, lists, finish
   CHECK_FALSE(box.site.rendering());
   CHECK_FALSE(box.site.stale());
-  CHECK(box.data("data/r/octo/widgets/s/" + sid + ".0.js", "chunk/" + sid + "/0")["x"] == nlohmann::json({10, 11}));
+  CHECK(box.chunk(sid, "0").x == std::vector<int64_t>{10, 11});
   CHECK(box.data("data/r/octo/widgets/runs/3.js", "run/3")["job"]["id"] == 3);
   CHECK(box.data("data/index.js", "index")["repositories"].size() == 1);
 }

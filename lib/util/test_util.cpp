@@ -90,3 +90,18 @@ TEST_CASE("utf8_cut cuts on a character boundary, with its note within the limit
   }
   CHECK(utf8_cut(text, 9, "~") == "ab\xC2\xB5" "cd~");
 }
+
+TEST_CASE("base64 round-trips every length; bad text is refused") {
+  // RFC 4648's test vectors.
+  CHECK(base64("") == "");
+  CHECK(base64("f") == "Zg==");
+  CHECK(base64("fo") == "Zm8=");
+  CHECK(base64("foobar") == "Zm9vYmFy");
+  std::string bytes;
+  for (int i = 0; i < 40; ++i) {
+    CHECK(from_base64(base64(bytes)) == bytes);
+    bytes += static_cast<char>(i * 37 + 200);
+  }
+  CHECK_FALSE(from_base64("Zg="));
+  CHECK_FALSE(from_base64("Z!=="));
+}

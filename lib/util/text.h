@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,10 @@ std::string_view utf8_prefix(std::string_view text, size_t max_bytes);
 std::string utf8_cut(std::string_view text, size_t max_bytes, std::string_view note);
 // SHA-256 of bytes as lowercase hex (OpenSSL), for fingerprints and config hashes.
 std::string sha256_hex(std::string_view bytes);
+// Base64 (RFC 4648, with padding), as OpenSSL encodes it.
+std::string base64(std::string_view bytes);
+// The bytes again; nullopt when `text` is not padded base64.
+std::optional<std::string> from_base64(std::string_view text);
 // FNV-1a (64 bits) of bytes: a stable, quick hash where nothing is secret
 // (seeds, lock keys, shard assignment); the same on every box and build.
 inline uint64_t fnv1a64(std::string_view bytes, uint64_t h = 0xcbf29ce484222325ull) {

@@ -7,7 +7,7 @@
 
   const { site, load, h, link, table, td, muted, section, code, dirOf, isNum, sha, commitRange,
     refName, fmtRatio, fmtChange, lowerIsBetter, badge, header, brand, ENV_COLOURS, joinChunks,
-    locate, drawTrendChart } = benchbox._;
+    loadCommits, locate, drawTrendChart } = benchbox._;
 
   function selector(label, items, currentPage, text) {
     const sel = h("select", { "aria-label": label, disabled: items.length < 2 ? true : null });
@@ -49,15 +49,34 @@
       readout, chartBox, legend, tools);
     app.appendChild(card);
 
-    const chunkData = await Promise.all((s.chunks || []).map((c) => load(c.src, c.name)));
-    const P = joinChunks(chunkData);
+    // The chunks, and beside them the commit ids the page needs at once: the
+    // newest chunk's (the readout shows the latest point); every chunk's in
+    // the release series, where change points are found by commit. The
+    // rest load when a point is hovered or the data downloaded.
+    const chunks = s.chunks || [];
+    const eager = release ? chunks : chunks.slice(-1);
+    for (const c of eager) if (c.commits) load(c.commits.src, c.commits.name).catch(() => {});
+    const P = joinChunks(await Promise.all(chunks.map((c) => load(c.src, c.name))));
     const N = P.x.length;
+    await loadCommits(P, release ? null : [N - 1]);
 
-    // Download: the series and its points as one JSON file, made here.
-    try {
-      const blob = new Blob([JSON.stringify({ series: s, points: P }, null, 0)], { type: "application/json" });
-      tools.appendChild(h("a", { href: URL.createObjectURL(blob), download: (s.id || "series") + ".json", class: "download" }, "download data (JSON)"));
-    } catch (e) { /* no Blob: no download link */ }
+    // Download: the series and its points as one JSON file, made here
+    // once every commit id has loaded.
+    const download = h("button", { type: "button", class: "linkish download" }, "download data (JSON)");
+    download.addEventListener("click", () => {
+      download.disabled = true;
+      loadCommits(P, null).then(() => {
+        const points = {};
+        for (const c of ["x", "time", "commit", "job", "label", "median", "q1", "q3", "n", "status", "env"]) points[c] = P[c];
+        const blob = new Blob([JSON.stringify({ series: s, points }, null, 0)], { type: "application/json" });
+        const a = h("a", { href: URL.createObjectURL(blob), download: (s.id || "series") + ".json" });
+        document.body.appendChild(a);
+        a.click();
+        a.remove();
+      }, (e) => { download.textContent = "download failed: " + e.message; })
+        .finally(() => { download.disabled = false; });
+    });
+    tools.appendChild(download);
     tools.appendChild(h("span", { class: "muted hint" },
       "Drag to zoom, double-click to reset; click a point to open its run."));
 

@@ -14,25 +14,90 @@
   }
   const COLUMNS = ["x", "time", "commit", "job", "label", "median", "q1", "q3", "n", "status", "env"];
 
-  // The chunks, concatenated column-wise, sorted by x.
-  function joinChunks(chunks) {
+  // A float column of a chunk: little-endian float32 (or float64) in
+  // base64, NaN for a point not measured. float32 back to the 7
+  // significant digits it was written with, so 0.1 reads 0.1.
+  function floats(col, n) {
+    const wide = !!(col && col.f64 != null);
+    const text = atob((col && (wide ? col.f64 : col.f32)) || "");
+    const bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    const dv = new DataView(bytes.buffer);
+    const out = new Array(n).fill(null);
+    const width = wide ? 8 : 4;
+    for (let i = 0; i < n && (i + 1) * width <= bytes.length; i++) {
+      const v = wide ? dv.getFloat64(8 * i, true) : dv.getFloat32(4 * i, true);
+      out[i] = v !== v ? null : wide ? v : +v.toPrecision(7);
+    }
+    return out;
+  }
+  function undelta(d, n) {
+    const out = new Array(n);
+    let v = 0;
+    for (let i = 0; i < n; i++) { v += (d && d[i]) || 0; out[i] = v; }
+    return out;
+  }
+  // A chunk's columns (docs/dashboard.md, "chunk"): benchbox.site.chunk/2
+  // decoded, its commits not yet loaded (null); the plain columns of a
+  // chunk written before it (a site still being rendered again after an
+  // upgrade) as they are.
+  function decodeChunk(ch) {
+    if (!ch || ch.schema !== "benchbox.site.chunk/2") return ch || {};
+    const n = ch.points | 0;
+    const st = ch.status || {};
+    const values = st.values || [], index = st.index || [];
+    const status = new Array(n);
+    for (let i = 0; i < n; i++) status[i] = values[index[i]] != null ? values[index[i]] : null;
+    const label = new Array(n).fill(null);
+    for (const l of ch.labels || []) if (l && l[0] < n) label[l[0]] = l[1];
+    return { x: undelta(ch.x, n), time: undelta(ch.time, n), job: undelta(ch.job, n), label,
+      median: floats(ch.median, n), q1: floats(ch.q1, n), q3: floats(ch.q3, n),
+      n: ch.n || [], status, env: ch.env || [], commit: null, commits: ch.commits || null };
+  }
+
+  // The chunks, concatenated column-wise, sorted by x. Each point keeps
+  // where it came from, for its commit id when that chunk's commits load.
+  function joinChunks(raw) {
+    const chunks = raw.map(decodeChunk);
     const cols = {};
     for (const c of COLUMNS) cols[c] = [];
-    for (const ch of chunks) {
-      const n = (ch && ch.x || []).length;
+    const fromChunk = [], fromIndex = [];
+    chunks.forEach((ch, k) => {
+      const n = (ch.x || []).length;
       for (const c of COLUMNS) {
         const src = ch[c];
         for (let i = 0; i < n; i++) cols[c].push(src && i < src.length ? src[i] : null);
       }
-    }
+      for (let i = 0; i < n; i++) { fromChunk.push(k); fromIndex.push(i); }
+    });
     let sorted = true;
     for (let i = 1; i < cols.x.length; i++) if (!(cols.x[i - 1] < cols.x[i])) { sorted = false; break; }
+    const P = cols;
+    P.fromChunk = fromChunk;
+    P.fromIndex = fromIndex;
     if (!sorted) {
       const order = cols.x.map((_, i) => i).sort((a, b) => cols.x[a] - cols.x[b]);
-      for (const c of COLUMNS) cols[c] = order.map((i) => cols[c][i]);
+      for (const c of COLUMNS.concat(["fromChunk", "fromIndex"])) P[c] = order.map((i) => P[c][i]);
     }
-    return cols;
+    P.commitFiles = chunks.map((ch) => ch.commits);
+    P.commitsLoaded = chunks.map((ch) => !ch.commits);
+    return P;
   }
+
+  // Loads the commit ids of the chunks that hold points `idx` (every chunk
+  // when idx is null) into P.commit.
+  function loadCommits(P, idx) {
+    const want = new Set();
+    const from = idx == null ? P.commitFiles.map((_, k) => k) : idx.filter((i) => i >= 0 && i < P.x.length).map((i) => P.fromChunk[i]);
+    for (const k of from) if (!P.commitsLoaded[k] && P.commitFiles[k]) want.add(k);
+    return Promise.all([...want].map((k) => benchbox._.load(P.commitFiles[k].src, P.commitFiles[k].name).then((ids) => {
+      if (P.commitsLoaded[k]) return;
+      P.commitsLoaded[k] = true;
+      for (let i = 0; i < P.x.length; i++) if (P.fromChunk[i] === k) P.commit[i] = ids[P.fromIndex[i]] || null;
+    })));
+  }
+  function commitsLoaded(P, i) { return P.commitsLoaded[P.fromChunk[i]]; }
+
   // Index of the first point with x >= v (binary search), clamped.
   function lowerBound(xs, v) {
     let lo = 0, hi = xs.length;
@@ -198,10 +263,18 @@
     const f = {};
     for (const k of ["what", "commit", "date", "median", "iqr", "n", "job", "env", "status"]) f[k] = h("span", { class: "ro-" + k });
     append(readout, [f.what, f.commit, f.date, f.median, f.iqr, f.n, f.job, f.env, f.status]);
+    let shown = -1;
     function showPoint(i, hovering) {
       if (i == null || i < 0 || i >= N) return;
       f.what.textContent = (hovering ? "" : "latest: ") + (release ? (P.label[i] || "release " + X[i]) : "position " + X[i]);
-      f.commit.textContent = "commit " + shortSha(P.commit[i]);
+      shown = i;
+      if (commitsLoaded(P, i)) f.commit.textContent = "commit " + shortSha(P.commit[i]);
+      else {
+        f.commit.textContent = "commit …";
+        loadCommits(P, [i]).then(() => {
+          if (shown === i) f.commit.textContent = "commit " + shortSha(P.commit[i]);
+        }, () => { if (shown === i) f.commit.textContent = "commit ?"; });
+      }
       f.date.textContent = fmtTime(P.time[i]);
       f.median.textContent = "median " + fmtValue(P.median[i], unit);
       f.iqr.textContent = "q1–q3 " + fmtValue(P.q1[i], unit) + " – " + fmtValue(P.q3[i], unit);
@@ -271,5 +344,5 @@
     return drawn;
   }
 
-  Object.assign(benchbox._, { ENV_COLOURS, joinChunks, locate, drawTrendChart });
+  Object.assign(benchbox._, { ENV_COLOURS, joinChunks, loadCommits, locate, drawTrendChart });
 })(window.benchbox = window.benchbox || {});

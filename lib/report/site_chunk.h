@@ -1,0 +1,40 @@
+// A trend chunk's data as the dashboard loads it (docs/dashboard.md,
+// "chunk"): columnar and typed, so a trend of 10,000 points is about the
+// size of its numbers, not of their JSON. Integer columns are
+// delta-encoded (a branch's x, its jobs and dates mostly step by a small
+// amount); median and quartiles are little-endian float32 in base64 (7
+// significant digits, what the chunk kept before), float64 where a value
+// does not fit a float32; a status is an index into the chunk's few
+// distinct ones; labels (tags) are listed where there are any. Commit ids,
+// 20 incompressible bytes a point, go in a file of their own, loaded when
+// the page needs them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/result.h"
+
+namespace bb::report::site {
+
+inline constexpr const char* kChunkSchema = "benchbox.site.chunk/2";
+
+// One chunk's points, a column each, one entry per point.
+struct ChunkColumns {
+  std::vector<int64_t> x, time, job, n, env;
+  std::vector<double> median, q1, q3;  // NaN: not measured (failed, skipped)
+  std::vector<std::string> status, label, commit;  // label "": none
+};
+
+// The chunk's data file, without its commits; `commits_src`/`commits_name`
+// say where those are (site_paths.h).
+nlohmann::json encode_chunk(const ChunkColumns& c, const std::string& commits_src, const std::string& commits_name);
+// The commits file: the ids in point order.
+nlohmann::json encode_commits(const ChunkColumns& c);
+// Both again as columns (tests, tools); an error says what is malformed.
+Result<ChunkColumns> decode_chunk(const nlohmann::json& chunk, const nlohmann::json& commits);
+
+}  // namespace bb::report::site

@@ -1,0 +1,97 @@
+// The trend chunk's compact encoding (site_chunk.h): what goes in comes
+// back, to float32's 7 significant digits, and a malformed chunk is refused.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "report/site_chunk.h"
+#include "util/text.h"
+
+using namespace bb;
+using namespace bb::report;
+
+namespace {
+
+site::ChunkColumns sample() {
+  site::ChunkColumns c;
+  c.x = {-2, -1, 5, 6, 1030};  // unplaced points first, then a gap
+  c.time = {1700000000, 1699990000, 1700000600, 1700000600, 1700100000};
+  c.job = {7, 3, 12, 13, 400};
+  c.n = {5, 0, 15, 15, 30};
+  c.env = {0, 0, 0, 1, 1};
+  c.median = {1.234567e-9, std::nan(""), 0.1001, 42.0, 3.0e7};
+  c.q1 = {1.2e-9, std::nan(""), 0.1, 41.0, 2.9e7};
+  c.q3 = {1.3e-9, std::nan(""), 0.1002, 43.0, 3.1e7};
+  c.status = {"ok", "failed", "ok", "ok", "skipped"};
+  c.label = {"", "", "v1.0", "", "v2.0-rc1"};
+  for (int i = 0; i < 5; ++i) c.commit.push_back(sha256_hex(std::to_string(i)).substr(0, 40));
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a chunk round-trips through its compact encoding") {
+  const auto in = sample();
+  const auto chunk = site::encode_chunk(in, "data/s.0.c.js", "commits/s/0");
+  CHECK(chunk["schema"] == site::kChunkSchema);
+  CHECK(chunk["x"] == nlohmann::json({-2, 1, 6, 1, 1024}));  // deltas
+  CHECK(chunk["median"].contains("f32"));
+  CHECK(chunk["status"]["values"] == nlohmann::json({"ok", "failed", "skipped"}));
+  CHECK(chunk["commits"]["src"] == "data/s.0.c.js");
+  auto out = site::decode_chunk(chunk, site::encode_commits(in));
+  REQUIRE(out);
+  CHECK(out->x == in.x);
+  CHECK(out->time == in.time);
+  CHECK(out->job == in.job);
+  CHECK(out->n == in.n);
+  CHECK(out->env == in.env);
+  CHECK(out->status == in.status);
+  CHECK(out->label == in.label);
+  CHECK(out->commit == in.commit);
+  for (size_t i = 0; i < in.x.size(); ++i) {
+    INFO("point " << i);
+    if (std::isnan(in.median[i])) {
+      CHECK(std::isnan(out->median[i]));
+      continue;
+    }
+    CHECK(out->median[i] == Approx(in.median[i]).epsilon(1e-7));
+    CHECK(out->q1[i] == Approx(in.q1[i]).epsilon(1e-7));
+    CHECK(out->q3[i] == Approx(in.q3[i]).epsilon(1e-7));
+  }
+}
+
+TEST_CASE("values a float32 cannot hold keep their column in float64") {
+  auto in = sample();
+  in.median[2] = 1e300;  // a count nothing should overflow
+  in.q1[0] = 1e-300;     // below float32's normal range
+  const auto chunk = site::encode_chunk(in, "s", "n");
+  CHECK(chunk["median"].contains("f64"));
+  CHECK(chunk["q1"].contains("f64"));
+  CHECK(chunk["q3"].contains("f32"));
+  auto out = site::decode_chunk(chunk, site::encode_commits(in));
+  REQUIRE(out);
+  CHECK(out->median[2] == 1e300);
+  CHECK(out->q1[0] == 1e-300);
+}
+
+TEST_CASE("a malformed chunk is refused with what is wrong") {
+  const auto in = sample();
+  const auto good = site::encode_chunk(in, "s", "n");
+  const auto commits = site::encode_commits(in);
+  auto broken = [&](auto edit) {
+    nlohmann::json j = good;
+    edit(j);
+    auto r = site::decode_chunk(j, commits);
+    REQUIRE_FALSE(r);
+    return r.error().message;
+  };
+  CHECK(broken([](nlohmann::json& j) { j["schema"] = "benchbox.site.chunk/1"; }).find("not a") != std::string::npos);
+  CHECK(broken([](nlohmann::json& j) { j["x"].erase(0); }).find("\"x\"") != std::string::npos);
+  CHECK(broken([](nlohmann::json& j) { j["median"] = {{"f32", "AAAA"}}; }).find("\"median\"") != std::string::npos);
+  CHECK(broken([](nlohmann::json& j) { j["status"]["index"][0] = 9; }).find("status") != std::string::npos);
+  CHECK(broken([](nlohmann::json& j) { j["labels"] = {{99, "v"}}; }).find("label") != std::string::npos);
+  auto r = site::decode_chunk(good, nlohmann::json::array());
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("commits") != std::string::npos);
+}
