@@ -39,10 +39,13 @@ Status SiteWriter::write(const std::string& path, const std::string& content) {
 }
 
 Status SiteWriter::write_shell(const std::string& path, const std::string& page, const std::string& title,
-                               const std::string& src, const std::string& name) {
-  // Shells never change once written (only the data they draw does).
-  if (path_exists(path_join(options_.site_dir, path))) return {};
-  return write(path, site::shell(path, page, title, src, name));
+                               const std::string& src, const std::string& name,
+                               const std::vector<std::string>& preload) {
+  // A shell changes only with what it preloads (a trend's chunk list, a
+  // new chunk per 1,024 points); the data it draws changes with every job.
+  std::string text = site::shell(path, page, title, src, name, preload);
+  if (auto old = read_file(path_join(options_.site_dir, path), 1 << 20); old && *old == text) return {};
+  return write(path, text);
 }
 
 Status SiteWriter::write_assets() {

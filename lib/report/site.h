@@ -110,7 +110,7 @@ class SiteWriter {
   // The open regressions of a repository as the index and its page list them.
   Result<nlohmann::json> open_regressions(const std::string& repository);
   Status write_shell(const std::string& path, const std::string& page, const std::string& title,
-                     const std::string& src, const std::string& name);
+                     const std::string& src, const std::string& name, const std::vector<std::string>& preload = {});
   Status write(const std::string& path, const std::string& content);
   std::vector<std::string> shown_refs(const std::string& repository);
 

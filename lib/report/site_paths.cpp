@@ -120,12 +120,16 @@ std::string html_escape(const std::string& text) {
 }
 
 std::string shell(const std::string& path, const std::string& page, const std::string& title,
-                  const std::string& src, const std::string& name) {
+                  const std::string& src, const std::string& name, const std::vector<std::string>& preload) {
   const std::string root = root_from(path);
   const std::string r = html_escape(root);
+  // The data files the page will ask for, fetched while the assets load
+  // rather than one after another once they have.
+  std::string early;
+  for (const auto& p : preload) early += "<link rel=\"preload\" as=\"script\" href=\"" + r + "/" + html_escape(p) + "\">\n";
   return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-         "<title>" + html_escape(title) + "</title><link rel=\"icon\" href=\"data:,\">\n"
+         "<title>" + html_escape(title) + "</title><link rel=\"icon\" href=\"data:,\">\n" + early +
          "<link rel=\"stylesheet\" href=\"" + r + "/assets/uplot/uPlot.min.css\">\n"
          "<link rel=\"stylesheet\" href=\"" + r + "/assets/benchbox.css\">\n"
          "<script src=\"" + r + "/assets/uplot/uPlot.iife.min.js\"></script>\n"

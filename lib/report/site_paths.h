@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -61,7 +62,7 @@ std::string data_file(const std::string& name, const nlohmann::json& value);
 // draws the data file `src` (relative to the root) named `name`. `path` is
 // the page's own path, from which the way back to the root is derived.
 std::string shell(const std::string& path, const std::string& page, const std::string& title,
-                  const std::string& src, const std::string& name);
+                  const std::string& src, const std::string& name, const std::vector<std::string>& preload = {});
 
 // "a/b/c.html" -> "../.." (the root as seen from the page); "index.html" -> ".".
 std::string root_from(const std::string& path);

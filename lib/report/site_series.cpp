@@ -314,9 +314,16 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       {"repository_page", site::repository_page(repository)}};
   if (auto st = write(site::series_data(repository, sid), site::data_file(site::series_name(sid), meta)); !st)
     return st;
+  // What the page loads at once (trend.js): its series file, its chunks and
+  // the newest chunk's commits (every chunk's in the release series).
+  std::vector<std::string> preload = {site::series_data(repository, sid)};
+  for (const auto& [chunk, c] : summary.chunks) preload.push_back(site::chunk_data(repository, sid, chunk));
+  for (const auto& [chunk, c] : summary.chunks)
+    if (release(ref) || chunk == summary.chunks.rbegin()->first)
+      preload.push_back(site::commits_data(repository, sid, chunk));
   if (auto st = write_shell(site::trend_page(repository, sid), "trend",
                             key + " on " + site::ref_name(ref) + " · " + repository + " · benchbox",
-                            site::series_data(repository, sid), site::series_name(sid));
+                            site::series_data(repository, sid), site::series_name(sid), preload);
       !st)
     return st;
   ++stats_.series_written;

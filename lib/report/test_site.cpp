@@ -244,6 +244,13 @@ TEST_CASE("a new result rewrites only the chunk it lands in; render_all rewrites
   box.finish(placed_run(2, site::kChunkPoints + 5, 0.100));     // chunk 1
   const std::string sid = site::series_id("refs/heads/main", kKey);
   const std::string chunk0 = box.dir.path + "/site/data/r/octo/widgets/s/" + sid + ".0.js";
+  // The trend's shell preloads what its page loads at once: the series
+  // file, both chunks and the newest chunk's commits.
+  const std::string shell = box.file("r/octo/widgets/t/" + sid + ".html");
+  for (const std::string f : {".js", ".0.js", ".1.js", ".1.c.js"})
+    CHECK(shell.find("<link rel=\"preload\" as=\"script\" href=\"../../../../data/r/octo/widgets/s/" + sid + f + "\">") !=
+          std::string::npos);
+  CHECK(shell.find(sid + ".0.c.js") == std::string::npos);
   const std::string commits0 = box.dir.path + "/site/data/r/octo/widgets/s/" + sid + ".0.c.js";
   REQUIRE(write_file_atomic(chunk0, "untouched"));
   REQUIRE(write_file_atomic(commits0, "untouched"));

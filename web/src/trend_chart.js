@@ -15,8 +15,9 @@
   const COLUMNS = ["x", "time", "commit", "job", "label", "median", "q1", "q3", "n", "status", "env"];
 
   // A float column of a chunk: little-endian float32 (or float64) in
-  // base64, NaN for a point not measured. float32 back to the 7
-  // significant digits it was written with, so 0.1 reads 0.1.
+  // base64, NaN for a point not measured. Values stay as float32 gave them
+  // (0.1 is 0.10000000149...): the chart and the readout round anyway, and
+  // the download rounds them back to 7 significant digits (round7).
   function floats(col, n) {
     const wide = !!(col && col.f64 != null);
     const text = atob((col && (wide ? col.f64 : col.f32)) || "");
@@ -27,10 +28,11 @@
     const width = wide ? 8 : 4;
     for (let i = 0; i < n && (i + 1) * width <= bytes.length; i++) {
       const v = wide ? dv.getFloat64(8 * i, true) : dv.getFloat32(4 * i, true);
-      out[i] = v !== v ? null : wide ? v : +v.toPrecision(7);
+      out[i] = v !== v ? null : v;
     }
     return out;
   }
+  function round7(vals) { return vals.map((v) => (v == null ? null : +v.toPrecision(7))); }
   function undelta(d, n) {
     const out = new Array(n);
     let v = 0;
@@ -57,26 +59,30 @@
 
   // The chunks, concatenated column-wise, sorted by x. Each point keeps
   // where it came from, for its commit id when that chunk's commits load.
+  // Chunks come in x order (the unplaced, negative x first), so a column
+  // is one native concat; a sort is only for a site that breaks that.
   function joinChunks(raw) {
     const chunks = raw.map(decodeChunk);
-    const cols = {};
-    for (const c of COLUMNS) cols[c] = [];
-    const fromChunk = [], fromIndex = [];
-    chunks.forEach((ch, k) => {
-      const n = (ch.x || []).length;
-      for (const c of COLUMNS) {
+    const sizes = chunks.map((ch) => (ch.x || []).length);
+    const N = sizes.reduce((a, b) => a + b, 0);
+    const P = {};
+    for (const c of COLUMNS) {
+      P[c] = [].concat(...chunks.map((ch, k) => {
         const src = ch[c];
-        for (let i = 0; i < n; i++) cols[c].push(src && i < src.length ? src[i] : null);
-      }
-      for (let i = 0; i < n; i++) { fromChunk.push(k); fromIndex.push(i); }
-    });
+        if (src && src.length === sizes[k]) return src;
+        const out = new Array(sizes[k]).fill(null);
+        for (let i = 0; src && i < Math.min(src.length, sizes[k]); i++) out[i] = src[i];
+        return out;
+      }));
+    }
+    P.fromChunk = new Array(N);
+    P.fromIndex = new Array(N);
+    for (let k = 0, at = 0; k < chunks.length; k++)
+      for (let i = 0; i < sizes[k]; i++, at++) { P.fromChunk[at] = k; P.fromIndex[at] = i; }
     let sorted = true;
-    for (let i = 1; i < cols.x.length; i++) if (!(cols.x[i - 1] < cols.x[i])) { sorted = false; break; }
-    const P = cols;
-    P.fromChunk = fromChunk;
-    P.fromIndex = fromIndex;
+    for (let i = 1; i < N; i++) if (!(P.x[i - 1] < P.x[i])) { sorted = false; break; }
     if (!sorted) {
-      const order = cols.x.map((_, i) => i).sort((a, b) => cols.x[a] - cols.x[b]);
+      const order = P.x.map((_, i) => i).sort((a, b) => P.x[a] - P.x[b]);
       for (const c of COLUMNS.concat(["fromChunk", "fromIndex"])) P[c] = order.map((i) => P[c][i]);
     }
     P.commitFiles = chunks.map((ch) => ch.commits);
@@ -344,5 +350,5 @@
     return drawn;
   }
 
-  Object.assign(benchbox._, { ENV_COLOURS, joinChunks, loadCommits, locate, drawTrendChart });
+  Object.assign(benchbox._, { ENV_COLOURS, joinChunks, loadCommits, round7, locate, drawTrendChart });
 })(window.benchbox = window.benchbox || {});
