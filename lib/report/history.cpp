@@ -132,6 +132,14 @@ const std::vector<store::Migration> kSqliteMigrations = {
     // A backfilled run is listed apart from the branch's pushes.
     {"backfilled jobs marked",
      "ALTER TABLE jobs ADD COLUMN backfill INTEGER NOT NULL DEFAULT 0"},
+    // A branch trend's plain points (role '': not a PR's or a comparison's
+    // sides) in drawing order, so a chunk's count comes from the index
+    // alone: a push checks that the chunk the dashboard holds is history's
+    // before appending to it (site_series.cpp). Only plain points: smaller
+    // than the index it replaces, which every trend query filtered anyway.
+    {"a branch trend's plain points counted from the index",
+     R"(DROP INDEX points_by_trend;
+        CREATE INDEX points_by_trend ON points(repository, ref, benchmark_key, position, job_id) WHERE role = '';)"},
 };
 
 // Written once, in the SQL both engines share; PostgreSQL's types derived.

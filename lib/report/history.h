@@ -212,9 +212,14 @@ class HistoryStore {
   Result<Trend> trend(const std::string& repository, const std::string& ref, const std::string& key);
   // One chunk of it: on a branch the points with position in
   // [chunk × chunk_size, (chunk + 1) × chunk_size), chunk -1 those without
-  // a position; the release series is all chunk 0.
+  // a position; the release series is all chunk 0. `from_position`: only
+  // the branch chunk's points from that position on (what was added after
+  // a point the caller holds).
   Result<Trend> trend_chunk(const std::string& repository, const std::string& ref, const std::string& key,
-                            int64_t chunk, int64_t chunk_size);
+                            int64_t chunk, int64_t chunk_size, int64_t from_position = 0);
+  // How many points a branch chunk (chunk >= 0) holds, from the index alone.
+  Result<int64_t> chunk_count(const std::string& repository, const std::string& ref, const std::string& key,
+                              int64_t chunk, int64_t chunk_size);
   // The newest `limit` points of one environment of a trend, in order: what
   // change points are detected on.
   Result<Series> recent(const std::string& repository, const std::string& ref, const std::string& key,

@@ -170,7 +170,8 @@ Result<Trend> HistoryStore::trend(const std::string& repository, const std::stri
 }
 
 Result<Trend> HistoryStore::trend_chunk(const std::string& repository, const std::string& ref,
-                                        const std::string& key, int64_t chunk, int64_t chunk_size) {
+                                        const std::string& key, int64_t chunk, int64_t chunk_size,
+                                        int64_t from_position) {
   std::string sql = std::string("SELECT ") + kPointColumns +
                     " FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role WHERE" +
                     where_ref(ref) + " AND p.benchmark_key = ?";
@@ -180,8 +181,23 @@ Result<Trend> HistoryStore::trend_chunk(const std::string& repository, const std
   if (!q) return q.error();
   int next = bind_ref(*q, repository, ref);
   q->bind(next++, key);
-  if (!release(ref) && chunk >= 0) q->bind(next, chunk * chunk_size).bind(next + 1, (chunk + 1) * chunk_size);
+  if (!release(ref) && chunk >= 0)
+    q->bind(next, std::max(chunk * chunk_size, from_position)).bind(next + 1, (chunk + 1) * chunk_size);
   return read_trend(*q, repository, ref, key);
+}
+
+Result<int64_t> HistoryStore::chunk_count(const std::string& repository, const std::string& ref,
+                                          const std::string& key, int64_t chunk, int64_t chunk_size) {
+  if (release(ref) || chunk < 0) return make_error(Errc::invalid_argument, "chunk_count: a branch chunk only");
+  auto q = db_.prepare("SELECT COUNT(*) FROM points p WHERE" + where_ref(ref) +
+                       " AND p.benchmark_key = ? AND p.position >= ? AND p.position < ?");
+  if (!q) return q.error();
+  const int next = bind_ref(*q, repository, ref);
+  q->bind(next, key).bind(next + 1, chunk * chunk_size).bind(next + 2, (chunk + 1) * chunk_size);
+  auto row = q->step();
+  if (!row) return row.error();
+  if (!*row) return make_error(Errc::internal, "chunk_count: no row");
+  return q->column_int64(0);
 }
 
 Result<Series> HistoryStore::recent(const std::string& repository, const std::string& ref, const std::string& key,

@@ -368,3 +368,76 @@ TEST_CASE("a stale site is rendered a few steps at a time, as render_all would")
   CHECK(box.data("data/r/octo/widgets/runs/3.js", "run/3")["job"]["id"] == 3);
   CHECK(box.data("data/index.js", "index")["repositories"].size() == 1);
 }
+
+namespace {
+
+// Every column, the floats compared as float32 keeps them.
+void check_same(const site::ChunkColumns& a, const site::ChunkColumns& b) {
+  CHECK(a.x == b.x);
+  CHECK(a.time == b.time);
+  CHECK(a.job == b.job);
+  CHECK(a.n == b.n);
+  CHECK(a.env == b.env);
+  CHECK(a.status == b.status);
+  CHECK(a.label == b.label);
+  CHECK(a.commit == b.commit);
+  for (auto [x, y] : {std::pair{&a.median, &b.median}, {&a.q1, &b.q1}, {&a.q3, &b.q3}}) {
+    REQUIRE(x->size() == y->size());
+    for (size_t i = 0; i < x->size(); ++i) CHECK(float((*x)[i]) == float((*y)[i]));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a push appends its point to the chunk the site holds; anything else reads history") {
+  Box box;
+  const std::string sid = site::series_id("refs/heads/main", kKey);
+  for (int64_t i = 0; i < 6; ++i) box.finish(placed_run(1 + i, 10 + i, 0.100 + 0.001 * double(i)));
+  auto pushed = box.chunk(sid, "0");
+  CHECK(pushed.x == std::vector<int64_t>{10, 11, 12, 13, 14, 15});
+  CHECK(pushed.job == std::vector<int64_t>{1, 2, 3, 4, 5, 6});
+  CHECK(pushed.commit.back() == placed_run(6, 15, 0.1).commit);
+  REQUIRE(box.site.render_all().ok());
+  check_same(box.chunk(sid, "0"), pushed);  // what history holds, read whole
+
+  // The site's own chunk is what a push builds on: an edit to it survives
+  // the next push (proof that history's chunk was not read again), and
+  // render_all puts history's back.
+  const std::string chunk0 = "data/r/octo/widgets/s/" + sid + ".0.js";
+  auto edited_json = box.data(chunk0, "chunk/" + sid + "/0");
+  edited_json["median"] = site::encode_chunk([&] {
+    auto c = pushed;
+    c.median[0] = 7.0;
+    return c;
+  }(), "", "")["median"];
+  REQUIRE(write_file_atomic(box.dir.path + "/site/" + chunk0, site::data_file("chunk/" + sid + "/0", edited_json)));
+  box.finish(placed_run(7, 16, 0.1));
+  auto appended = box.chunk(sid, "0");
+  CHECK(appended.median[0] == 7.0);
+  CHECK(appended.x.back() == 16);
+  CHECK(appended.commit.size() == 7);
+  REQUIRE(box.site.render_all().ok());
+  CHECK(box.chunk(sid, "0").median[0] == Approx(0.100 * 1.001).epsilon(1e-6));
+
+  SECTION("a backfill into the chunk: history holds one point the files do not, so the chunk is read again") {
+    box.finish(placed_run(8, 3, 0.2), "push", true);
+    box.finish(placed_run(9, 17, 0.1));
+    auto c = box.chunk(sid, "0");
+    CHECK(c.x == std::vector<int64_t>{3, 10, 11, 12, 13, 14, 15, 16, 17});
+    CHECK(c.job.front() == 8);
+  }
+  SECTION("a chunk file that is not one: read again from history") {
+    REQUIRE(write_file_atomic(box.dir.path + "/site/" + chunk0, "garbage"));
+    box.finish(placed_run(8, 17, 0.1));
+    CHECK(box.chunk(sid, "0").x == std::vector<int64_t>{10, 11, 12, 13, 14, 15, 16, 17});
+  }
+  SECTION("commits that do not match the chunk: read again from history") {
+    const std::string commits0 = "data/r/octo/widgets/s/" + sid + ".0.c.js";
+    REQUIRE(write_file_atomic(box.dir.path + "/site/" + commits0,
+                              site::data_file("commits/" + sid + "/0", nlohmann::json::array({"x"}))));
+    box.finish(placed_run(8, 17, 0.1));
+    auto c = box.chunk(sid, "0");
+    CHECK(c.commit.size() == 8);
+    CHECK(c.commit.front() == placed_run(1, 10, 0.1).commit);
+  }
+}
