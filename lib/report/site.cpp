@@ -95,14 +95,29 @@ Status SiteWriter::job_finished(const JobReport& report, const std::optional<mod
     std::map<std::pair<std::string, std::string>, std::set<int64_t>> series;
     for (const auto& t : touched_series(*result))
       if (std::find(refs.begin(), refs.end(), t.ref) != refs.end()) series[{t.ref, t.key}].insert(t.chunk);
-    for (const auto& [ref_key, chunks] : series)
-      if (auto st = write_series(repository, ref_key.first, ref_key.second, chunks); !st) return st;
+    if (auto st = write_all_series(repository, series); !st) return st;
   }
   if (auto st = write_run(report, result); !st) return st;
   if (report.job.spec.pr_number > 0)
     if (auto st = write_pull(repository, report.job.spec.pr_number); !st) return st;
   if (auto st = write_repository(repository); !st) return st;
   return write_index();
+}
+
+Status SiteWriter::write_all_series(const std::string& repository,
+                                    const std::map<std::pair<std::string, std::string>, std::set<int64_t>>& series) {
+  // Their summaries in one transaction: one commit (and its sync) per job,
+  // not one per series. On a failure the summaries kept in memory are
+  // dropped, to be read again as history has them; a chunk written without
+  // its summary is then not trusted to append to (its count differs).
+  auto tx = store::Transaction::begin(history_.database());
+  if (!tx) return tx.error();
+  Status st;
+  for (const auto& [ref_key, chunks] : series)
+    if (st = write_series(repository, ref_key.first, ref_key.second, chunks); !st) break;
+  if (st) st = tx->commit();
+  if (!st) summaries_repository_.clear();
+  return st;
 }
 
 Status SiteWriter::shards_changed(const JobReport& report, const std::optional<model::JobResult>& result,

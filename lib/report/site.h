@@ -87,6 +87,9 @@ class SiteWriter {
   // `chunks`: which chunks to rewrite; nullopt = every chunk.
   Status write_series(const std::string& repository, const std::string& ref, const std::string& key,
                       const std::optional<std::set<int64_t>>& chunks);
+  // write_series for each (ref, key) -> chunks, in one transaction.
+  Status write_all_series(const std::string& repository,
+                          const std::map<std::pair<std::string, std::string>, std::set<int64_t>>& series);
   // `run_id`: the page's name; "" = the job's id.
   Status write_run(const JobReport& report, const std::optional<model::JobResult>& result,
                    const std::string& run_id = "");

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
+
+#include <simdjson.h>
 
 #include "util/text.h"
 
@@ -53,25 +56,37 @@ nlohmann::json floats(const std::vector<double>& v) {
 
 Error bad(const std::string& what) { return make_error(Errc::parse, "chunk: " + what); }
 
-Result<std::vector<int64_t>> undelta(const nlohmann::json& j, const char* name, size_t n) {
-  if (!j.contains(name) || !j[name].is_array() || j[name].size() != n)
+using simdjson::dom::element;
+
+// The member `name` of an object as an array of `n`, or an error naming it.
+Result<simdjson::dom::array> array_of(element obj, const char* name, size_t n) {
+  simdjson::dom::array a;
+  if (obj[name].get_array().get(a) || a.size() != n)
     return bad(std::string("\"") + name + "\" is not an array of " + std::to_string(n));
+  return a;
+}
+
+Result<std::vector<int64_t>> integers(element obj, const char* name, size_t n, bool delta) {
+  auto a = array_of(obj, name, n);
+  if (!a) return a.error();
   std::vector<int64_t> out;
+  out.reserve(n);
   int64_t last = 0;
-  for (const auto& d : j[name]) {
-    if (!d.is_number_integer()) return bad(std::string("\"") + name + "\" holds a non-integer");
-    last += d.get<int64_t>();
+  for (element v : *a) {
+    int64_t x;
+    if (v.get_int64().get(x)) return bad(std::string("\"") + name + "\" holds a non-integer");
+    last = delta ? last + x : x;
     out.push_back(last);
   }
   return out;
 }
 
-Result<std::vector<double>> unfloat(const nlohmann::json& j, const char* name, size_t n) {
-  const nlohmann::json* col = j.contains(name) ? &j[name] : nullptr;
-  const bool f32 = col && col->is_object() && col->contains("f32") && (*col)["f32"].is_string();
-  const bool f64 = col && col->is_object() && col->contains("f64") && (*col)["f64"].is_string();
-  if (!f32 && !f64) return bad(std::string("\"") + name + "\" is not {\"f32\"|\"f64\": base64}");
-  auto bytes = from_base64((*col)[f32 ? "f32" : "f64"].get<std::string>());
+Result<std::vector<double>> unfloat(element obj, const char* name, size_t n) {
+  std::string_view text;
+  const bool f32 = !obj[name]["f32"].get_string().get(text);
+  if (!f32 && obj[name]["f64"].get_string().get(text))
+    return bad(std::string("\"") + name + "\" is not {\"f32\"|\"f64\": base64}");
+  auto bytes = from_base64(text);
   const size_t width = f32 ? 4 : 8;
   if (!bytes || bytes->size() != n * width)
     return bad(std::string("\"") + name + "\" does not hold " + std::to_string(n) + " values");
@@ -118,14 +133,21 @@ nlohmann::json encode_chunk(const ChunkColumns& c, const std::string& commits_sr
 
 nlohmann::json encode_commits(const ChunkColumns& c) { return c.commit; }
 
-Result<ChunkColumns> decode_chunk(const nlohmann::json& chunk, const nlohmann::json& commits) {
-  if (!chunk.is_object() || chunk.value("schema", "") != kChunkSchema)
+Result<ChunkColumns> decode_chunk(std::string_view chunk_json, std::string_view commits_json) {
+  // simdjson: a push reads its chunk back for every series it touched.
+  simdjson::dom::parser parser;
+  element chunk;
+  std::string_view schema;
+  uint64_t points = 0;
+  if (parser.parse(simdjson::padded_string(chunk_json)).get(chunk) || chunk["schema"].get_string().get(schema) ||
+      schema != kChunkSchema)
     return bad(std::string("not a ") + kChunkSchema + " object");
-  if (!chunk.contains("points") || !chunk["points"].is_number_unsigned()) return bad("no \"points\"");
-  const size_t n = chunk["points"].get<size_t>();
+  if (chunk["points"].get_uint64().get(points)) return bad("no \"points\"");
+  const size_t n = points;
   ChunkColumns c;
-  for (auto [name, out] : {std::pair{"x", &c.x}, {"time", &c.time}, {"job", &c.job}}) {
-    auto v = undelta(chunk, name, n);
+  for (auto [name, out, delta] : {std::tuple{"x", &c.x, true}, {"time", &c.time, true}, {"job", &c.job, true},
+                                  {"n", &c.n, false}, {"env", &c.env, false}}) {
+    auto v = integers(chunk, name, n, delta);
     if (!v) return v.error();
     *out = std::move(*v);
   }
@@ -134,33 +156,41 @@ Result<ChunkColumns> decode_chunk(const nlohmann::json& chunk, const nlohmann::j
     if (!v) return v.error();
     *out = std::move(*v);
   }
-  for (auto [name, out] : {std::pair{"n", &c.n}, {"env", &c.env}}) {
-    if (!chunk.contains(name) || !chunk[name].is_array() || chunk[name].size() != n)
-      return bad(std::string("\"") + name + "\" is not an array of " + std::to_string(n));
-    for (const auto& v : chunk[name]) {
-      if (!v.is_number_integer()) return bad(std::string("\"") + name + "\" holds a non-integer");
-      out->push_back(v.get<int64_t>());
-    }
+  simdjson::dom::array values, index;
+  if (chunk["status"]["values"].get_array().get(values) || chunk["status"]["index"].get_array().get(index) ||
+      index.size() != n)
+    return bad("\"status\" has no index per point");
+  std::vector<std::string> names;
+  for (element v : values) {
+    std::string_view name;
+    if (v.get_string().get(name)) return bad("a status is not a string");
+    names.emplace_back(name);
   }
-  const auto& status = chunk.value("status", nlohmann::json::object());
-  const auto& values = status.value("values", nlohmann::json::array());
-  const auto& index = status.value("index", nlohmann::json::array());
-  if (!index.is_array() || index.size() != n) return bad("\"status\" has no index per point");
-  for (const auto& i : index) {
-    if (!i.is_number_unsigned() || i.get<size_t>() >= values.size() || !values[i.get<size_t>()].is_string())
-      return bad("a status index is out of range");
-    c.status.push_back(values[i.get<size_t>()].get<std::string>());
+  for (element i : index) {
+    uint64_t k;
+    if (i.get_uint64().get(k) || k >= names.size()) return bad("a status index is out of range");
+    c.status.push_back(names[k]);
   }
   c.label.assign(n, "");
-  for (const auto& l : chunk.value("labels", nlohmann::json::array())) {
-    if (!l.is_array() || l.size() != 2 || !l[0].is_number_unsigned() || l[0].get<size_t>() >= n || !l[1].is_string())
+  simdjson::dom::array labels;
+  if (chunk["labels"].get_array().get(labels)) return bad("no \"labels\"");
+  for (element l : labels) {
+    simdjson::dom::array pair;
+    uint64_t at;
+    std::string_view text;
+    if (l.get_array().get(pair) || pair.size() != 2 || pair.at(0).get_uint64().get(at) || at >= n ||
+        pair.at(1).get_string().get(text))
       return bad("a label is not [point, text]");
-    c.label[l[0].get<size_t>()] = l[1].get<std::string>();
+    c.label[at] = std::string(text);
   }
-  if (!commits.is_array() || commits.size() != n) return bad("the commits file does not hold one id per point");
-  for (const auto& id : commits) {
-    if (!id.is_string()) return bad("a commit id is not a string");
-    c.commit.push_back(id.get<std::string>());
+  simdjson::dom::array ids;
+  if (parser.parse(simdjson::padded_string(commits_json)).get_array().get(ids) || ids.size() != n)
+    return bad("the commits file does not hold one id per point");
+  c.commit.reserve(n);
+  for (element id : ids) {
+    std::string_view text;
+    if (id.get_string().get(text)) return bad("a commit id is not a string");
+    c.commit.emplace_back(text);
   }
   return c;
 }

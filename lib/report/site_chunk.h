@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,7 +35,8 @@ struct ChunkColumns {
 nlohmann::json encode_chunk(const ChunkColumns& c, const std::string& commits_src, const std::string& commits_name);
 // The commits file: the ids in point order.
 nlohmann::json encode_commits(const ChunkColumns& c);
-// Both again as columns (tests, tools); an error says what is malformed.
-Result<ChunkColumns> decode_chunk(const nlohmann::json& chunk, const nlohmann::json& commits);
+// Both again as columns, from their JSON (site::data_file's argument); an
+// error says what is malformed.
+Result<ChunkColumns> decode_chunk(std::string_view chunk_json, std::string_view commits_json);
 
 }  // namespace bb::report::site

@@ -120,7 +120,8 @@ struct Box {
   // A trend chunk and its commits, decoded (site_chunk.h).
   site::ChunkColumns chunk(const std::string& sid, const std::string& k) {
     const std::string dir = "data/r/octo/widgets/s/" + sid + "." + k;
-    auto c = site::decode_chunk(data(dir + ".js", "chunk/" + sid + "/" + k), data(dir + ".c.js", "commits/" + sid + "/" + k));
+    auto c = site::decode_chunk(data(dir + ".js", "chunk/" + sid + "/" + k).dump(),
+                                data(dir + ".c.js", "commits/" + sid + "/" + k).dump());
     INFO((c ? "" : c.error().message));
     REQUIRE(c);
     return std::move(*c);

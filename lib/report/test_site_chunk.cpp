@@ -39,7 +39,7 @@ TEST_CASE("a chunk round-trips through its compact encoding") {
   CHECK(chunk["median"].contains("f32"));
   CHECK(chunk["status"]["values"] == nlohmann::json({"ok", "failed", "skipped"}));
   CHECK(chunk["commits"]["src"] == "data/s.0.c.js");
-  auto out = site::decode_chunk(chunk, site::encode_commits(in));
+  auto out = site::decode_chunk(chunk.dump(), site::encode_commits(in).dump());
   REQUIRE(out);
   CHECK(out->x == in.x);
   CHECK(out->time == in.time);
@@ -69,7 +69,7 @@ TEST_CASE("values a float32 cannot hold keep their column in float64") {
   CHECK(chunk["median"].contains("f64"));
   CHECK(chunk["q1"].contains("f64"));
   CHECK(chunk["q3"].contains("f32"));
-  auto out = site::decode_chunk(chunk, site::encode_commits(in));
+  auto out = site::decode_chunk(chunk.dump(), site::encode_commits(in).dump());
   REQUIRE(out);
   CHECK(out->median[2] == 1e300);
   CHECK(out->q1[0] == 1e-300);
@@ -82,7 +82,7 @@ TEST_CASE("a malformed chunk is refused with what is wrong") {
   auto broken = [&](auto edit) {
     nlohmann::json j = good;
     edit(j);
-    auto r = site::decode_chunk(j, commits);
+    auto r = site::decode_chunk(j.dump(), commits.dump());
     REQUIRE_FALSE(r);
     return r.error().message;
   };
@@ -91,7 +91,9 @@ TEST_CASE("a malformed chunk is refused with what is wrong") {
   CHECK(broken([](nlohmann::json& j) { j["median"] = {{"f32", "AAAA"}}; }).find("\"median\"") != std::string::npos);
   CHECK(broken([](nlohmann::json& j) { j["status"]["index"][0] = 9; }).find("status") != std::string::npos);
   CHECK(broken([](nlohmann::json& j) { j["labels"] = {{99, "v"}}; }).find("label") != std::string::npos);
-  auto r = site::decode_chunk(good, nlohmann::json::array());
+  CHECK(broken([](nlohmann::json& j) { j["n"][2] = "many"; }).find("\"n\"") != std::string::npos);
+  CHECK_FALSE(site::decode_chunk("{not json", commits.dump()));
+  auto r = site::decode_chunk(good.dump(), "[]");
   REQUIRE_FALSE(r);
   CHECK(r.error().message.find("commits") != std::string::npos);
 }
