@@ -337,8 +337,14 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   nlohmann::json metrics = nlohmann::json::array(), refs = nlohmann::json::array();
   std::vector<std::pair<std::string, std::string>> relatives;
   for (const auto& [ref_key, s] : summaries_) {
-    if (s.ref == ref && parts_of(s.key).benchmark == parts.benchmark) {
-      metrics.push_back({{"metric", parts_of(s.key).metric}, {"page", site::trend_page(repository, s.id)}});
+    // Every series of the repository is looked at for every series a job
+    // writes: the key's parts by view, not parsed.
+    const std::string_view other = s.key;
+    const size_t colon = other.rfind(':');
+    const std::string_view benchmark = colon == std::string_view::npos ? other : other.substr(0, colon);
+    if (s.ref == ref && benchmark == parts.benchmark) {
+      metrics.push_back({{"metric", colon == std::string_view::npos ? std::string_view() : other.substr(colon + 1)},
+                         {"page", site::trend_page(repository, s.id)}});
       if (s.key != key) relatives.push_back(ref_key);
     }
     if (s.key == key) {
