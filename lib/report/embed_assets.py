@@ -11,7 +11,11 @@ e.g. assets/benchbox.js), that is the FILEs concatenated in the order given,
 each followed by a newline if it lacks one (so it equals `cat FILE...` of
 files that end in one). The front-end's modules (web/src/*.js) become
 assets/benchbox.js this way: no bundler, their order is the command line's.
-Assets are listed in the order of the arguments."""
+Assets are listed in the order of the arguments. Each .js and .css asset
+is followed by its gzip (level 9, no name or date, so the same bytes every
+build) as <asset>.gz, for a web server's gzip_static: the front-end is sent
+compressed once, not compressed again per request."""
+import gzip
 import os
 import sys
 
@@ -69,7 +73,12 @@ def main():
         "",
     ]
     entries = []
-    for i, (name, data) in enumerate(assets(root, sys.argv[3:])):
+    listed = []
+    for name, data in assets(root, sys.argv[3:]):
+        listed.append((name, data))
+        if name.endswith((".js", ".css")):
+            listed.append((name + ".gz", gzip.compress(data, compresslevel=9, mtime=0)))
+    for i, (name, data) in enumerate(listed):
         body = ",".join(str(b) for b in data)
         lines.append(f"const unsigned char k{i}[] = {{{body}}};")
         entries.append(f'    {{"{name}", std::string_view(reinterpret_cast<const char*>(k{i}), {len(data)})}},')
