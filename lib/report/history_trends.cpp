@@ -53,10 +53,13 @@ SeriesPoint point_of(const store::Statement& q) {
   p.median = q.column_is_null(6) ? 0 : std::stod(q.column_text(6));
   p.samples = static_cast<size_t>(q.column_int64(7));
   p.status = q.column_text(8);
-  const auto profiles = nlohmann::json::parse(q.column_text(10), nullptr, false);
-  if (profiles.is_array())
-    for (const auto& f : profiles)
-      if (f.is_string()) p.profiles.push_back(f.get<std::string>());
+  // Most points have none: no JSON parse for each of a trend's points.
+  if (const std::string text = q.column_text(10); !text.empty() && text != "[]") {
+    const auto profiles = nlohmann::json::parse(text, nullptr, false);
+    if (profiles.is_array())
+      for (const auto& f : profiles)
+        if (f.is_string()) p.profiles.push_back(f.get<std::string>());
+  }
   p.position = q.column_is_null(11) ? -1 : q.column_int64(11);
   p.commit_time = q.column_int64(12);
   p.label = q.column_text(13);
