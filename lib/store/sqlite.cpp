@@ -3,6 +3,11 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
 #include "store/database.h"
 #include "util/fd.h"
 
@@ -13,8 +18,49 @@ namespace {
 struct SqliteClose {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 };
-struct SqliteFinalize {
-  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+
+// Idle prepared statements by their SQL, which prepare() hands out again: a
+// daemon runs the same few dozen statements over and over, and preparing
+// one costs about as much as running a small one. Shared with the
+// statements, so that one destroyed after its connection is finalized
+// rather than returned.
+class StatementCache {
+ public:
+  static constexpr size_t kMaxIdle = 64;
+
+  sqlite3_stmt* take(const std::string& sql) {
+    auto it = idle_.find(sql);
+    if (it == idle_.end() || it->second.empty()) return nullptr;
+    sqlite3_stmt* s = it->second.back();
+    it->second.pop_back();
+    --count_;
+    return s;
+  }
+  // Reset and without its bindings, as prepare() would make it.
+  void give(std::string sql, sqlite3_stmt* s) {
+    if (closed_ || count_ >= kMaxIdle) {
+      sqlite3_finalize(s);
+      return;
+    }
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    idle_[std::move(sql)].push_back(s);
+    ++count_;
+  }
+  // The connection is closing: every idle statement goes now, any other as
+  // its Statement does.
+  void close() {
+    for (auto& [sql, list] : idle_)
+      for (sqlite3_stmt* s : list) sqlite3_finalize(s);
+    idle_.clear();
+    count_ = 0;
+    closed_ = true;
+  }
+
+ private:
+  std::unordered_map<std::string, std::vector<sqlite3_stmt*>> idle_;
+  size_t count_ = 0;
+  bool closed_ = false;
 };
 
 Errc errc_for(int rc) {
@@ -51,30 +97,32 @@ class SqliteConnection;
 
 class SqliteStatement final : public StatementImpl {
  public:
-  SqliteStatement(SqliteConnection& conn, sqlite3_stmt* stmt) : conn_(&conn), stmt_(stmt) {}
+  SqliteStatement(SqliteConnection& conn, std::shared_ptr<StatementCache> cache, std::string sql, sqlite3_stmt* stmt)
+      : conn_(&conn), cache_(std::move(cache)), sql_(std::move(sql)), stmt_(stmt) {}
+  ~SqliteStatement() override { cache_->give(std::move(sql_), stmt_); }
+  SqliteStatement(const SqliteStatement&) = delete;
+  SqliteStatement& operator=(const SqliteStatement&) = delete;
 
-  void bind_int(int index, int64_t value) override { note(sqlite3_bind_int64(stmt_.get(), index, value)); }
-  void bind_real(int index, double value) override { note(sqlite3_bind_double(stmt_.get(), index, value)); }
+  void bind_int(int index, int64_t value) override { note(sqlite3_bind_int64(stmt_, index, value)); }
+  void bind_real(int index, double value) override { note(sqlite3_bind_double(stmt_, index, value)); }
   void bind_text(int index, const std::string& value) override {
-    note(sqlite3_bind_text(stmt_.get(), index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT));
+    note(sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT));
   }
-  void bind_null(int index) override { note(sqlite3_bind_null(stmt_.get(), index)); }
+  void bind_null(int index) override { note(sqlite3_bind_null(stmt_, index)); }
   Result<bool> step() override;
   void reset() override {
-    sqlite3_reset(stmt_.get());
-    sqlite3_clear_bindings(stmt_.get());
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
     bind_error_ = SQLITE_OK;
   }
-  int64_t column_int64(int column) const override { return sqlite3_column_int64(stmt_.get(), column); }
-  double column_real(int column) const override { return sqlite3_column_double(stmt_.get(), column); }
+  int64_t column_int64(int column) const override { return sqlite3_column_int64(stmt_, column); }
+  double column_real(int column) const override { return sqlite3_column_double(stmt_, column); }
   std::string column_text(int column) const override {
-    const unsigned char* text = sqlite3_column_text(stmt_.get(), column);
-    int n = sqlite3_column_bytes(stmt_.get(), column);
+    const unsigned char* text = sqlite3_column_text(stmt_, column);
+    int n = sqlite3_column_bytes(stmt_, column);
     return text ? std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(n)) : std::string();
   }
-  bool column_is_null(int column) const override {
-    return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
-  }
+  bool column_is_null(int column) const override { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
  private:
   // A bind error is reported by the next step(), so bind() can chain.
@@ -82,26 +130,33 @@ class SqliteStatement final : public StatementImpl {
     if (rc != SQLITE_OK && bind_error_ == SQLITE_OK) bind_error_ = rc;
   }
   SqliteConnection* conn_;
-  std::unique_ptr<sqlite3_stmt, SqliteFinalize> stmt_;
+  std::shared_ptr<StatementCache> cache_;
+  std::string sql_;
+  sqlite3_stmt* stmt_;  // owned: back to the cache, or finalized, when this goes
   int bind_error_ = SQLITE_OK;
 };
 
 class SqliteConnection final : public Connection {
  public:
   explicit SqliteConnection(std::string path) : path_(std::move(path)) {}
+  ~SqliteConnection() override { cache_->close(); }
+  SqliteConnection(const SqliteConnection&) = delete;
+  SqliteConnection& operator=(const SqliteConnection&) = delete;
 
   Status open();
   Backend backend() const override { return Backend::sqlite; }
   const std::string& name() const override { return path_; }
 
   Result<std::unique_ptr<StatementImpl>> prepare(const std::string& sql) override {
-    sqlite3_stmt* raw = nullptr;
-    int rc = sqlite3_prepare_v2(db_.get(), sql.c_str(), static_cast<int>(sql.size()), &raw, nullptr);
-    if (rc != SQLITE_OK) {
-      sqlite3_finalize(raw);
-      return error(rc, "prepare '" + sql.substr(0, 60) + "'");
+    sqlite3_stmt* raw = cache_->take(sql);
+    if (!raw) {
+      int rc = sqlite3_prepare_v2(db_.get(), sql.c_str(), static_cast<int>(sql.size()), &raw, nullptr);
+      if (rc != SQLITE_OK) {
+        sqlite3_finalize(raw);
+        return error(rc, "prepare '" + sql.substr(0, 60) + "'");
+      }
     }
-    return std::unique_ptr<StatementImpl>(new SqliteStatement(*this, raw));
+    return std::unique_ptr<StatementImpl>(new SqliteStatement(*this, cache_, sql, raw));
   }
 
   Status exec(const std::string& sql) override {
@@ -150,14 +205,15 @@ class SqliteConnection final : public Connection {
  private:
   std::string path_;
   std::unique_ptr<sqlite3, SqliteClose> db_;
+  std::shared_ptr<StatementCache> cache_ = std::make_shared<StatementCache>();
 };
 
 Result<bool> SqliteStatement::step() {
   if (bind_error_ != SQLITE_OK) return conn_->error(bind_error_, "bind");
-  int rc = sqlite3_step(stmt_.get());
+  int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  const char* sql = sqlite3_sql(stmt_.get());
+  const char* sql = sqlite3_sql(stmt_);
   return conn_->error(rc, std::string("step '") + std::string(sql ? sql : "").substr(0, 60) + "'");
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "store/database.h"
@@ -91,4 +92,47 @@ TEST_CASE("migrations run once each and stop at a failing one", "[sqlite]") {
   // Migration 2 committed, 3 rolled back entirely.
   CHECK(*db->schema_version("t") == 2);
   CHECK(scalar(*db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'b'") == 1);
+}
+
+TEST_CASE("a statement prepared again is fresh: reset, no bindings; one outliving its database is let go",
+          "[sqlite]") {
+  TempDir dir;
+  auto db = Database::open(dir.path + "/a.db");
+  REQUIRE(db);
+  REQUIRE(db->exec("CREATE TABLE t (a INTEGER)"));
+  REQUIRE(db->exec("INSERT INTO t VALUES (1), (2), (3)"));
+  const std::string sql = "SELECT a, ? FROM t ORDER BY a";
+  {
+    auto q = db->prepare(sql);
+    REQUIRE(q);
+    q->bind(1, int64_t{7});
+    REQUIRE(*q->step());  // left in the middle of its rows
+    CHECK(q->column_int64(1) == 7);
+  }
+  for (int round = 0; round < 3; ++round) {
+    auto q = db->prepare(sql);  // the one above, again
+    REQUIRE(q);
+    REQUIRE(*q->step());
+    CHECK(q->column_int64(0) == 1);  // from the first row, not where it stopped
+    CHECK(q->column_is_null(1));     // its binding gone
+  }
+  // Two of the same at once are two statements.
+  auto a = db->prepare(sql), b = db->prepare(sql);
+  REQUIRE(a);
+  REQUIRE(b);
+  REQUIRE(*a->step());
+  REQUIRE(*b->step());
+  REQUIRE(*b->step());
+  CHECK(a->column_int64(0) == 1);
+  CHECK(b->column_int64(0) == 2);
+  // Statements that outlive their database are finalized, not returned (ASan).
+  std::unique_ptr<Statement> late;
+  {
+    auto closing = Database::open(dir.path + "/b.db");
+    REQUIRE(closing);
+    auto p = closing->prepare("SELECT 1");
+    REQUIRE(p);
+    late = std::make_unique<Statement>(std::move(*p));
+  }
+  late.reset();
 }
