@@ -116,7 +116,10 @@ Status SiteWriter::write_all_series(const std::string& repository,
   for (const auto& [ref_key, chunks] : series)
     if (st = write_series(repository, ref_key.first, ref_key.second, chunks); !st) break;
   if (st) st = tx->commit();
-  if (!st) summaries_repository_.clear();
+  if (!st) {
+    summaries_repository_.clear();
+    windows_.clear();
+  }
   return st;
 }
 

@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "model/pull_request.h"
@@ -133,6 +134,17 @@ class SiteWriter {
     int64_t job = 0;
   };
   std::deque<RenderTask> plan_;
+  // The newest points of one environment of a series, as change points are
+  // detected on (HistoryStore::recent), kept between jobs: a push that
+  // only appended points (`appended`, from the chunk it appended to) adds
+  // them to the window kept; anything else reads it from history again.
+  Result<const Series*> change_window(const std::string& repository, const std::string& ref, const std::string& key,
+                                      const std::string& environment,
+                                      const std::optional<std::vector<SeriesPoint>>& appended);
+  // About 27 KB each (100 points); all dropped when full, so a repository
+  // with more series-environments than this reads them every job.
+  static constexpr size_t kWindowsKept = 2048;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, Series> windows_;
   // The series summaries of one repository, read once and kept current.
   Status load_summaries(const std::string& repository);
   std::string summaries_repository_;

@@ -45,6 +45,23 @@ KeyParts parts_of(const std::string& key) {
   return p;
 }
 
+// A point as a change-point window keeps it: what detection and the
+// series file read of it (median, samples, status, commit, job,
+// position), not its profiles, label, environment or machine.
+SeriesPoint for_window(const SeriesPoint& p) {
+  SeriesPoint w;
+  w.job_id = p.job_id;
+  w.commit = p.commit;
+  w.median = p.median;
+  w.q1 = p.q1;
+  w.q3 = p.q3;
+  w.samples = p.samples;
+  w.status = p.status;
+  w.position = p.position;
+  w.commit_time = p.commit_time;
+  return w;
+}
+
 // A data file's JSON (the argument of site::data_file's call), or "".
 std::string read_data_file(const std::string& path) {
   auto text = read_file(path, 64 << 20);
@@ -152,6 +169,29 @@ Status SiteWriter::investigation_changed(const std::string& repository, const st
   return write_all_series(repository, series);
 }
 
+Result<const Series*> SiteWriter::change_window(const std::string& repository, const std::string& ref,
+                                               const std::string& key, const std::string& environment,
+                                               const std::optional<std::vector<SeriesPoint>>& appended) {
+  const size_t limit = ChangeOptions{}.max_points;
+  const auto id = std::make_tuple(repository, ref, key, environment);
+  auto kept = windows_.find(id);
+  if (appended && kept != windows_.end()) {
+    // A push only appended after every point history had: the window is
+    // the one kept, with this environment's new points at its end.
+    Series& w = kept->second;
+    for (const SeriesPoint& p : *appended)
+      if (p.environment_key == environment) w.points.push_back(for_window(p));
+    if (w.points.size() > limit) w.points.erase(w.points.begin(), w.points.end() - static_cast<std::ptrdiff_t>(limit));
+    return &w;
+  }
+  auto s = history_.recent(repository, ref, key, environment, limit);
+  if (!s) return s.error();
+  if (windows_.size() >= kWindowsKept && kept == windows_.end()) windows_.clear();
+  for (SeriesPoint& p : s->points) p = for_window(p);
+  Series& w = windows_[id] = std::move(*s);
+  return &w;
+}
+
 Status SiteWriter::write_series(const std::string& repository, const std::string& ref, const std::string& key,
                                 const std::optional<std::set<int64_t>>& chunks) {
   const std::string sid = site::series_id(ref, key);
@@ -179,6 +219,9 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   std::string unit = summary.unit;
   model::Direction direction = summary.direction;
   const int64_t newest = summary.chunks.empty() ? -2 : summary.chunks.rbegin()->first;
+  // The points a push appended to the newest chunk, if that is all that
+  // changed: the change-point windows then take them too (change_window).
+  std::optional<std::vector<SeriesPoint>> appended_points;
   for (int64_t chunk : reading) {  // ascending: unplaced (-1) first
     // A job's point at the end of the newest chunk: the chunk from the
     // site's own files and that point from history; else the whole chunk.
@@ -193,6 +236,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
         cols = std::move((*appended)->columns);
         points = std::move((*appended)->added);
         counted = summary.chunks.at(chunk);
+        appended_points = points;
       }
     }
     if (points.empty()) {
@@ -293,10 +337,11 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   std::optional<SeriesChange> newest_change;
   bool newest_recent = false;
   for (size_t ei = 0; ei < summary.environments.size(); ++ei) {
-    auto s = history_.recent(repository, ref, key, summary.environments[ei].key, ChangeOptions{}.max_points);
+    auto s = change_window(repository, ref, key, summary.environments[ei].key,
+                           reading.size() == 1 ? appended_points : std::nullopt);
     if (!s) return s.error();
-    for (const auto& c : changes_.changes(*s)) {
-      const SeriesPoint& after = s->points[c.index];
+    for (const auto& c : changes_.changes(**s)) {
+      const SeriesPoint& after = (*s)->points[c.index];
       nlohmann::json j = c.to_json();
       // The release series' x is an index over every tag: found by its job.
       j["x"] = release(ref) || after.position < 0 ? nlohmann::json(nullptr) : nlohmann::json(after.position);
@@ -304,7 +349,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       change_list.push_back(std::move(j));
       if (!newest_change || after.job_id > newest_change->job_after) {
         newest_change = c;
-        newest_recent = c.index + 8 > s->points.size();
+        newest_recent = c.index + 8 > (*s)->points.size();
       }
     }
   }

@@ -323,6 +323,27 @@ TEST_CASE("a step on the branch is a change point in its series file") {
   CHECK(repo["benchmarks"][1]["series"]["refs/heads/main"]["change"].is_null());
 }
 
+TEST_CASE("the change points of a window kept between pushes are those history gives") {
+  Box box;
+  // Pushes on every other position, a 12 % step halfway.
+  for (int i = 0; i < 20; ++i)
+    box.finish(placed_run(i + 1, 100 + 2 * i, (i < 10 ? 0.100 : 0.112) * (1 + 0.002 * ((i * 7) % 5 - 2))));
+  const std::string sid = site::series_id("refs/heads/main", kKey);
+  auto changes = [&] { return box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid)["change_points"]; };
+  const auto pushed = changes();
+  REQUIRE(pushed.size() == 1);
+  REQUIRE(box.site.render_all().ok());  // every window read from history
+  CHECK(changes() == pushed);
+  // Backfills at the old level inside the window, then a push: the window
+  // is read again, not appended to, so what it finds is history's.
+  for (int i = 0; i < 4; ++i) box.finish(placed_run(30 + i, 125 + 2 * i, 0.100), "push", true);
+  box.finish(placed_run(40, 140, 0.112));
+  const auto after = changes();
+  CHECK(after != pushed);
+  REQUIRE(box.site.render_all().ok());
+  CHECK(changes() == after);
+}
+
 TEST_CASE("a run's callgrind profiles are copied into the site") {
   Box box;
   const std::string profile = box.dir.path + "/callgrind.out.42";
