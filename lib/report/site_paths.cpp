@@ -20,6 +20,8 @@ std::string component(const std::string& s) {
 }
 
 std::string id_text(int64_t n) { return std::to_string(n); }
+// A chunk's part of its file names: its number, "u" for unplaced points.
+std::string chunk_id(int64_t chunk) { return chunk < 0 ? std::string("u") : id_text(chunk); }
 
 }  // namespace
 
@@ -42,7 +44,7 @@ std::string series_data(const std::string& r, const std::string& sid) {
   return "data/" + repository_dir(r) + "/s/" + sid + ".js";
 }
 std::string chunk_data(const std::string& r, const std::string& sid, int64_t chunk) {
-  return "data/" + repository_dir(r) + "/s/" + sid + "." + (chunk < 0 ? std::string("u") : id_text(chunk)) + ".js";
+  return "data/" + repository_dir(r) + "/s/" + sid + "." + chunk_id(chunk) + ".js";
 }
 std::string group_run_id(int64_t group_id) { return "group-" + id_text(group_id); }
 std::string run_page(const std::string& r, const std::string& id) { return repository_dir(r) + "/runs/" + id + ".html"; }
@@ -65,15 +67,15 @@ std::string pull_data(const std::string& r, int64_t n) { return "data/" + reposi
 
 std::string series_name(const std::string& sid) { return "series/" + sid; }
 std::string commits_data(const std::string& r, const std::string& sid, int64_t chunk) {
-  return "data/" + repository_dir(r) + "/s/" + sid + "." + (chunk < 0 ? std::string("u") : id_text(chunk)) + ".c.js";
+  return "data/" + repository_dir(r) + "/s/" + sid + "." + chunk_id(chunk) + ".c.js";
 }
 
 std::string commits_name(const std::string& sid, int64_t chunk) {
-  return "commits/" + sid + "/" + (chunk < 0 ? std::string("u") : id_text(chunk));
+  return "commits/" + sid + "/" + chunk_id(chunk);
 }
 
 std::string chunk_name(const std::string& sid, int64_t chunk) {
-  return "chunk/" + sid + "/" + (chunk < 0 ? std::string("u") : id_text(chunk));
+  return "chunk/" + sid + "/" + chunk_id(chunk);
 }
 std::string run_name(int64_t job) { return "run/" + id_text(job); }
 std::string run_name(const std::string& id) { return "run/" + id; }
@@ -94,6 +96,14 @@ std::string data_file(const std::string& name, const nlohmann::json& value) {
   }
   out.append(json, from, std::string::npos).append(");\n");
   return out;
+}
+
+std::string data_file_json(const std::string& text) {
+  const size_t open = text.find(", "), close = text.rfind(");");
+  if (text.rfind("benchbox.receive(", 0) != 0 || open == std::string::npos || close == std::string::npos ||
+      close < open)
+    return {};
+  return text.substr(open + 2, close - open - 2);
 }
 
 std::string root_from(const std::string& path) {

@@ -57,6 +57,8 @@ std::string pull_name(int64_t number);
 
 // A data file's text: `benchbox.receive("name", <json>);`.
 std::string data_file(const std::string& name, const nlohmann::json& value);
+// The JSON text of a data file's call again; "" when `text` is not one.
+std::string data_file_json(const std::string& text);
 
 // The HTML shell of a page: `page` (index, repository, trend, run, pull)
 // draws the data file `src` (relative to the root) named `name`. `path` is

@@ -62,15 +62,10 @@ SeriesPoint for_window(const SeriesPoint& p) {
   return w;
 }
 
-// A data file's JSON (the argument of site::data_file's call), or "".
+// A data file's JSON (site::data_file_json), or "" when it cannot be read.
 std::string read_data_file(const std::string& path) {
   auto text = read_file(path, 64 << 20);
-  if (!text) return {};
-  const size_t open = text->find(", "), close = text->rfind(");");
-  if (text->rfind("benchbox.receive(", 0) != 0 || open == std::string::npos || close == std::string::npos ||
-      close < open)
-    return {};
-  return text->substr(open + 2, close - open - 2);
+  return text ? site::data_file_json(*text) : std::string();
 }
 
 // A branch chunk as the site already holds it, and the points a job added
