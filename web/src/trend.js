@@ -6,7 +6,7 @@
   "use strict";
 
   const { site, load, h, link, table, td, muted, section, code, dirOf, isNum, sha, commitRange,
-    refName, fmtRatio, fmtChange, lowerIsBetter, badge, header, brand, ENV_COLOURS, joinChunks,
+    refName, fmtRatio, fmtChange, lowerIsBetter, badge, header, brand, ENV_COLOURS, COLUMNS, joinChunks,
     loadCommits, round7, locate, drawTrendChart } = benchbox._;
 
   function selector(label, items, currentPage, text) {
@@ -67,8 +67,7 @@
       download.disabled = true;
       loadCommits(P, null).then(() => {
         const points = {};
-        for (const c of ["x", "time", "commit", "job", "label", "n", "status", "env"]) points[c] = P[c];
-        for (const c of ["median", "q1", "q3"]) points[c] = round7(P[c]);
+        for (const c of COLUMNS) points[c] = ["median", "q1", "q3"].includes(c) ? round7(P[c]) : P[c];
         const blob = new Blob([JSON.stringify({ series: s, points }, null, 0)], { type: "application/json" });
         const a = h("a", { href: URL.createObjectURL(blob), download: (s.id || "series") + ".json" });
         document.body.appendChild(a);

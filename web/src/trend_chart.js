@@ -350,5 +350,5 @@
     return drawn;
   }
 
-  Object.assign(benchbox._, { ENV_COLOURS, joinChunks, loadCommits, round7, locate, drawTrendChart });
+  Object.assign(benchbox._, { ENV_COLOURS, COLUMNS, joinChunks, loadCommits, round7, locate, drawTrendChart });
 })(window.benchbox = window.benchbox || {});
