@@ -6,7 +6,8 @@
 //      exec and the kill of the uid's processes after), and the systemd
 //      transient scope where systemd is PID 1 (else says why not), and the
 //      contained launch: a transient service as benchbox-job (--meter PATH:
-//      benchbox-meter, default the package's);
+//      benchbox-meter, default the package's), and the same with one unit
+//      per job whose supervisor runs the commands;
 //   2. callgrind's slowdown on the demo's workload (scripts/demo.sh's loop,
 //      built here), plain vs under runnerd's callgrind command;
 //   3. a build-cache hit vs a cold build (export + cc -O2) of that demo tree.
@@ -31,6 +32,7 @@
 #include "exec/pinned_runner.h"
 #include "exec/scope_runner.h"
 #include "exec/service_runner.h"
+#include "exec/supervised_runner.h"
 #include "util/clock.h"
 #include "util/file.h"
 #include "util/text.h"
@@ -154,6 +156,21 @@ int main(int argc, char** argv) {
                                               exec::Command::Network::loopback, true);
       std::printf("  contained service runner      %8.3f ms  %.2fx  (%.2fx the scope)\n", service_cost * 1e3,
                   service_cost / plain, service_cost / scope_cost);
+      // The same containment, one unit per job: its supervisor runs the
+      // commands (exec/supervised_runner.h). The unit's start is paid once
+      // per job, at the first command: the first of n runs here.
+      exec::SupervisedRunner supervised(so);
+      const double supervised_cost = per_process(supervised, n, "exec /bin/true", std::nullopt,
+                                                 exec::Command::Network::loopback, true);
+      supervised.end_job();
+      std::printf("  contained, one unit per job   %8.3f ms  %.2fx  (%.2fx the scope)\n", supervised_cost * 1e3,
+                  supervised_cost / plain, supervised_cost / scope_cost);
+      // What its first command pays alone: the unit's start, once per job.
+      exec::SupervisedRunner fresh(so);
+      const double first = per_process(fresh, 1, "exec /bin/true", std::nullopt, exec::Command::Network::loopback, true);
+      fresh.end_job();
+      std::printf("  ... a job's first command     %8.3f ms  %.2fx  (%.2fx the scope)\n", first * 1e3, first / plain,
+                  first / scope_cost);
     } else {
       std::printf("  contained service runner      unavailable here: no %s or no user %s\n", meter.c_str(),
                   so.user.c_str());

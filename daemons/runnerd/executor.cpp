@@ -28,12 +28,17 @@ namespace {
 namespace fs = std::filesystem;
 using model::JobKind;
 
-// Removes the job's work trees however execute_job leaves.
+// Removes the job's work trees however execute_job leaves, then ends
+// what the runner kept for the job (the supervised runner's units).
 struct WorkDirGuard {
   std::string path;
   int64_t job_id;
   exec::CommandRunner* runner;  // the transient service, else null
-  ~WorkDirGuard() { remove_job_dir(path, job_id, runner); }
+  exec::CommandRunner* job_runner;
+  ~WorkDirGuard() {
+    remove_job_dir(path, job_id, runner);
+    if (job_runner) job_runner->end_job();
+  }
 };
 
 struct Failure {
@@ -210,6 +215,7 @@ void clean_work_dir(const std::string& work_dir, exec::CommandRunner* runner) {
     }
     remove_job_dir(p.string(), id, runner);
   }
+  if (runner) runner->end_job();
 }
 
 // "" when some benchmark measured; else the first failure's reason.
@@ -322,7 +328,7 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
 
   // 3. Work trees, result set headers, builds (once per commit and command).
   const std::string work = path_join(ctx.work_dir, id);
-  WorkDirGuard guard{work, job.id, ctx.contained_service ? ctx.runner : nullptr};
+  WorkDirGuard guard{work, job.id, ctx.contained_service ? ctx.runner : nullptr, ctx.runner};
   {
     std::error_code ec;
     fs::remove_all(work, ec);

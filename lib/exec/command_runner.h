@@ -125,6 +125,10 @@ class CommandRunner {
   // the command could not be started at all.
   virtual Result<Outcome> run(const Command& command, const std::atomic<bool>* cancel) = 0;
   virtual std::string describe() const = 0;
+  // The job whose commands ran is over: what the runner kept for it goes
+  // (supervised_runner.h: the job's units). Runners that keep nothing
+  // between commands need not care.
+  virtual void end_job() {}
 };
 
 }  // namespace bb::exec

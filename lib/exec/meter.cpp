@@ -78,7 +78,7 @@ Result<MeterReading> parse_meter_report(const std::string& text) {
   return m;
 }
 
-Status write_meter_report(const std::string& out) {
+Result<std::string> own_meter_report() {
   auto cgroup = cgroup2_path_of("", ::getpid());
   if (!cgroup) return make_error(Errc::not_found, "this process is in no cgroup-v2 group");
   // "4:memory:/system.slice/x.service" lines: the v1 hierarchies of a hybrid host.
@@ -90,7 +90,11 @@ Status write_meter_report(const std::string& out) {
       const std::string controller = line.substr(first + 1, second - first - 1);
       if (controller == "memory" || controller == "pids") v1[controller] = line.substr(second + 1);
     }
-  auto report = meter_report("", *cgroup, v1);
+  return meter_report("", *cgroup, v1);
+}
+
+Status write_meter_report(const std::string& out) {
+  auto report = own_meter_report();
   if (!report) return report.error();
   const std::string tmp = out + ".tmp";
   ::unlink(tmp.c_str());

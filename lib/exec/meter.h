@@ -33,6 +33,9 @@ Result<std::string> meter_report(const std::string& root, const std::string& cgr
 // Parses a report; an error when it has no cpu.stat figures.
 Result<MeterReading> parse_meter_report(const std::string& text);
 
+// The report of this process's own cgroup (from /proc/self/cgroup).
+Result<std::string> own_meter_report();
+
 // benchbox-meter's whole job: the report of this process's own cgroup
 // (from /proc/self/cgroup), written to `out` atomically (mode 0644, in a
 // directory only runnerd may read).

@@ -13,6 +13,7 @@
 #include "exec/cgroup_memory.h"
 #include "exec/pinned_runner.h"
 #include "exec/service_runner.h"
+#include "exec/supervised_runner.h"
 #include "exec/systemd_manager.h"
 #include "util/cpu_list.h"
 #include "util/file.h"
@@ -165,9 +166,10 @@ RunnerChoice make_benchmark_runner(const ScopeOptions& options, const ServiceOpt
       chosen.allowed_cpus = allowed_cpus;
       choice.scopes = true;
       choice.contained = true;
-      choice.why = "transient services in " + chosen.slice + " as " + chosen.user + " (systemd " + *version + "); " +
+      choice.why = "transient services in " + chosen.slice + " as " + chosen.user +
+                   ", one per job, its supervisor running the commands (systemd " + *version + "); " +
                    cpus_note;
-      choice.runner = std::make_unique<ServiceRunner>(std::move(chosen));
+      choice.runner = std::make_unique<SupervisedRunner>(std::move(chosen));
       return choice;
     }
   }

@@ -72,8 +72,9 @@ class ScopeRunner final : public CommandRunner {
 // controller; pinning with sched_setaffinity)" or "systemd is not PID 1:
 // falls back to the plain pinned child".
 //
-// With `contained` (runnerd's rules), a ServiceRunner (service_runner.h)
-// instead of the scope where its user and benchbox-meter exist: every
+// With `contained` (runnerd's rules), a SupervisedRunner
+// (supervised_runner.h: the transient service of service_runner.h, one per
+// job) instead of the scope where its user and benchbox-meter exist: every
 // command then runs as that user, sandboxed and bounded.
 struct ServiceOptions;
 struct RunnerChoice {

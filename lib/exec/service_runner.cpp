@@ -68,6 +68,56 @@ std::string ServiceRunner::describe() const {
          ")";
 }
 
+std::string contained_limit_hit(const Command& c, const Outcome& o, bool oom_killed, bool tasks_max_hit) {
+  if (oom_killed)
+    return "memory: reached MemoryMax=" + std::to_string(c.limits.memory_max_bytes) +
+           " bytes (runner.memory_max_bytes); the kernel's OOM killer stopped it";
+  if (tasks_max_hit)
+    return "tasks: reached TasksMax=" + std::to_string(c.limits.tasks_max) + " (runner.tasks_max); a fork or thread failed";
+  if ((o.term_signal == SIGXFSZ || o.exit_code == 128 + SIGXFSZ) && c.limits.file_size_max_bytes > 0)
+    return "file size: a file reached " + std::to_string(c.limits.file_size_max_bytes) +
+           " bytes (runner.file_size_max_bytes)";
+  return "";
+}
+
+Result<ContainedProgram> contained_program(const Command& c) {
+  auto env_map = base_environment();
+  for (const auto& [k, v] : c.env) env_map[k] = v;
+  auto argv = exec_argv(c, env_map);
+  if (!argv) return argv.error();
+  ContainedProgram p;
+  p.argv = std::move(*argv);
+  // setarch -R: the whole tree at fixed addresses (callgrind), as the
+  // pinned child does with personality(2).
+  if (c.no_aslr) p.argv.insert(p.argv.begin(), {"/usr/bin/setarch", machine_name(), "-R"});
+  for (const auto& [k, v] : env_map) p.env.push_back(k + "=" + v);
+  return p;
+}
+
+int append_contained_unit(sd_bus_message* m, const Command& c, const ServiceOptions& o, bool admit, bool set_allowed) {
+  const uint64_t stop_usec = static_cast<uint64_t>(o.kill_grace.count()) * 1000;
+  int r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)", "Slice", "s", o.slice.c_str(), "Type", "s", "exec", "User",
+                                "s", o.user.c_str(), "Group", "s", o.group.c_str(), "UMask", "u", uint32_t(0007));
+  if (r >= 0)
+    r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)", "CollectMode", "s", "inactive-or-failed",
+                              "TimeoutStopUSec", "t", stop_usec, "SendSIGKILL", "b", 1, "CPUAccounting", "b", 1,
+                              "MemoryAccounting", "b", 1, "TasksAccounting", "b", 1);
+  // The sandbox: nothing of the box but the job's own directory to write.
+  if (r >= 0) r = append_job_sandbox(m, c);
+  if (r >= 0 && !c.writable_dir.empty()) r = append_strv_property(m, "ReadWritePaths", {c.writable_dir});
+  const auto mask = cpu_mask_bytes(c.cpus);
+  if (r >= 0 && !c.cpus.empty() && !admit) r = append_bytes_property(m, "CPUAffinity", mask);
+  if (r >= 0 && set_allowed) r = append_bytes_property(m, "AllowedCPUs", mask);
+  if (r >= 0 && c.limits.memory_max_bytes > 0)
+    r = sd_bus_message_append(m, "(sv)(sv)", "MemoryMax", "t", c.limits.memory_max_bytes, "MemorySwapMax", "t",
+                              uint64_t(0));
+  if (r >= 0 && c.limits.tasks_max > 0) r = sd_bus_message_append(m, "(sv)", "TasksMax", "t", c.limits.tasks_max);
+  if (r >= 0 && c.limits.file_size_max_bytes > 0)
+    r = sd_bus_message_append(m, "(sv)(sv)", "LimitFSIZE", "t", c.limits.file_size_max_bytes, "LimitFSIZESoft", "t",
+                              c.limits.file_size_max_bytes);
+  return r;
+}
+
 Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* cancel) {
   std::string unit = c.unit_name;
   if (unit.empty()) unit = "benchbox-run-" + std::to_string(::getpid()) + "-" + std::to_string(++counter_) + ".service";
@@ -96,54 +146,28 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
 
   const std::string meter_file = path_join(options_.meter_dir, unit + ".meter");
   ::unlink(meter_file.c_str());
-  auto env_map = base_environment();
-  for (const auto& [k, v] : c.env) env_map[k] = v;
-  auto program = exec_argv(c, env_map);
+  auto program = contained_program(c);
   if (!program) return program.error();
-  std::vector<std::string> argv = std::move(*program);
-  // setarch -R: the whole tree at fixed addresses (callgrind), as the
-  // pinned child does with personality(2).
-  if (c.no_aslr) argv.insert(argv.begin(), {"/usr/bin/setarch", machine_name(), "-R"});
+  std::vector<std::string> argv = std::move(program->argv);
   // v1 shielding applied: the gate waits to be admitted, then pins itself.
   const bool admit = options_.bench.applies(c.cpus);
   if (admit) argv.insert(argv.begin(), {"--pin", format_cpu_list(c.cpus), "--"});
   else argv.insert(argv.begin(), "--");
   argv.insert(argv.begin(), {options_.meter_program, "--gate", gate_counter_list(c.counters)});
-  std::vector<std::string> env;
-  for (const auto& [k, v] : env_map) env.push_back(k + "=" + v);
-  const auto mask = cpu_mask_bytes(c.cpus);
+  const std::vector<std::string>& env = program->env;
   const bool set_allowed = options_.allowed_cpus && !c.cpus.empty() && !admit;
   const std::vector<std::string> privileged = {"privileged"};
   const std::string description = "benchbox: " + c.display().substr(0, 80);
-  const uint64_t stop_usec = static_cast<uint64_t>(options_.kill_grace.count()) * 1000;
 
   Status started = systemd->start_transient(unit, [&](sd_bus_message* m) {
-    int r = sd_bus_message_append(
-        m, "(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)", "Description", "s", description.c_str(), "Slice", "s",
-        options_.slice.c_str(), "Type", "s", "exec", "User", "s", options_.user.c_str(), "Group", "s",
-        options_.group.c_str(), "UMask", "u", uint32_t(0007), "StandardInputFileDescriptor", "h", gate_theirs.get(),
-        "StandardOutputFileDescriptor", "h", out_w.get(), "StandardErrorFileDescriptor", "h", err_w.get(),
-        "AddRef", "b", 1);
-    if (r >= 0)
-      r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)", "CollectMode", "s", "inactive-or-failed",
-                                "TimeoutStopUSec", "t", stop_usec, "SendSIGKILL", "b", 1, "CPUAccounting", "b", 1,
-                                "MemoryAccounting", "b", 1, "TasksAccounting", "b", 1);
-    // The sandbox: nothing of the box but the job's own directory to write.
-    if (r >= 0) r = append_job_sandbox(m, c);
+    int r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)", "Description", "s", description.c_str(),
+                                  "StandardInputFileDescriptor", "h", gate_theirs.get(), "StandardOutputFileDescriptor",
+                                  "h", out_w.get(), "StandardErrorFileDescriptor", "h", err_w.get(), "AddRef", "b", 1);
+    if (r >= 0) r = append_contained_unit(m, c, options_, admit, set_allowed);
     if (r >= 0 && !c.cwd.empty()) r = sd_bus_message_append(m, "(sv)", "WorkingDirectory", "s", c.cwd.c_str());
-    if (r >= 0 && !c.writable_dir.empty()) r = append_strv_property(m, "ReadWritePaths", {c.writable_dir});
     if (r >= 0) r = append_strv_property(m, "Environment", env);
     if (r >= 0) r = append_exec(m, "ExecStart", argv, nullptr);
     if (r >= 0) r = append_exec(m, "ExecStopPostEx", {options_.meter_program, meter_file}, &privileged);
-    if (r >= 0 && !c.cpus.empty() && !admit) r = append_bytes_property(m, "CPUAffinity", mask);
-    if (r >= 0 && set_allowed) r = append_bytes_property(m, "AllowedCPUs", mask);
-    if (r >= 0 && c.limits.memory_max_bytes > 0)
-      r = sd_bus_message_append(m, "(sv)(sv)", "MemoryMax", "t", c.limits.memory_max_bytes, "MemorySwapMax", "t",
-                                uint64_t(0));
-    if (r >= 0 && c.limits.tasks_max > 0) r = sd_bus_message_append(m, "(sv)", "TasksMax", "t", c.limits.tasks_max);
-    if (r >= 0 && c.limits.file_size_max_bytes > 0)
-      r = sd_bus_message_append(m, "(sv)(sv)", "LimitFSIZE", "t", c.limits.file_size_max_bytes, "LimitFSIZESoft", "t",
-                                c.limits.file_size_max_bytes);
     return r;
   });
   if (!started) {
@@ -277,15 +301,8 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
     outcome.peak_memory_bytes = static_cast<int64_t>(*meter->memory_peak);
     outcome.memory_source = "cgroup memory.peak";
   }
-  if (*result == "oom-kill" || meter->oom_kills > 0)
-    outcome.limit_hit = "memory: reached MemoryMax=" + std::to_string(c.limits.memory_max_bytes) +
-                        " bytes (runner.memory_max_bytes); the kernel's OOM killer stopped it";
-  else if (meter->tasks_max_hits > 0)
-    outcome.limit_hit = "tasks: reached TasksMax=" + std::to_string(c.limits.tasks_max) +
-                        " (runner.tasks_max); a fork or thread failed";
-  else if ((outcome.term_signal == SIGXFSZ || outcome.exit_code == 128 + SIGXFSZ) && c.limits.file_size_max_bytes > 0)
-    outcome.limit_hit = "file size: a file reached " + std::to_string(c.limits.file_size_max_bytes) +
-                        " bytes (runner.file_size_max_bytes)";
+  outcome.limit_hit = contained_limit_hit(c, outcome, *result == "oom-kill" || meter->oom_kills > 0,
+                                          meter->tasks_max_hits > 0);
   outcome.switches_measured = false;
   outcome.switches_unavailable = "not measured in a contained launch (PID 1 forks the command; no rusage reaches runnerd)";
   outcome.counters = gate->counters->read();

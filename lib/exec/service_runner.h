@@ -25,8 +25,11 @@
 // forks: they are reported unavailable, with that reason.
 #pragma once
 
+#include <systemd/sd-bus.h>
+
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "exec/bench_cpuset.h"
 #include "exec/command_runner.h"
@@ -46,6 +49,25 @@ struct ServiceOptions {
   // gate waits until its MainPID is admitted, then pins itself.
   BenchAdmission bench;
 };
+
+// What a contained command execs (exec_argv; under setarch -R without
+// ASLR) and its whole environment, base_environment() and the command's.
+struct ContainedProgram {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // KEY=VALUE
+};
+Result<ContainedProgram> contained_program(const Command& c);
+
+// Outcome::limit_hit of a contained command: the unit's cgroup counted an
+// OOM kill or a fork refused at TasksMax= while it ran, or it died of
+// SIGXFSZ under LimitFSIZE=. "" when none.
+std::string contained_limit_hit(const Command& c, const Outcome& o, bool oom_killed, bool tasks_max_hit);
+
+// The properties of a contained unit that do not depend on what it runs:
+// slice, Type=exec, user and group, the sandbox (job_sandbox.h), the job's
+// directory, CPUs (CPUAffinity= unless `admit`, AllowedCPUs= with
+// `set_allowed`) and the bounds. Returns a negative errno as sd-bus does.
+int append_contained_unit(sd_bus_message* m, const Command& c, const ServiceOptions& o, bool admit, bool set_allowed);
 
 class ServiceRunner final : public CommandRunner {
  public:

@@ -10,6 +10,7 @@
 
 #include "exec/gate.h"
 #include "exec/output_capture.h"
+#include "exec/service_runner.h"
 #include "exec/supervisor.h"
 #include "exec/supervisor_wire.h"
 
@@ -69,6 +70,13 @@ void fill_exit(const json& e, uint64_t start_ns, Outcome& o) {
   o.involuntary_switches = e.value("nivcsw", int64_t(0));
   o.peak_memory_bytes = e.value("maxrss_kb", int64_t(0)) * 1024;  // Linux reports KiB
   o.memory_source = "ru_maxrss";
+}
+
+// The unit's bounds, from the cgroup events the supervisor counted over the command.
+void fill_bounds(const json& e, const Command& c, Outcome& o) {
+  const bool oom = e.value("oom_kills", uint64_t(0)) > 0;
+  o.limit_hit = contained_limit_hit(c, o, oom, e.value("tasks_max_hits", uint64_t(0)) > 0);
+  if (oom && o.term_signal == SIGKILL) o.killed_by = "the kernel's OOM killer";
 }
 
 }  // namespace
@@ -168,6 +176,7 @@ Result<Outcome> run_supervised(int control, const Command& c, const std::vector<
   }
   drain(streams, sink, kSupervisedDrain);
   fill_exit(*exited, gate->start_ns, outcome);
+  fill_bounds(*exited, c, outcome);
   outcome.counters = gate->counters->read();
   return outcome;
 }

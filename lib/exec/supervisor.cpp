@@ -15,10 +15,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "exec/gate.h"
+#include "exec/meter.h"
 #include "exec/supervisor_wire.h"
 
 namespace bb::exec {
@@ -33,9 +35,21 @@ uint64_t monotonic_ns() {
   return uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec);
 }
 
-// The running command: its main process, the leader of its own session.
+// The unit's bound events so far (meter.h), where the cgroup has them.
+std::optional<MeterReading> bound_events() {
+  auto report = own_meter_report();
+  if (!report) return std::nullopt;
+  auto reading = parse_meter_report(*report);
+  if (!reading) return std::nullopt;
+  return *reading;
+}
+
+// The running command: its main process, the leader of its own session,
+// and the unit's bound events when it started.
 struct Running {
   pid_t pid = 0;
+  bool have_events = false;
+  uint64_t oom_kills = 0, tasks_max_hits = 0;
 };
 
 // In the child: becomes the gate of `request` (gate.h) with the three fds
@@ -96,14 +110,15 @@ std::vector<pid_t> own_children() {
 // Everything a command left running: as subreaper, each orphan of it
 // becomes this process's child; killed and reaped round by round until
 // none is left (a killed process's own children come to us next round).
-// How many were killed.
+// How many were killed; -1 when some still ran after 5 s (a fork race).
 int64_t kill_leftovers() {
   int64_t killed = 0;
   const uint64_t give_up = monotonic_ns() + 5'000'000'000ull;
   for (;;) {
     while (::waitpid(-1, nullptr, WNOHANG) > 0) {}
     auto children = own_children();
-    if (children.empty() || monotonic_ns() > give_up) return killed;
+    if (children.empty()) return killed;
+    if (monotonic_ns() > give_up) return -1;
     for (pid_t p : children)
       if (::kill(p, SIGKILL) == 0) ++killed;
     for (pid_t p : children) ::waitpid(p, nullptr, 0);
@@ -158,6 +173,11 @@ class Supervisor {
       become_command(in->message, in->fds);
     }
     running_.pid = pid;
+    if (auto events = bound_events()) {
+      running_.have_events = true;
+      running_.oom_kills = events->oom_kills;
+      running_.tasks_max_hits = events->tasks_max_hits;
+    }
     return reply({{"event", "started"}, {"pid", pid}});
   }
 
@@ -177,10 +197,20 @@ class Supervisor {
       return true;
     }
     const uint64_t end = monotonic_ns();
+    const Running before = running_;
     running_ = {};
     ::kill(-r, SIGKILL);  // its process group, before anything else of it runs on
-    json event = exit_event(status, ru, kill_leftovers());
+    const int64_t leftovers = kill_leftovers();
+    // Something of the command outran the kills: only the unit's end (PID 1
+    // kills its whole cgroup) stops it, and runnerd must not go on before.
+    if (leftovers < 0) return false;
+    json event = exit_event(status, ru, leftovers);
     event["end_ns"] = end;
+    // A bound the unit's cgroup counted while the command ran was the command's.
+    if (auto after = bound_events(); after && before.have_events) {
+      event["oom_kills"] = after->oom_kills - before.oom_kills;
+      event["tasks_max_hits"] = after->tasks_max_hits - before.tasks_max_hits;
+    }
     return reply(event);
   }
 

@@ -11,7 +11,9 @@
 //   supervisor -> runnerd: {"event":"started","pid":N};
 //     {"event":"exited","code":C,"status":S,"end_ns":...,"user_usec":...,
 //     "system_usec":...,"maxrss_kb":...,"nvcsw":...,"nivcsw":...,
-//     "leftovers":K}; {"event":"error","message":...}.
+//     "leftovers":K, "oom_kills":N, "tasks_max_hits":N}: the last two
+//     from the unit's cgroup events, where it has them;
+//     {"event":"error","message":...}.
 // One command at a time. The child becomes the gate (gate.h) in-process:
 // it reports its clock and counters on the gate socket before it execs,
 // and with "pin" it first waits for runnerd's go (v1 shielding admits its
@@ -47,17 +49,6 @@ namespace bb::exec {
 // Serves runnerd on `control` until it closes the socket, then kills what
 // is left and returns the exit status (0, or 1 when the socket failed).
 int run_supervisor(int control);
-
-// How a command ended, as the supervisor saw it (wait4 of its main process).
-struct SupervisedExit {
-  int code = 0;        // CLD_EXITED, CLD_KILLED or CLD_DUMPED
-  int status = 0;      // exit status or signal
-  uint64_t end_ns = 0;  // CLOCK_MONOTONIC when wait4 returned
-  uint64_t user_usec = 0, system_usec = 0;  // rusage: the tree waited for
-  int64_t maxrss_kb = 0;
-  int64_t nvcsw = 0, nivcsw = 0;
-  int64_t leftovers = 0;  // processes still running after it, killed
-};
 
 struct SupervisedOptions {
   std::chrono::milliseconds kill_grace{std::chrono::seconds(5)};  // SIGTERM -> SIGKILL

@@ -544,6 +544,8 @@ measure_scope_cost() {
     fail "bench-runner measured no transient scope in the container: $out"
   grep -Eq 'contained service runner +[0-9.]+ ms +[0-9.]+x' <<<"$out" ||
     fail "bench-runner measured no contained launch in the container: $out"
+  grep -Eq 'contained, one unit per job +[0-9.]+ ms +[0-9.]+x' <<<"$out" ||
+    fail "bench-runner measured no supervised launch (one unit per job) in the container: $out"
   local line
   while IFS= read -r line; do note "bench-runner: $line"; done <<<"$out"
 }
