@@ -11,7 +11,9 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "formats/google_benchmark_rows.h"
 #include "formats/json_support.h"
+#include "formats/name_index.h"
 #include "formats/parsers.h"
 #include "formats/units.h"
 #include "util/json_read.h"
@@ -19,17 +21,6 @@
 namespace bb::formats::detail {
 
 namespace {
-
-// Members Google Benchmark writes itself; any other number is a counter.
-// Sorted as std::map sorts a row's keys, so one walk alongside the row's
-// members tells them apart (every member of every row is looked at).
-constexpr std::string_view kBuiltin[] = {
-    "aggregate_name", "aggregate_unit", "big_o", "cpu_coefficient", "cpu_time", "error_message",
-    "error_occurred", "family_index", "iterations", "label", "name", "per_family_instance_index",
-    "real_coefficient", "real_time", "repetition_index", "repetitions", "rms", "run_name", "run_type",
-    "skip_message", "skipped", "threads", "time_unit",
-};
-static_assert(std::is_sorted(std::begin(kBuiltin), std::end(kBuiltin)));
 
 std::string counter_unit(const std::string& name) {
   if (name == "bytes_per_second") return "bytes/s";
@@ -48,7 +39,7 @@ struct Series {
 struct Group {
   std::string run_name, place;
   Series wall, cpu;
-  std::map<std::string, Series> counters;
+  std::map<std::string, Series, std::less<>> counters;
   json extra;  // null, like model::Benchmark::extra, until a row sets something
   model::BenchmarkStatus status = model::BenchmarkStatus::ok;
   std::string reason;
@@ -133,17 +124,66 @@ class Reader {
     return for_counters(r, at, [&](const std::string& k, double v) { counter(g, k).samples.push_back(v); });
   }
 
+  // A row of the fast reader (google_benchmark_rows.h), as row() reads
+  // the same row; false where row() would word an error or keep a fit,
+  // so the DOM reader reads the file instead. `place` makes the row's
+  // pointer only when a run is new.
+  template <class Place>
+  bool plain_row(const GbRow& r, Place&& place) {
+    const std::string_view run_type = r.run_type.value_or("iteration");
+    const bool aggregate = run_type == "aggregate";
+    if (!aggregate && run_type != "iteration") return false;
+    if (aggregate && (!r.aggregate_name || *r.aggregate_name == "BigO" || *r.aggregate_name == "RMS")) return false;
+    Group& g = group(r.run_name.value_or(r.name), place);
+    if (r.error_occurred) {
+      g.status = model::BenchmarkStatus::failed;
+      g.reason = std::string(r.error_message.value_or("error_occurred"));
+    } else if (r.skipped) {
+      g.status = model::BenchmarkStatus::skipped;
+      g.reason = std::string(r.skip_message.value_or(r.error_message.value_or("skipped")));
+    }
+    if (g.status != model::BenchmarkStatus::ok && !aggregate) return true;
+    if (!r.time_unit || !r.real_time || !r.cpu_time || (!aggregate && !r.iterations)) return false;
+    auto scale = seconds_per(*r.time_unit);
+    if (!scale) return false;
+    if (aggregate) {
+      const std::string name(*r.aggregate_name);
+      // "percentage" (cv) is a plain ratio; "time" is in time_unit.
+      const double s = r.aggregate_unit.value_or("time") == "percentage" ? 1.0 : *scale;
+      g.wall.summary[name] = *r.real_time * s;
+      g.cpu.summary[name] = *r.cpu_time * s;
+      for (const auto& [k, v] : r.counters) counter(g, k).summary[name] = v;
+      return true;
+    }
+    if (g.wall.samples.empty() && r.repetitions) reserve(g, *r.repetitions);
+    g.wall.samples.push_back(*r.real_time * *scale);
+    g.wall.iterations.push_back(*r.iterations);
+    g.cpu.samples.push_back(*r.cpu_time * *scale);
+    g.cpu.iterations.push_back(*r.iterations);
+    if (!r.threads.is_null()) g.extra["threads"] = r.threads;
+    if (r.label) g.extra["label"] = std::string(*r.label);
+    for (const auto& [k, v] : r.counters) counter(g, k).samples.push_back(v);
+    return true;
+  }
+
+  void expect_runs(size_t n) { index_.reserve(n); }
+
   ParsedList finish() {
-    std::unordered_map<std::string, size_t>().swap(index_);
+    NameIndex().swap(index_);  // its memory goes before the benchmarks are built
     ParsedList out;
+    // One group per run name, each metric of it once, and a fit only for a
+    // family no run carries: no key can come twice.
+    out.keys_unique = true;
     size_t n = 2 * complexity_.size();
     for (const auto& g : groups_) n += 2 + g->counters.size();
     out.reserve(n);
     for (auto& g : groups_) {
       Complexity* fits = fits_of(g->run_name);
-      emit(out, *g, fits, "wall_time", "s", std::move(g->wall));
-      emit(out, *g, fits, "cpu_time", "s", std::move(g->cpu));
-      for (auto& [name, series] : g->counters) emit(out, *g, fits, name, counter_unit(name), std::move(series));
+      emit(out, *g, fits, "wall_time", "s", std::move(g->wall), false);
+      emit(out, *g, fits, "cpu_time", "s", std::move(g->cpu), g->counters.empty());
+      for (auto it = g->counters.begin(); it != g->counters.end(); ++it)
+        emit(out, *g, fits, it->first, counter_unit(it->first), std::move(it->second),
+             std::next(it) == g->counters.end());
       g.reset();  // a group's memory goes as soon as its benchmarks are out
     }
     emit_fits(out);
@@ -152,28 +192,44 @@ class Reader {
 
  private:
   Group& group(const std::string& run_name, const Loc& at) {
+    return group(std::string_view(run_name), [&] { return at.ptr; });
+  }
+  // `place()` gives the row's pointer, asked only for a new run.
+  template <class Place>
+  Group& group(std::string_view run_name, Place&& place) {
     // A run's rows mostly come together (its repetitions, then its
     // aggregates): the last group, without hashing its name again.
     if (!groups_.empty() && groups_[last_]->run_name == run_name) return *groups_[last_];
-    auto [it, fresh] = index_.try_emplace(run_name, groups_.size());  // no node when it is there
-    last_ = it->second;
-    if (fresh) {
+    last_ = index_.find_or_add(run_name, groups_.size(), [&](size_t i) -> std::string_view {
+      return groups_[i]->run_name;
+    });
+    if (last_ == groups_.size()) {
       groups_.push_back(std::make_unique<Group>());
       Group& g = *groups_.back();
-      g.run_name = run_name;
-      g.place = at.ptr;
+      g.run_name = std::string(run_name);
+      g.place = place();
     }
-    return *groups_[it->second];
+    return *groups_[last_];
   }
 
-  static Series& counter(Group& g, const std::string& name) { return g.counters[name]; }
+  static Series& counter(Group& g, std::string_view name) {
+    auto it = g.counters.find(name);  // by view: no string made for a counter the run has
+    if (it == g.counters.end()) {
+      it = g.counters.emplace(std::string(name), Series{}).first;
+      it->second.samples.reserve(g.wall.samples.capacity());  // as many as the run's repetitions
+    }
+    return it->second;
+  }
 
   // A run's first sample: room for as many as its "repetitions" says will
   // come, so each of its series is allocated once, not grown.
   static void reserve_repetitions(const json& r, Group& g) {
     auto reps = r.find("repetitions");
     if (reps == r.end() || !reps->is_number_unsigned()) return;
-    const size_t n = std::min<uint64_t>(reps->get<uint64_t>(), 1024);
+    reserve(g, reps->get<uint64_t>());
+  }
+  static void reserve(Group& g, uint64_t repetitions) {
+    const size_t n = std::min<uint64_t>(repetitions, 1024);
     for (Series* s : {&g.wall, &g.cpu}) {
       s->samples.reserve(n);
       s->iterations.reserve(n);
@@ -182,10 +238,10 @@ class Reader {
 
   template <class Fn>
   Status for_counters(const json& r, const Loc& at, Fn fn) {
-    const std::string_view* builtin = std::begin(kBuiltin);
+    const std::string_view* builtin = std::begin(kGbBuiltin);
     for (const auto& [k, v] : r.items()) {  // in key order
-      while (builtin != std::end(kBuiltin) && *builtin < k) ++builtin;
-      if (builtin != std::end(kBuiltin) && *builtin == k) continue;
+      while (builtin != std::end(kGbBuiltin) && *builtin < k) ++builtin;
+      if (builtin != std::end(kGbBuiltin) && *builtin == k) continue;
       if (!v.is_number()) continue;  // e.g. a string a newer version added
       auto n = finite_number(v, [&, &name = k] { return at.child(name); });  // clang 14 captures no binding
       if (!n) return n.error();
@@ -232,14 +288,16 @@ class Reader {
   }
 
   // One metric of a run as a benchmark, built where it will stay.
-  static void emit(ParsedList& out, const Group& g, Complexity* fits, const std::string& metric,
-                   const std::string& unit, Series&& series) {
+  // `last`: the group's last benchmark, which may take its name.
+  static void emit(ParsedList& out, Group& g, Complexity* fits, const std::string& metric,
+                   const std::string& unit, Series&& series, bool last) {
     const bool ok = g.status == model::BenchmarkStatus::ok;
     // --benchmark_report_aggregates_only gives summaries alone; with neither
     // there is nothing to report.
     if (ok && series.samples.empty() && series.summary.empty()) return;
-    model::Benchmark& b = out.emplace(g.place);
-    b.key.name = g.run_name;
+    model::Benchmark& b = out.emplace_at(g.place);
+    if (last) b.key.name = std::move(g.run_name);
+    else b.key.name = g.run_name;
     b.key.metric = metric;
     b.unit = unit;
     // The JSON does not carry a counter's flags: the two rates the library
@@ -295,7 +353,7 @@ class Reader {
   }
 
   std::vector<std::unique_ptr<Group>> groups_;
-  std::unordered_map<std::string, size_t> index_;
+  NameIndex index_;
   size_t last_ = 0;  // the group of the last row
   struct Complexity {
     json fits = json::object();  // "BigO" and "RMS" rows as the harness wrote them
@@ -309,6 +367,19 @@ class Reader {
 }  // namespace
 
 Result<ParsedList> parse_google_benchmark(const Input& in) {
+  {
+    // The plain shape straight from simdjson; anything else, and every
+    // error, from the DOM reader below.
+    Reader fast;
+    // A run's rows (its repetitions and aggregates) are a kilobyte or more:
+    // room for that many runs, so the index is not rehashed as it grows.
+    fast.expect_runs(in.text.size() / 1024);
+    const Loc rows = Loc{&in.source, ""}.child("benchmarks");
+    if (for_each_plain_row(in.json(), [&](const GbRow& r, size_t i) {
+          return fast.plain_row(r, [&] { return rows.child(i).ptr; });
+        }))
+      return fast.finish();
+  }
   Reader reader;
   auto streamed = stream_children(in.json(), in.source, "benchmarks",
                                   [&](const std::string&, json&& r, const Loc& at) -> Status {

@@ -66,7 +66,7 @@ Result<std::vector<model::Benchmark>> finish(ParsedList parsed, const std::strin
   // does not chase every key's strings (it did, and was most of the time
   // a large file took after parsing). Keys are compared only where hashes
   // are equal.
-  std::vector<std::pair<uint64_t, uint32_t>> order(benches.size());
+  std::vector<std::pair<uint64_t, uint32_t>> order(parsed.keys_unique ? 0 : benches.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = {key_hash(benches[i].key), uint32_t(i)};
   std::sort(order.begin(), order.end());
   size_t dup = benches.size(), first = 0;

@@ -25,6 +25,9 @@ struct Parsed {
 // metrics of one row), each benchmark holding only its index.
 struct ParsedList {
   std::vector<model::Benchmark> benches;
+  // The parser made every key once by construction (it groups by key):
+  // finish() need not look for duplicates, a sort of the whole list.
+  bool keys_unique = false;
 
   void push_back(Parsed&& p) {
     benches.push_back(std::move(p.bench));
@@ -34,6 +37,13 @@ struct ParsedList {
   model::Benchmark& emplace(std::string place) {
     benches.emplace_back();
     add_place(std::move(place));
+    return benches.back();
+  }
+  // The same, the place copied only when it is not the last one's.
+  model::Benchmark& emplace_at(const std::string& place) {
+    benches.emplace_back();
+    if (places_.empty() || places_.back() != place) places_.push_back(place);
+    place_of_.push_back(uint32_t(places_.size() - 1));
     return benches.back();
   }
   // Where the count is known before the first push: a vector of 100,000s
