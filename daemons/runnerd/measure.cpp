@@ -169,7 +169,10 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
     c.shell = callgrind_command(suite.run, callgrind_dir);
     c.no_aslr = true;
   }
-  if (!is_command && output_path.empty()) c.max_output_bytes = kMaxHarnessStdout;
+  if (!is_command && output_path.empty()) {
+    c.max_output_bytes = kMaxHarnessStdout;
+    c.stdout_padding = formats::kTextPadding;  // parsed in place below
+  }
   auto outcome = run_logged(ctx, c, label, tail);
   if (!outcome) {
     mark_failed(p, "could not start: " + outcome.error().message, round, "");
@@ -277,6 +280,7 @@ bool run_round(const config::Suite& suite, Target& t, SuiteProgress& p, uint64_t
                   round, "");
       return true;
     }
+    opts.text_padded = formats::has_text_padding(outcome->stdout_text);
     parsed = formats::parse_text(suite.format, outcome->stdout_text, suite.name + " stdout", opts);
   } else {
     // The job's processes are gone (the runner killed every one of its

@@ -44,6 +44,9 @@ struct Command {
   std::string unit_name;                   // scope name ("benchbox-job-12-3.scope")
   std::map<std::string, std::string> log_fields;  // JOB_ID=... for journal lines
   size_t max_output_bytes = 1 << 20;       // captured output beyond this is dropped (counted)
+  // Spare capacity kept after the captured stdout: a harness's results
+  // parsed in place (formats::kTextPadding), not from a padded copy.
+  size_t stdout_padding = 0;
   std::vector<std::string> counters;       // event counters to read (counters.h), from exec on
   bool no_aslr = false;                    // personality(ADDR_NO_RANDOMIZE) for the whole tree
   // Run as this identity (identity.h): the child drops to it between fork

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace bb::exec {
@@ -15,6 +16,11 @@ constexpr size_t kMaxLine = 64 * 1024;
 void OutputSink::add(Stream& s, const char* data, size_t n) {
   size_t room = command_.max_output_bytes > captured_ ? command_.max_output_bytes - captured_ : 0;
   size_t take = n < room ? n : room;
+  // Spare room kept after stdout for a parser that reads past the end
+  // (Command::stdout_padding): grown by doubling, so never a copy at the end.
+  if (!s.is_stderr && command_.stdout_padding > 0 &&
+      s.capture->capacity() < s.capture->size() + take + command_.stdout_padding)
+    s.capture->reserve(std::max(2 * s.capture->capacity(), s.capture->size() + take + command_.stdout_padding));
   s.capture->append(data, take);
   captured_ += take;
   outcome_.dropped_bytes += n - take;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "exec/output_capture.h"
 #include "exec/pinned_runner.h"
 #include "exec/test_scratch.h"
 #include "util/file.h"
@@ -87,6 +88,31 @@ TEST_CASE("exit codes, captured output and describe()") {
   CHECK(ok.describe() == "exit status 0");
   CHECK(ok.wall_seconds > 0);
   CHECK(no_children_left());
+}
+
+TEST_CASE("stdout keeps the spare room a parser reading in place needs") {
+  Command c = shell("head -c 300000 /dev/zero | tr '\\0' x; echo");
+  c.max_output_bytes = 1 << 20;
+  c.stdout_padding = 64;
+  PinnedChildRunner runner;
+  auto o = runner.run(c, nullptr);  // in place, as runnerd reads it (a copy keeps no spare room)
+  REQUIRE(o);
+  REQUIRE(o->stdout_text.size() == 300001);
+  CHECK(o->stdout_text.capacity() >= o->stdout_text.size() + 64);
+
+  // One read into an empty capture: without the padding, exactly its size.
+  for (size_t padding : {size_t(0), size_t(64)}) {
+    Command p;
+    p.stdout_padding = padding;
+    Outcome out;
+    OutputSink sink(p, out);
+    Stream s;
+    s.capture = &out.stdout_text;
+    const std::string chunk(1000, 'x');
+    sink.add(s, chunk.data(), chunk.size());
+    CHECK(out.stdout_text.capacity() - out.stdout_text.size() >= padding);
+    if (padding == 0) CHECK(out.stdout_text.capacity() == out.stdout_text.size());
+  }
 }
 
 TEST_CASE("a command killed by a signal is reported by the signal's name") {
