@@ -19,6 +19,8 @@ namespace {
 // How often running jobs' leases are checked. Leases are whole seconds, so
 // a second is as fine as it gets; the check is one indexed query.
 constexpr uint64_t kLeaseCheckUsec = 1000000;
+// How late the count properties and the STATUS= line may follow a change.
+constexpr uint64_t kCountsDelayUsec = 100000;
 
 std::string job_path(int64_t id) { return std::string(bus::kQueueJobPathPrefix) + "/" + std::to_string(id); }
 
@@ -324,10 +326,35 @@ void Manager::announce(const std::vector<Job>& changed) {
     sd_bus_emit_properties_changed(bus_, job_path(job.id).c_str(), bus::kQueueJobInterface, "State",
                                    "Error", "ResultPath", nullptr);
   }
-  refresh_counts();
+  counts_changed();
+}
+
+const store::QueueCounts& Manager::counts() {
+  if (counts_dirty_) refresh_counts();
+  return counts_;
+}
+
+void Manager::counts_changed() {
+  counts_dirty_ = true;
+  if (counts_timer_) return;
+  sd_event_source* raw = nullptr;
+  int r = sd_event_add_time_relative(event_, &raw, CLOCK_MONOTONIC, kCountsDelayUsec, 10000, on_counts_timer, this);
+  if (r < 0) {
+    refresh_counts();  // no timer: count now, as before
+    return;
+  }
+  counts_timer_.reset(raw);
+}
+
+int Manager::on_counts_timer(sd_event_source*, uint64_t, void* userdata) {
+  auto* self = static_cast<Manager*>(userdata);
+  self->counts_timer_.reset();
+  if (self->counts_dirty_) self->refresh_counts();
+  return 0;
 }
 
 void Manager::refresh_counts() {
+  counts_dirty_ = false;
   auto fresh = store_.counts();
   if (!fresh) {
     daemon::log_error("counting jobs failed: " + fresh.error().message);

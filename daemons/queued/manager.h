@@ -64,7 +64,8 @@ class Manager {
     return store_.get_pull_request(repository, number);
   }
 
-  const store::QueueCounts& counts() const { return counts_; }
+  // Counted again first when a change is pending (counts_changed).
+  const store::QueueCounts& counts();
 
   // Runs lease expiry now (the timer and every Claim call this).
   void expire_leases();
@@ -73,6 +74,7 @@ class Manager {
   static int on_lease_timer(sd_event_source* source, uint64_t usec, void* userdata);
   static int on_notify(sd_event_source* source, int fd, uint32_t revents, void* userdata);
   static int on_relisten(sd_event_source* source, uint64_t usec, void* userdata);
+  static int on_counts_timer(sd_event_source* source, uint64_t usec, void* userdata);
   void handle_notifications();
   Status start_listening();
   void schedule_relisten();
@@ -82,6 +84,10 @@ class Manager {
   // properties, the counts.
   void announce(const std::vector<model::Job>& changed);
   void refresh_counts();
+  // Jobs changed: the counts are read again within kCountsDelayUsec (or at
+  // the next read of a count), not once per change. Counting reads every
+  // job's index entry, and a busy queue changes hundreds of times a second.
+  void counts_changed();
   // Logs a store failure with the job id, and passes the error on.
   Error log_failure(const char* action, int64_t id, const Error& error);
 
@@ -94,6 +100,8 @@ class Manager {
   std::optional<store::Listener> listener_;
   bus::SourcePtr notify_source_;
   bus::SourcePtr relisten_timer_;
+  bus::SourcePtr counts_timer_;
+  bool counts_dirty_ = false;
   int64_t deaf_since_ = 0;  // when the listening connection was lost; 0 = listening
   store::QueueCounts counts_;
 };

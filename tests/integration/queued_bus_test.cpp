@@ -73,6 +73,12 @@ TEST_CASE("a runner's job over the bus: enqueue, claim, heartbeat, complete", "[
   CHECK(job["runner"] == "runner-a");
   CHECK(job["head_sha"] == fake_sha(1));
   CHECK(job["delivery_id"] == "delivery-1");
+  // Read at once, before the counts' deferred signal: counted afresh.
+  uint32_t running = 0;
+  REQUIRE_FALSE(client.count("Queued", &queued));
+  REQUIRE_FALSE(client.count("Running", &running));
+  CHECK(queued == 0);
+  CHECK(running == 1);
   REQUIRE(client.wait_for([&] { return has_signal(client, "JobStarted", id, "runner-a"); }));
 
   int64_t expires = 0;
