@@ -189,17 +189,22 @@ class Supervisor {
       while (::waitpid(-1, nullptr, WNOHANG) > 0) {}
       return true;
     }
-    int status = 0;
-    struct rusage ru {};
-    const pid_t r = ::wait4(running_.pid, &status, WNOHANG, &ru);
-    if (r != running_.pid) {
+    // Looked at, not reaped yet: while it is a zombie its pid is not
+    // reused, so the signal to its process group reaches only its own.
+    siginfo_t ended;
+    std::memset(&ended, 0, sizeof ended);
+    if (::waitid(P_PID, static_cast<id_t>(running_.pid), &ended, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+        ended.si_pid != running_.pid) {
       reap_others();
       return true;
     }
     const uint64_t end = monotonic_ns();
+    ::kill(-running_.pid, SIGKILL);  // its process group, before anything else of it runs on
+    int status = 0;
+    struct rusage ru {};
+    ::wait4(running_.pid, &status, 0, &ru);
     const Running before = running_;
     running_ = {};
-    ::kill(-r, SIGKILL);  // its process group, before anything else of it runs on
     const int64_t leftovers = kill_leftovers();
     // Something of the command outran the kills: only the unit's end (PID 1
     // kills its whole cgroup) stops it, and runnerd must not go on before.
