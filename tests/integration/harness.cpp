@@ -170,8 +170,16 @@ void Process::kill_hard() {
 
 int Process::terminate(std::chrono::milliseconds timeout) {
   if (pid_ <= 0) return status_;
+  // The whole process group (the child made it its own): a wrapper such as
+  // faketime forks the daemon and dies of SIGTERM without passing it on,
+  // which left the daemon running after its test (seen: a queued under
+  // faketime, its bus and directory gone).
+  const pid_t group = pid_;
+  ::kill(-group, SIGTERM);
   ::kill(pid_, SIGTERM);
   if (!wait_until([this] { return !running(); }, timeout)) return -1;
+  if (!wait_until([group] { return ::kill(-group, 0) < 0 && errno == ESRCH; }, std::chrono::seconds(2)))
+    ::kill(-group, SIGKILL);
   // A daemon that stops badly (a sanitizer's report, an abort) said why on
   // stderr, in its log file, which goes with the test's directory: show the
   // end of it where the test's failure is printed.
