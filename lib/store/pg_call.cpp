@@ -39,14 +39,35 @@ Error abandon(PGconn* c, std::chrono::milliseconds deadline) {
                                            " s: the connection is dropped (the next call connects again)");
 }
 
+// Waits for what `sent` (a PQsend* call's result) put on the wire.
+Result<PGresult*> answer(PGconn* c, int sent, std::chrono::milliseconds deadline);
+
 }  // namespace
 
 Result<PGresult*> call(PGconn* c, const std::string& sql, const std::vector<const char*>* params,
                        std::chrono::milliseconds deadline) {
-  const auto until = Clock::now() + deadline;
   const int sent = params ? PQsendQueryParams(c, sql.c_str(), static_cast<int>(params->size()), nullptr,
                                               params->data(), nullptr, nullptr, 0)
                           : PQsendQuery(c, sql.c_str());
+  return answer(c, sent, deadline);
+}
+
+Result<PGresult*> prepare(PGconn* c, const std::string& name, const std::string& sql, int params,
+                          std::chrono::milliseconds deadline) {
+  return answer(c, PQsendPrepare(c, name.c_str(), sql.c_str(), params, nullptr), deadline);
+}
+
+Result<PGresult*> call_prepared(PGconn* c, const std::string& name, const std::vector<const char*>& params,
+                                std::chrono::milliseconds deadline) {
+  return answer(c,
+                PQsendQueryPrepared(c, name.c_str(), static_cast<int>(params.size()), params.data(), nullptr, nullptr, 0),
+                deadline);
+}
+
+namespace {
+
+Result<PGresult*> answer(PGconn* c, int sent, std::chrono::milliseconds deadline) {
+  const auto until = Clock::now() + deadline;
   if (!sent) return make_error(Errc::unavailable, "cannot send to PostgreSQL: " + last_error(c));
   // Non-blocking, so a full socket buffer shows as "more to send".
   for (;;) {
@@ -82,5 +103,7 @@ Result<PGresult*> call(PGconn* c, const std::string& sql, const std::vector<cons
   if (!kept) return make_error(Errc::unavailable, "PostgreSQL: no result: " + last_error(c));
   return kept;
 }
+
+}  // namespace
 
 }  // namespace bb::store::pg

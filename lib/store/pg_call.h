@@ -28,4 +28,11 @@ inline constexpr std::chrono::milliseconds kCallDeadline{10000};
 Result<PGresult*> call(PGconn* conn, const std::string& sql, const std::vector<const char*>* params,
                        std::chrono::milliseconds deadline = kCallDeadline);
 
+// The same for a statement prepared on this connection: PQsendPrepare of
+// `sql` as `name` (when `sql` is given), then PQsendQueryPrepared.
+Result<PGresult*> prepare(PGconn* conn, const std::string& name, const std::string& sql, int params,
+                          std::chrono::milliseconds deadline = kCallDeadline);
+Result<PGresult*> call_prepared(PGconn* conn, const std::string& name, const std::vector<const char*>& params,
+                                std::chrono::milliseconds deadline = kCallDeadline);
+
 }  // namespace bb::store::pg

@@ -65,6 +65,26 @@ TEST_CASE("placeholders are numbered outside quotes; values round-trip as text",
   CHECK(null->column_is_null(0));
 }
 
+TEST_CASE("statements are prepared once per session, and run on when the session lost them", "[postgres]") {
+  auto db = fresh("prepared");
+  REQUIRE(db.exec("CREATE TABLE t (a BIGINT)"));
+  auto insert = [&](int64_t v) {
+    auto st = db.prepare("INSERT INTO t (a) VALUES (?)");
+    REQUIRE(st);
+    st->bind(1, v);
+    return st->run();
+  };
+  REQUIRE(insert(1));
+  REQUIRE(insert(2));
+  // The insert, once for its two calls, and this query.
+  CHECK(scalar(db, "SELECT count(*) FROM pg_prepared_statements") == 2);
+  // What a pooler in transaction mode does to a session's statements.
+  REQUIRE(db.exec("DEALLOCATE ALL"));
+  REQUIRE(insert(3));
+  REQUIRE(insert(4));
+  CHECK(scalar(db, "SELECT count(*) FROM t") == 4);
+}
+
 TEST_CASE("migrations are versioned per schema, once each, and stop at a failing one", "[postgres]") {
   auto db = fresh("migrations");
   std::vector<Migration> v1 = {{"first", "CREATE TABLE a (x INTEGER)"}};
