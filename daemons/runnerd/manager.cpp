@@ -41,16 +41,25 @@ std::string self_path() {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "/usr/libexec/benchbox/benchbox-runnerd";
 }
 
-// The service runner's admission on a v1-shielded host (service_runner.h):
-// called from the worker thread, so on a connection of its own.
+// The runners' admission on a v1-shielded host (bench_cpuset.h): called
+// from the worker thread, so on a connection of its own, kept for the
+// thread's life (every benchmark command is admitted: one connection, not
+// one per command). A connection the bus closed is opened once more.
 Status admit_via_tunerd(pid_t pid) {
-  auto bus = bus::open_system_bus();
-  if (!bus) return bus.error().with_context("connect to the bus for Tuner1.AdmitToBench");
-  bus::BusError error;
-  int r = sd_bus_call_method(bus->get(), bus::kTunerName, bus::kTunerPath, bus::kTunerInterface, "AdmitToBench",
-                             error.get(), nullptr, "u", static_cast<uint32_t>(pid));
-  if (r < 0) return bus::from_bus_error(error.get(), r, "Tuner1.AdmitToBench");
-  return {};
+  thread_local bus::BusPtr kept;
+  for (int attempt = 0;; ++attempt) {
+    if (!kept) {
+      auto bus = bus::open_system_bus();
+      if (!bus) return bus.error().with_context("connect to the bus for Tuner1.AdmitToBench");
+      kept = std::move(*bus);
+    }
+    bus::BusError error;
+    int r = sd_bus_call_method(kept.get(), bus::kTunerName, bus::kTunerPath, bus::kTunerInterface, "AdmitToBench",
+                               error.get(), nullptr, "u", static_cast<uint32_t>(pid));
+    if (r >= 0) return {};
+    if (sd_bus_is_open(kept.get()) > 0 || attempt > 0) return bus::from_bus_error(error.get(), r, "Tuner1.AdmitToBench");
+    kept.reset();
+  }
 }
 
 bool is_error(const bus::BusError& e, const char* name) { return e.is_set() && std::string(e.name()) == name; }
