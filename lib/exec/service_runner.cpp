@@ -29,32 +29,6 @@ constexpr auto kDrainLimit = std::chrono::seconds(2);
 // How often the unit's state is asked for when no signal woke us.
 constexpr auto kStatePoll = std::chrono::milliseconds(100);
 
-// One ExecStart=-like entry: a(sasb) or, with flags, a(sasas).
-int append_exec(sd_bus_message* m, const char* name, const std::vector<std::string>& argv,
-                const std::vector<std::string>* flags) {
-  const char* sig = flags ? "a(sasas)" : "a(sasb)";
-  int r = sd_bus_message_open_container(m, 'r', "sv");
-  if (r >= 0) r = sd_bus_message_append(m, "s", name);
-  if (r >= 0) r = sd_bus_message_open_container(m, 'v', sig);
-  if (r >= 0) r = sd_bus_message_open_container(m, 'a', sig + 1);
-  if (r >= 0) r = sd_bus_message_open_container(m, 'r', flags ? "sasas" : "sasb");
-  if (r >= 0) r = sd_bus_message_append(m, "s", argv[0].c_str());
-  if (r >= 0) r = sd_bus_message_open_container(m, 'a', "s");
-  for (const auto& a : argv)
-    if (r >= 0) r = sd_bus_message_append(m, "s", a.c_str());
-  if (r >= 0) r = sd_bus_message_close_container(m);
-  if (r >= 0 && flags) {
-    r = sd_bus_message_open_container(m, 'a', "s");
-    for (const auto& f : *flags)
-      if (r >= 0) r = sd_bus_message_append(m, "s", f.c_str());
-    if (r >= 0) r = sd_bus_message_close_container(m);
-  } else if (r >= 0) {
-    r = sd_bus_message_append(m, "b", 0);
-  }
-  for (int i = 0; i < 4 && r >= 0; ++i) r = sd_bus_message_close_container(m);
-  return r;
-}
-
 std::string machine_name() {
   struct utsname u {};
   return ::uname(&u) == 0 ? u.machine : "x86_64";
@@ -166,8 +140,8 @@ Result<Outcome> ServiceRunner::run(const Command& c, const std::atomic<bool>* ca
     if (r >= 0) r = append_contained_unit(m, c, options_, admit, set_allowed);
     if (r >= 0 && !c.cwd.empty()) r = sd_bus_message_append(m, "(sv)", "WorkingDirectory", "s", c.cwd.c_str());
     if (r >= 0) r = append_strv_property(m, "Environment", env);
-    if (r >= 0) r = append_exec(m, "ExecStart", argv, nullptr);
-    if (r >= 0) r = append_exec(m, "ExecStopPostEx", {options_.meter_program, meter_file}, &privileged);
+    if (r >= 0) r = append_exec_property(m, "ExecStart", argv, nullptr);
+    if (r >= 0) r = append_exec_property(m, "ExecStopPostEx", {options_.meter_program, meter_file}, &privileged);
     return r;
   });
   if (!started) {

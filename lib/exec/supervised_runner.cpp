@@ -26,11 +26,12 @@ std::string unit_key(const Command& c, bool admit, bool set_allowed) {
 
 }  // namespace
 
-std::string SupervisedRunner::describe() const {
-  return "service:" + options_.slice + " as " + options_.user + ", one unit per job" +
-         (options_.allowed_cpus ? " (AllowedCPUs= and CPUAffinity=" : " (CPUAffinity=") + options_.bench.describe() +
-         ")";
-}
+// The same words as ServiceRunner's: this is part of every result's
+// environment key, and the same containment measured the same way must
+// not start every trend afresh at the upgrade (the start of wall time is
+// the gate's exec in both; its end is the main process's exit, seen by
+// PID 1 there and by the supervisor's wait4 here).
+std::string SupervisedRunner::describe() const { return ServiceRunner(options_).describe(); }
 
 // Closing runnerd's end is the supervisor's signal to kill what is left
 // and exit. The stop is awaited too: the job's next attempt may name a
@@ -73,15 +74,7 @@ Result<SupervisedRunner::Unit*> SupervisedRunner::unit_for(const Command& c, con
     int r = sd_bus_message_append(m, "(sv)(sv)", "Description", "s", description.c_str(),
                                   "StandardInputFileDescriptor", "h", theirs.get());
     if (r >= 0) r = append_contained_unit(m, c, options_, admit, set_allowed);
-    if (r >= 0) r = sd_bus_message_open_container(m, 'r', "sv");
-    if (r >= 0) r = sd_bus_message_append(m, "s", "ExecStart");
-    if (r >= 0) r = sd_bus_message_open_container(m, 'v', "a(sasb)");
-    if (r >= 0) r = sd_bus_message_open_container(m, 'a', "(sasb)");
-    if (r >= 0) r = sd_bus_message_open_container(m, 'r', "sasb");
-    if (r >= 0) r = sd_bus_message_append(m, "s", argv[0].c_str());
-    if (r >= 0) r = sd_bus_message_append(m, "as", 2, argv[0].c_str(), argv[1].c_str());
-    if (r >= 0) r = sd_bus_message_append(m, "b", 0);
-    for (int i = 0; i < 4 && r >= 0; ++i) r = sd_bus_message_close_container(m);
+    if (r >= 0) r = append_exec_property(m, "ExecStart", argv, nullptr);
     return r;
   });
   if (!started) return started.error().with_context("start the job's supervisor " + name);

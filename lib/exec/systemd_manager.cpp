@@ -64,6 +64,32 @@ int append_bytes_property(sd_bus_message* m, const char* name, const std::vector
   return r;
 }
 
+// One ExecStart=-like entry: a(sasb) or, with flags, a(sasas).
+int append_exec_property(sd_bus_message* m, const char* name, const std::vector<std::string>& argv,
+                const std::vector<std::string>* flags) {
+  const char* sig = flags ? "a(sasas)" : "a(sasb)";
+  int r = sd_bus_message_open_container(m, 'r', "sv");
+  if (r >= 0) r = sd_bus_message_append(m, "s", name);
+  if (r >= 0) r = sd_bus_message_open_container(m, 'v', sig);
+  if (r >= 0) r = sd_bus_message_open_container(m, 'a', sig + 1);
+  if (r >= 0) r = sd_bus_message_open_container(m, 'r', flags ? "sasas" : "sasb");
+  if (r >= 0) r = sd_bus_message_append(m, "s", argv[0].c_str());
+  if (r >= 0) r = sd_bus_message_open_container(m, 'a', "s");
+  for (const auto& a : argv)
+    if (r >= 0) r = sd_bus_message_append(m, "s", a.c_str());
+  if (r >= 0) r = sd_bus_message_close_container(m);
+  if (r >= 0 && flags) {
+    r = sd_bus_message_open_container(m, 'a', "s");
+    for (const auto& f : *flags)
+      if (r >= 0) r = sd_bus_message_append(m, "s", f.c_str());
+    if (r >= 0) r = sd_bus_message_close_container(m);
+  } else if (r >= 0) {
+    r = sd_bus_message_append(m, "b", 0);
+  }
+  for (int i = 0; i < 4 && r >= 0; ++i) r = sd_bus_message_close_container(m);
+  return r;
+}
+
 int append_strv_property(sd_bus_message* m, const char* name, const std::vector<std::string>& values) {
   int r = sd_bus_message_open_container(m, 'r', "sv");
   if (r >= 0) r = sd_bus_message_append(m, "s", name);

@@ -75,6 +75,10 @@ class SystemdManager {
 
 // A property entry "(sv)" with a byte array value (AllowedCPUs=, CPUAffinity=).
 int append_bytes_property(sd_bus_message* m, const char* name, const std::vector<uint8_t>& bytes);
+// A property entry "(sv)" for ExecStart= and the like: one command, argv[0]
+// its path; a(sasb), or with `flags` ("privileged", ...) the Ex form a(sasas).
+int append_exec_property(sd_bus_message* m, const char* name, const std::vector<std::string>& argv,
+                         const std::vector<std::string>* flags);
 // A property entry "(sv)" with a string array value (Environment=, ReadWritePaths=).
 int append_strv_property(sd_bus_message* m, const char* name, const std::vector<std::string>& values);
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 
+#include "exec/service_runner.h"
+#include "exec/supervised_runner.h"
 #include "exec/supervisor.h"
 #include "test_scratch.h"
 #include "util/fd.h"
@@ -202,4 +204,14 @@ TEST_CASE("the supervisor's end: a killed supervisor is an error; runnerd gone k
     CHECK(s.close_and_wait() == 0);
     CHECK_FALSE(alive(cmd));
   }
+}
+
+TEST_CASE("the supervised runner describes its isolation as the service runner did", "[supervisor]") {
+  // Part of every result's environment key: the switch to one unit per
+  // job must not start every contained box's trends afresh.
+  ServiceOptions o;
+  o.meter_program = "/usr/libexec/benchbox/benchbox-meter";
+  o.allowed_cpus = true;
+  CHECK(SupervisedRunner(o).describe() == ServiceRunner(o).describe());
+  CHECK(SupervisedRunner(o).describe() == "service:benchbox-bench.slice as benchbox-job (AllowedCPUs= and CPUAffinity=)");
 }
