@@ -4,14 +4,42 @@
 #include <pwd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 
 namespace bb::bus {
 
 namespace {
 
-std::optional<gid_t> group_id(const std::string& name) {
+// Names resolved with NSS at most once every kNameTtl: each lookup can be
+// a round trip to systemd-userdbd (nss-systemd), and a busy queue asks for
+// every call. A user or group made after the daemon started still counts,
+// seconds later.
+constexpr auto kNameTtl = std::chrono::seconds(5);
+
+template <class Resolve>
+std::optional<uint32_t> cached_id(char kind, const std::string& name, Resolve&& resolve) {
+  using Clock = std::chrono::steady_clock;
+  static std::mutex mu;
+  static std::map<std::pair<char, std::string>, std::pair<std::optional<uint32_t>, Clock::time_point>> known;
+  const auto now = Clock::now();
+  {
+    std::lock_guard lock(mu);
+    if (auto it = known.find({kind, name}); it != known.end() && now - it->second.second < kNameTtl)
+      return it->second.first;
+  }
+  const std::optional<uint32_t> id = resolve();
+  std::lock_guard lock(mu);
+  if (known.size() >= 256) known.clear();
+  known[{kind, name}] = {id, now};
+  return id;
+}
+
+std::optional<gid_t> resolve_group(const std::string& name) {
   if (name.empty()) return std::nullopt;
   struct group grp {};
   struct group* found = nullptr;
@@ -20,12 +48,57 @@ std::optional<gid_t> group_id(const std::string& name) {
   return found->gr_gid;
 }
 
-std::optional<uid_t> user_id(const std::string& name) {
+std::optional<uid_t> resolve_user(const std::string& name) {
   struct passwd pw {};
   struct passwd* found = nullptr;
   std::vector<char> buf(16384);
   if (getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || !found) return std::nullopt;
   return found->pw_uid;
+}
+
+std::optional<gid_t> group_id(const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  return cached_id('g', name, [&] { return resolve_group(name); });
+}
+std::optional<uid_t> user_id(const std::string& name) {
+  return cached_id('u', name, [&] { return resolve_user(name); });
+}
+
+// A sender's ids, as the bus vouched for them. The bus records them when
+// the sender connects and never reuses a unique name while it runs, so
+// they are asked for (a round trip to the bus) once per sender and bus;
+// the bus's id tells a restarted bus, which starts its names afresh.
+class Senders {
+ public:
+  std::optional<Caller> find(const std::string& key) {
+    std::lock_guard lock(mu_);
+    auto it = known_.find(key);
+    if (it == known_.end()) return std::nullopt;
+    return it->second;
+  }
+  void add(const std::string& key, const Caller& c) {
+    std::lock_guard lock(mu_);
+    if (known_.size() >= 1024) known_.clear();
+    known_[key] = c;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string, Caller> known_;
+};
+
+Senders& senders() {
+  static Senders s;
+  return s;
+}
+
+// "<bus id>/<unique name>", or "" where the sender has no unique name.
+std::string sender_key(sd_bus_message* m) {
+  const char* sender = sd_bus_message_get_sender(m);
+  sd_id128_t id;
+  if (!sender || sender[0] != ':' || sd_bus_get_bus_id(sd_bus_message_get_bus(m), &id) < 0) return "";
+  char text[SD_ID128_STRING_MAX];
+  return std::string(sd_id128_to_string(id, text)) + "/" + sender;
 }
 
 }  // namespace
@@ -38,6 +111,7 @@ bool may_call(const Caller& caller, std::optional<gid_t> admin_gid, const std::v
 }
 
 bool may_call(const Caller& caller, const Allowed& who) {
+  if (caller.uid == 0) return true;  // before any name is looked up
   std::vector<uid_t> uids;
   for (const auto& name : who.users)
     if (auto uid = user_id(name)) uids.push_back(*uid);
@@ -45,6 +119,9 @@ bool may_call(const Caller& caller, const Allowed& who) {
 }
 
 Result<Caller> sender_of(sd_bus_message* m) {
+  const std::string key = sender_key(m);
+  if (!key.empty())
+    if (auto known = senders().find(key)) return *known;
   sd_bus_creds* raw = nullptr;
   int r = sd_bus_query_sender_creds(m,
                                     SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID | SD_BUS_CREDS_GID | SD_BUS_CREDS_EGID |
@@ -61,6 +138,7 @@ Result<Caller> sender_of(sd_bus_message* m) {
   const gid_t* sup = nullptr;
   int n = sd_bus_creds_get_supplementary_gids(raw, &sup);
   for (int i = 0; i < n; ++i) c.gids.push_back(sup[i]);
+  if (!key.empty()) senders().add(key, c);
   return c;
 }
 

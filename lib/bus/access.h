@@ -33,13 +33,13 @@ struct Allowed {
 // of user_uids.
 bool may_call(const Caller& caller, std::optional<gid_t> admin_gid, const std::vector<uid_t>& user_uids);
 
-// Resolves the names with NSS at each call (a user created after the
-// daemon started counts) and decides. A name that does not resolve grants
-// nothing.
+// Root at once; else resolves the names with NSS, at most every 5 s (a
+// user created after the daemon started counts within seconds), and
+// decides. A name that does not resolve grants nothing.
 bool may_call(const Caller& caller, const Allowed& who);
 
 // The sender of a method call, as the bus vouches for it (not what the
-// message claims).
+// message claims): asked of the bus once per sender (unique name) and bus.
 Result<Caller> sender_of(sd_bus_message* m);
 
 // The sender may call `method`, or a permission_denied error that names who
