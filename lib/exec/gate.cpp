@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "exec/fd_message.h"
 #include "util/cpu_list.h"
 #include "util/text.h"
 
@@ -19,6 +20,7 @@ namespace bb::exec {
 namespace {
 
 constexpr size_t kMaxCounters = 16;
+static_assert(kMaxCounters <= kMaxPassedFds);
 
 struct Report {
   uint64_t start_ns;
@@ -31,24 +33,7 @@ constexpr char kGo = 'g';
 
 // Sends the report (and the counters' fds) on fd 0.
 bool send_report(Report& report, const std::vector<int>& fds) {
-  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxCounters)] = {};
-  struct iovec iov {&report, sizeof report};
-  struct msghdr msg {};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  if (!fds.empty()) {
-    msg.msg_control = control;
-    msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
-    struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
-    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
-  }
-  ssize_t sent;
-  do sent = ::sendmsg(0, &msg, MSG_NOSIGNAL);
-  while (sent < 0 && errno == EINTR);
-  return sent == static_cast<ssize_t>(sizeof report);
+  return send_with_fds(0, &report, sizeof report, fds) == static_cast<ssize_t>(sizeof report);
 }
 
 // --pin: waits for runnerd's go, then pins. 0, or the errno of the pin;
@@ -87,27 +72,11 @@ Result<GateReceipt> receive_gate_report(int socket, const std::vector<std::strin
   if (r == 0) return make_error(Errc::timeout, "the gate did not report within " + std::to_string(timeout.count()) + " ms");
   if (r < 0) return errno_error("wait for the gate", errno);
   Report report{};
-  struct iovec iov {&report, sizeof report};
-  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxCounters)];
-  struct msghdr msg {};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  ssize_t n;
-  do n = ::recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
+  FdDatagram d = receive_with_fds(socket, &report, sizeof report);
+  const ssize_t n = d.size;
   if (n < 0) return errno_error("read the gate's report", errno);
   std::vector<int> fds;
-  for (struct cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-      const size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-      for (size_t i = 0; i < k; ++i) {
-        int fd;
-        std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-        fds.push_back(fd);
-      }
-    }
+  for (auto& fd : d.fds) fds.push_back(fd.release());
   auto close_all = [&] {
     for (int fd : fds) ::close(fd);
   };

@@ -1,5 +1,6 @@
 #include "exec/output_capture.h"
 
+#include <fcntl.h>
 #include <poll.h>
 
 #include <algorithm>
@@ -38,6 +39,15 @@ void OutputSink::add(Stream& s, const char* data, size_t n) {
     emit(std::string_view(s.pending).substr(0, kMaxLine), s.is_stderr);
     s.pending.erase(0, kMaxLine);
   }
+}
+
+void open_streams(Stream (&streams)[2], UniqueFd out, UniqueFd err, Outcome& outcome) {
+  streams[0].fd = std::move(out);
+  streams[0].capture = &outcome.stdout_text;
+  streams[1].fd = std::move(err);
+  streams[1].is_stderr = true;
+  streams[1].capture = &outcome.stderr_text;
+  for (auto& s : streams) ::fcntl(s.fd.get(), F_SETFL, O_NONBLOCK);
 }
 
 void OutputSink::finish(Stream& s) {

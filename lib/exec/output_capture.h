@@ -34,6 +34,10 @@ class OutputSink {
   size_t captured_ = 0;
 };
 
+// The command's stdout and stderr pipes as the two streams, non-blocking,
+// captured into `outcome`.
+void open_streams(Stream (&streams)[2], UniqueFd out, UniqueFd err, Outcome& outcome);
+
 // Reads what is available (the fd is non-blocking); returns false at EOF or
 // on a hard error, when the stream is finished and its fd closed.
 bool read_some(Stream& s, OutputSink& sink);

@@ -120,12 +120,7 @@ Result<Outcome> run_supervised(int control, const Command& c, const std::vector<
 
   Outcome outcome;
   Stream streams[2];
-  streams[0].fd = std::move(out_r);
-  streams[0].capture = &outcome.stdout_text;
-  streams[1].fd = std::move(err_r);
-  streams[1].is_stderr = true;
-  streams[1].capture = &outcome.stderr_text;
-  for (auto& s : streams) ::fcntl(s.fd.get(), F_SETFL, O_NONBLOCK);
+  open_streams(streams, std::move(out_r), std::move(err_r), outcome);
   OutputSink sink(c, outcome);
 
   const auto start = Clock::now();
