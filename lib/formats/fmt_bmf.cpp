@@ -52,11 +52,13 @@ void measure(model::Benchmark& b, const std::string& name, const std::string& sl
   b.summary.emplace_hint(b.summary.end(), "value", value * how.scale);
 }
 
+}  // namespace
+
 // The fast reader: simdjson straight into benchmarks, no DOM. It takes only
 // the plain shape (objects of objects of value/lower_value/upper_value
 // numbers); anything else, good or bad, is left to the DOM reader below,
 // which reads it as it always has and words any error.
-std::optional<ParsedList> read_fast(JsonText text, const std::string& source) {
+std::optional<ParsedList> bmf_fast(JsonText text, const std::string& source) {
   namespace od = simdjson::ondemand;
   if (!simdjson_enabled()) return std::nullopt;
   SimdText buf(text, false);
@@ -112,10 +114,7 @@ std::optional<ParsedList> read_fast(JsonText text, const std::string& source) {
       for (auto number_field : m) {
         od::field nf;
         double v;
-        // A long number goes to the DOM reader (see simdjson_misreads).
-        if (std::move(number_field).get(nf) || !key_of(nf, end, k) ||
-            simdjson_misreads(nf.value().raw_json_token()) ||
-            nf.value().get_double().get(v) || !std::isfinite(v))
+        if (std::move(number_field).get(nf) || !key_of(nf, end, k) || !finite_double(nf.value(), v))
           return std::nullopt;
         if (k == "value") value = v;
         else if (k == "lower_value") r.lower = v;
@@ -140,10 +139,8 @@ std::optional<ParsedList> read_fast(JsonText text, const std::string& source) {
   return out;
 }
 
-}  // namespace
-
 Result<ParsedList> parse_bmf(const Input& in) {
-  if (auto fast = read_fast(in.json(), in.source)) return std::move(*fast);
+  if (auto fast = bmf_fast(in.json(), in.source)) return std::move(*fast);
   ParsedList out;
   // Only a root object is streamed member by member; anything else is wrong.
   size_t first = in.text.find_first_not_of(" \t\r\n");

@@ -7,8 +7,15 @@
 // (--benchmark-json does), otherwise only the summaries exist. Summary
 // values are in the benchmark's unit (seconds); "ops" (rounds per second)
 // is not, and goes to extra.
-#include <cmath>
+// Two readers: simdjson straight into benchmarks for rows of the types
+// pytest-benchmark writes, the DOM reader for everything else and for
+// every error.
+#include <simdjson.h>
 
+#include <cmath>
+#include <optional>
+
+#include "formats/json_simd.h"
 #include "formats/json_support.h"
 #include "formats/parsers.h"
 
@@ -84,9 +91,205 @@ Result<Parsed> one(const json& r, const Loc& at) {
   return p;
 }
 
+namespace od = simdjson::ondemand;
+
+// The members the fast reader reads; the others are checked, not read.
+constexpr std::string_view kPytestRowKeys[] = {"name", "fullname", "params", "stats", "group", "param", "extra_info", "options"};
+constexpr std::string_view kPytestStatKeys[] = {"min", "max", "mean", "stddev", "median", "iqr", "q1", "q3",
+                                          "total", "ops", "iterations", "data", "rounds"};
+template <size_t N>
+int pytest_key(const std::string_view (&keys)[N], std::string_view key) {
+  for (size_t i = 0; i < N; ++i)
+    if (keys[i] == key) return int(i);
+  return -1;
+}
+
+// One row straight into `b`, as one() reads it; false where the DOM
+// reader must read the file. Depths as json_simd.h counts them: the root
+// 1, a row 3, its members 4.
+class PytestRow {
+ public:
+  explicit PytestRow(const char* end) : end_(end) {}
+
+  bool read(od::object row, model::Benchmark& b) {
+    uint32_t seen = 0;
+    std::string_view name;
+    std::optional<std::string_view> fullname;
+    bool has_params = false;
+    for (auto member : row) {
+      od::field f;
+      std::string_view key;
+      od::json_type t;
+      if (std::move(member).get(f) || !key_of(f, end_, key) || f.value().type().get(t)) return false;
+      od::value& v = f.value();
+      const int index = pytest_key(kPytestRowKeys, key);
+      if (index < 0) {
+        if (!check_value(v, end_, 4)) return false;
+        continue;
+      }
+      if (seen & (1u << index)) return false;  // repeated: the last one wins in the DOM
+      seen |= 1u << index;
+      if (index == 0) {
+        if (t != od::json_type::string || !string_value(v, end_, name)) return false;
+      } else if (index == 3) {
+        if (t != od::json_type::object || !stats(v, b)) return false;
+      } else if (is_null(v, t)) {
+        continue;  // as absent, for every other member
+      } else if (index == 1) {
+        if (t != od::json_type::string || !string_value(v, end_, fullname.emplace())) return false;
+      } else if (index == 2) {
+        if (t != od::json_type::object || !params(v, b, has_params)) return false;
+      } else if (!build_value(v, b.extra[std::string(key)], end_, 4)) {
+        return false;
+      }
+    }
+    if (!(seen & 1u) || !(seen & (1u << 3))) return false;  // no name, or no stats
+    b.key.name = strip_param_suffix(std::string(fullname ? *fullname : name), has_params);
+    b.key.metric = "wall_time";
+    b.unit = "s";
+    return true;
+  }
+
+ private:
+  static bool is_null(od::value& v, od::json_type t) {
+    bool is = false;  // type() looks only at the first byte: "nwll" is not null
+    return t == od::json_type::null && !v.is_null().get(is) && is;
+  }
+
+  bool params(od::value& v, model::Benchmark& b, bool& has_params) {
+    od::object o;
+    if (v.get_object().get(o)) return false;
+    json value;
+    for (auto member : o) {
+      od::field f;
+      std::string_view key;
+      if (std::move(member).get(f) || !key_of(f, end_, key) || !build_value(f.value(), value, end_, 5)) return false;
+      b.key.params[std::string(key)] = param_string(value);
+      has_params = true;
+    }
+    return true;
+  }
+
+  // A number, or one of Python's tokens (replaced by SimdText as the DOM
+  // reader's are).
+  bool number(od::value& v, od::json_type t, double& n) {
+    if (t == od::json_type::number) {
+      const std::string_view token = v.raw_json_token();
+      if (simdjson_misreads(token) || v.get_double().get(n)) return false;
+      if (n == 0 && std::signbit(n) && token.find_first_of(".eE") == std::string_view::npos) n = 0;
+      return true;
+    }
+    std::string_view s;
+    if (t != od::json_type::string || !string_value(v, end_, s)) return false;
+    std::optional<double> sentinel = detail::number(json(s));
+    if (!sentinel) return false;
+    n = *sentinel;
+    return true;
+  }
+
+  bool stats(od::value& v, model::Benchmark& b) {
+    od::object o;
+    if (v.get_object().get(o)) return false;
+    uint32_t seen = 0;
+    double iterations = 1;
+    for (auto member : o) {
+      od::field f;
+      std::string_view key;
+      od::json_type t;
+      if (std::move(member).get(f) || !key_of(f, end_, key) || f.value().type().get(t)) return false;
+      od::value& value = f.value();
+      const int index = pytest_key(kPytestStatKeys, key);
+      if (index < 0) {
+        if (!check_value(value, end_, 5)) return false;
+        continue;
+      }
+      if (seen & (1u << index)) return false;
+      seen |= 1u << index;
+      if (key == "rounds") {  // kept as it is, even null
+        if (!build_value(value, b.extra["rounds"], end_, 5)) return false;
+        continue;
+      }
+      if (is_null(value, t)) continue;
+      if (key == "data") {
+        if (t != od::json_type::array || !samples(value, b)) return false;
+        continue;
+      }
+      double n;
+      if (!number(value, t, n)) return false;
+      if (key == "iterations") {
+        if (!std::isfinite(n)) return false;
+        iterations = n;
+      } else if (!std::isfinite(n)) {
+        // stddev of a single round is NaN in Python; it carries nothing.
+        if (key != "stddev" && key != "iqr") return false;
+      } else if (key == "ops") {
+        b.extra["ops"] = n;
+      } else {
+        b.summary.emplace(std::string(key), n);
+      }
+    }
+    if (b.samples.empty()) {
+      auto mean = b.summary.find("mean");
+      if (mean == b.summary.end()) return false;
+      b.summary_only = true;
+      b.samples = {mean->second};
+    } else {
+      b.iterations.assign(b.samples.size(), iterations);
+    }
+    return true;
+  }
+
+  bool samples(od::value& v, model::Benchmark& b) {
+    od::array a;
+    if (v.get_array().get(a)) return false;
+    for (auto element : a) {
+      od::value e;
+      double n;
+      if (element.get(e) || !finite_double(e, n)) return false;
+      b.samples.push_back(n);
+    }
+    return true;
+  }
+
+  const char* end_;
+};
+
 }  // namespace
 
+std::optional<ParsedList> pytest_benchmark_fast(JsonText text) {
+  if (!simdjson_enabled()) return std::nullopt;
+  SimdText buf(text, /*python_nan=*/true);
+  od::parser parser;
+  od::document doc;
+  od::object root;
+  if (parser.iterate(buf.view()).get(doc) || doc.get_object().get(root)) return std::nullopt;
+  PytestRow reader(buf.end());
+  ParsedList out;
+  bool found = false;
+  for (auto member : root) {
+    od::field f;
+    std::string_view key;
+    if (std::move(member).get(f) || !key_of(f, buf.end(), key)) return std::nullopt;
+    if (key != "benchmarks") {  // machine_info, commit_info and the like: checked, not read
+      if (!check_value(f.value(), buf.end(), 2)) return std::nullopt;
+      continue;
+    }
+    od::array rows;
+    if (found || f.value().get_array().get(rows)) return std::nullopt;
+    found = true;
+    size_t i = 0;
+    for (auto element : rows) {
+      od::object row;
+      if (element.get_object().get(row) || !reader.read(row, out.emplace("/benchmarks/" + std::to_string(i++))))
+        return std::nullopt;
+    }
+  }
+  if (!found || doc.current_location().error() != simdjson::OUT_OF_BOUNDS) return std::nullopt;
+  return out;
+}
+
 Result<ParsedList> parse_pytest_benchmark(const Input& in) {
+  if (auto fast = pytest_benchmark_fast(in.json())) return std::move(*fast);
   ParsedList out;
   auto streamed = stream_children(
       in.json(), in.source, "benchmarks",

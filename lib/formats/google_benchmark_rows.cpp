@@ -12,54 +12,6 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-// A value the reader does not use, checked as the DOM reader's parse
-// checks it: On-Demand skips what it is not asked for without looking at
-// its grammar (stage 1 only indexes it), so "1x" or a broken string there
-// would pass unseen. False where simdjson stops, also on a number it
-// misreads (the DOM reader then reads the file and words any error).
-bool valid(od::value v, const char* end, size_t depth) {
-  od::json_type t;
-  if (v.type().get(t)) return false;
-  switch (t) {
-    case od::json_type::object: {
-      od::object o;
-      if (depth > kMaxDepth || v.get_object().get(o)) return false;
-      for (auto member : o) {
-        od::field f;
-        std::string_view key;
-        if (std::move(member).get(f) || !key_of(f, end, key) || !valid(f.value(), end, depth + 1)) return false;
-      }
-      return true;
-    }
-    case od::json_type::array: {
-      od::array a;
-      if (depth > kMaxDepth || v.get_array().get(a)) return false;
-      for (auto element : a) {
-        od::value e;
-        if (element.get(e) || !valid(e, end, depth + 1)) return false;
-      }
-      return true;
-    }
-    case od::json_type::string: {
-      std::string_view s;
-      return !v.get_string().get(s);
-    }
-    case od::json_type::number: {
-      od::number n;
-      return !simdjson_misreads(v.raw_json_token()) && !v.get_number().get(n);
-    }
-    case od::json_type::boolean: {
-      bool b;
-      return !v.get_bool().get(b);
-    }
-    case od::json_type::null: {
-      bool is = false;  // type() looks only at the first byte: "nwll" is not null
-      return !v.is_null().get(is) && is;
-    }
-  }
-  return false;
-}
-
 constexpr int kCounter = -1;
 constexpr int builtin(std::string_view name) {
   for (size_t i = 0; i < std::size(kGbBuiltin); ++i)
@@ -115,7 +67,7 @@ class RowReader {
       if (index == kCounter) {
         // Not a counter (a string a newer version added): checked, not read.
         if (t != od::json_type::number) {
-          if (!valid(v, end_, 2)) return false;
+          if (!check_value(v, end_, 2)) return false;
           continue;
         }
         double n;
@@ -155,7 +107,7 @@ class RowReader {
           if (!maybe_string(v, t, r.aggregate_unit)) return false;
           break;
         case builtin("label"):
-          if (t == od::json_type::string ? !string(v, r.label.emplace()) : !valid(v, end_, 2)) return false;
+          if (t == od::json_type::string ? !string(v, r.label.emplace()) : !check_value(v, end_, 2)) return false;
           break;
         case builtin("real_time"):
           if (t != od::json_type::number || !number(v, r.real_time.emplace())) return false;
@@ -170,7 +122,7 @@ class RowReader {
           // Only a count reserves room; anything else is checked, not read.
           od::number n;
           if (t != od::json_type::number) {
-            if (!valid(v, end_, 2)) return false;
+            if (!check_value(v, end_, 2)) return false;
           } else if (simdjson_misreads(v.raw_json_token()) || v.get_number().get(n)) {
             return false;
           } else if (n.is_uint64() || (n.is_int64() && n.get_int64() >= 0)) {
@@ -179,7 +131,7 @@ class RowReader {
           break;
         }
         case builtin("threads"):
-          if (t == od::json_type::number ? !threads(v, r.threads) : !valid(v, end_, 2)) return false;
+          if (t == od::json_type::number ? !threads(v, r.threads) : !check_value(v, end_, 2)) return false;
           break;
         case builtin("error_occurred"):
           if (!null(v, t) && (t != od::json_type::boolean || v.get_bool().get(r.error_occurred))) return false;
@@ -192,7 +144,7 @@ class RowReader {
           } else if (t == od::json_type::number) {
             if (!number(v, n)) return false;
             r.skipped = n != 0;
-          } else if (!valid(v, end_, 2)) {
+          } else if (!check_value(v, end_, 2)) {
             return false;
           }
           break;
@@ -202,7 +154,7 @@ class RowReader {
         case builtin("real_coefficient"):
         case builtin("cpu_coefficient"): return false;  // a complexity fit
         default:  // the other builtins (indices, messages): checked, not read
-          if (!valid(v, end_, 2)) return false;
+          if (!check_value(v, end_, 2)) return false;
           break;
       }
     }
@@ -210,15 +162,7 @@ class RowReader {
   }
 
  private:
-  bool string(od::value& v, std::string_view& s) {
-    od::raw_json_string raw;
-    if (v.get_raw_json_string().get(raw)) return false;
-    if (auto p = plain_string(raw.raw(), end_)) {
-      s = *p;
-      return true;
-    }
-    return !v.get_string().get(s);
-  }
+  bool string(od::value& v, std::string_view& s) { return string_value(v, end_, s); }
 
   // Absent and null are the same to the DOM reader; anything but a string is its error.
   bool maybe_string(od::value& v, od::json_type t, std::optional<std::string_view>& s) {
@@ -231,10 +175,7 @@ class RowReader {
     return t == od::json_type::null && !v.is_null().get(is) && is;
   }
 
-  static bool number(od::value& v, double& n) {
-    // A long number goes to the DOM reader (see simdjson_misreads).
-    return !simdjson_misreads(v.raw_json_token()) && !v.get_double().get(n) && std::isfinite(n);
-  }
+  static bool number(od::value& v, double& n) { return finite_double(v, n); }
 
   // nlohmann's types: a negative integer is signed, any other integer
   // unsigned, the rest double; 1 is left out, as the DOM reader does.
@@ -279,7 +220,7 @@ bool for_each_plain_row(JsonText text, const std::function<bool(const GbRow&, si
     std::string_view key;
     if (std::move(member).get(f) || !key_of(f, buf.end(), key)) return false;
     if (key != "benchmarks") {  // "context" and the like: checked, not read
-      if (!valid(f.value(), buf.end(), 1)) return false;
+      if (!check_value(f.value(), buf.end(), 1)) return false;
       continue;
     }
     od::array rows;

@@ -103,15 +103,7 @@ class Walker {
 
   bool key_of(od::field& f, std::string_view& key) { return detail::key_of(f, end_, key); }
 
-  bool string_of(od::value& v, std::string_view& s) {
-    od::raw_json_string raw;
-    if (v.get_raw_json_string().get(raw)) return false;
-    if (auto p = plain_string(raw.raw(), end_)) {
-      s = *p;
-      return true;
-    }
-    return !v.get_string().get(s);
-  }
+  bool string_of(od::value& v, std::string_view& s) { return string_value(v, end_, s); }
 
  private:
   // nlohmann's types: a negative integer is signed, any other integer
@@ -288,6 +280,74 @@ bool key_of(od::field& f, const char* end, std::string_view& key) {
     return true;
   }
   return !f.unescaped_key().get(key);
+}
+
+bool check_value(od::value v, const char* end, size_t depth) {
+  od::json_type t;
+  if (v.type().get(t)) return false;
+  switch (t) {
+    case od::json_type::object: {
+      od::object o;
+      if (depth > kMaxDepth || v.get_object().get(o)) return false;
+      for (auto member : o) {
+        od::field f;
+        std::string_view key;
+        if (std::move(member).get(f) || !key_of(f, end, key) || !check_value(f.value(), end, depth + 1))
+          return false;
+      }
+      return true;
+    }
+    case od::json_type::array: {
+      od::array a;
+      if (depth > kMaxDepth || v.get_array().get(a)) return false;
+      for (auto element : a) {
+        od::value e;
+        if (element.get(e) || !check_value(e, end, depth + 1)) return false;
+      }
+      return true;
+    }
+    case od::json_type::string: {
+      std::string_view s;
+      return !v.get_string().get(s);
+    }
+    case od::json_type::number: {
+      od::number n;
+      return !simdjson_misreads(v.raw_json_token()) && !v.get_number().get(n);
+    }
+    case od::json_type::boolean: {
+      bool b;
+      return !v.get_bool().get(b);
+    }
+    case od::json_type::null: {
+      bool is = false;  // type() looks only at the first byte: "nwll" is not null
+      return !v.is_null().get(is) && is;
+    }
+  }
+  return false;
+}
+
+bool build_value(od::value v, json& out, const char* end, size_t depth) {
+  Walker w(end);
+  return w.build(v, out, depth);
+}
+
+bool finite_double(od::value& v, double& out) {
+  // A long number goes to the DOM reader (see simdjson_misreads).
+  const std::string_view t = v.raw_json_token();
+  if (simdjson_misreads(t) || v.get_double().get(out) || !std::isfinite(out)) return false;
+  // nlohmann reads "-0" as the integer 0; simdjson as the double -0.0.
+  if (out == 0 && std::signbit(out) && t.find_first_of(".eE") == std::string_view::npos) out = 0;
+  return true;
+}
+
+bool string_value(od::value& v, const char* end, std::string_view& s) {
+  od::raw_json_string raw;
+  if (v.get_raw_json_string().get(raw)) return false;
+  if (auto p = plain_string(raw.raw(), end)) {
+    s = *p;
+    return true;
+  }
+  return !v.get_string().get(s);
 }
 
 bool simdjson_misreads(std::string_view number) {

@@ -42,4 +42,24 @@ std::optional<std::string_view> plain_string(const char* raw, const char* end);
 // simdjson stops.
 bool key_of(simdjson::ondemand::field& f, const char* end, std::string_view& key);
 
+// A format's own reader reads only the members it uses; the rest goes
+// through one of these, so the file is checked (or built) as the DOM reader
+// would check it. False where simdjson stops, also on a number it misreads:
+// the caller then leaves the whole file to the DOM reader, which words the
+// error. `depth` is the value's nesting, the root's 1: a container
+// deeper than kMaxDepth is refused, as the DOM reader refuses it.
+//
+// A value that is not read, checked: On-Demand skips what it is not asked
+// for without looking at its grammar (stage 1 only indexes it), so "1x" or
+// a broken string there would pass unseen.
+bool check_value(simdjson::ondemand::value v, const char* end, size_t depth);
+// A value as the DOM reader holds it: nlohmann's types, the last of a
+// repeated key.
+bool build_value(simdjson::ondemand::value v, json& out, const char* end, size_t depth);
+// A finite number as the DOM reader reads it (nlohmann's "-0" is +0.0);
+// false for anything else.
+bool finite_double(simdjson::ondemand::value& v, double& out);
+// A string's content (plain_string, else unescaped by simdjson).
+bool string_value(simdjson::ondemand::value& v, const char* end, std::string_view& s);
+
 }  // namespace bb::formats::detail

@@ -2,6 +2,7 @@
 // per-format parsers (fmt_*.cpp). Not installed; tests and fuzzers use it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,6 +84,11 @@ Result<ParsedList> parse_benchbox(const Input& in);
 Result<ParsedList> parse_google_benchmark(const Input& in);
 Result<ParsedList> parse_asv(const Input& in);
 Result<ParsedList> parse_pytest_benchmark(const Input& in);
+// A format's simdjson reader alone, for the tests: the benchmarks, or
+// nullopt where the DOM reader reads the file (anything but the plain
+// shape, and every error).
+std::optional<ParsedList> pytest_benchmark_fast(JsonText text);
+std::optional<ParsedList> bmf_fast(JsonText text, const std::string& source);
 Result<ParsedList> parse_catch2_xml(const Input& in);
 Result<ParsedList> parse_go_test(const Input& in);
 // go's rule for a benchmark function's name: "Benchmark", then nothing or a
