@@ -4,7 +4,10 @@
 // one box with the server's clock for leases as benchbox-queued runs, in one
 // run.
 // Every store commits durably (SQLite synchronous=FULL, PostgreSQL fsync).
-// The ratios are against SQLite measured in the same run.
+// The ratios are against SQLite measured in the same run. Each job carries
+// a delivery id, as every job from a webhook does. The "held" rows run with
+// five times as many jobs already done, as a box's history holds them: a
+// call that reads every job shows there.
 //
 // Run beside a PostgreSQL server of its own:
 //   tests/postgres/with-postgres.sh build/bench/bench-queue [--jobs N]
@@ -39,6 +42,7 @@ model::JobSpec spec(int box, int i) {
   s.clone_url = "https://example.invalid/octo/widgets.git";
   s.ref = "refs/heads/main";
   s.head_sha = sha(box, i);
+  s.delivery_id = "delivery-" + s.head_sha;
   return s;
 }
 
@@ -52,8 +56,9 @@ struct Rates {
 }
 
 // `boxes` stores on `where`, each enqueueing jobs/boxes, then each claiming
-// until the queue is empty; every job must be claimed exactly once.
-Rates run(const store::Location& where, int boxes, int jobs, bool database_clock = false) {
+// until the queue is empty; every job must be claimed exactly once. With
+// `held`, that many jobs are enqueued and claimed first, untimed.
+Rates run(const store::Location& where, int boxes, int jobs, bool database_clock = false, int held = 0) {
   static SystemClock clock;
   std::vector<store::QueueStore> stores;
   for (int b = 0; b < boxes; ++b) {
@@ -63,6 +68,13 @@ Rates run(const store::Location& where, int boxes, int jobs, bool database_clock
     auto s = store::QueueStore::open(where, clock, o);
     if (!s) die(s.error().message);
     stores.push_back(std::move(*s));
+  }
+  for (int i = 0; i < held; ++i)
+    if (auto r = stores[0].enqueue(spec(0xff, i)); !r) die(r.error().message);
+  for (int i = 0; i < held; ++i) {
+    auto r = stores[0].claim("runner-held", 3600);
+    if (!r || !r->job) die("a held job was not claimed");
+    if (auto done = stores[0].complete(r->job->id, "runner-held", "", "{}"); !done) die(done.error().message);
   }
   auto timed = [&](auto&& body) {
     std::vector<std::thread> threads;
@@ -120,16 +132,21 @@ int main(int argc, char** argv) {
   Rates pg3 = run(fresh_postgres(admin, "bench_three_boxes"), 3, jobs);
   // What benchbox-queued runs with: leases by the server's clock.
   Rates pg1_clock = run(fresh_postgres(admin, "bench_one_box_clock"), 1, jobs, true);
+  Rates sqlite_held = run(store::Location::sqlite(dir + "/held.db"), 1, jobs, false, 5 * jobs);
+  Rates pg1_held = run(fresh_postgres(admin, "bench_one_box_held"), 1, jobs, true, 5 * jobs);
   std::filesystem::remove_all(dir);
 
-  std::printf("%-28s %12s %8s %12s %8s\n", "queue", "Enqueue/s", "ratio", "Claim/s", "ratio");
+  std::printf("%-32s %12s %8s %12s %8s\n", "queue", "Enqueue/s", "ratio", "Claim/s", "ratio");
   auto row = [&](const char* name, const Rates& r) {
-    std::printf("%-28s %12.0f %7.2fx %12.0f %7.2fx\n", name, r.enqueue, r.enqueue / sqlite.enqueue, r.claim,
+    std::printf("%-32s %12.0f %7.2fx %12.0f %7.2fx\n", name, r.enqueue, r.enqueue / sqlite.enqueue, r.claim,
                 r.claim / sqlite.claim);
   };
   row("SQLite (one box, baseline)", sqlite);
   row("PostgreSQL, 1 box", pg1);
   row("PostgreSQL, 3 boxes", pg3);
   row("PostgreSQL, 1 box, db clock", pg1_clock);
+  const std::string held = std::to_string(5 * jobs) + " held";
+  row(("SQLite, " + held).c_str(), sqlite_held);
+  row(("PostgreSQL, 1 box, " + held).c_str(), pg1_held);
   return 0;
 }

@@ -14,11 +14,11 @@ constexpr size_t kMaxGroupSpecs = 10000;
 
 constexpr const char* kGroupColumns =
     "g.id, g.kind, g.repository, g.description, g.requested_by, g.skip_measured, g.created, g.step,"
-    " (SELECT COUNT(*) FROM jobs j WHERE j.group_id = g.id AND j.state = 'queued'),"
-    " (SELECT COUNT(*) FROM jobs j WHERE j.group_id = g.id AND j.state = 'running'),"
-    " (SELECT COUNT(*) FROM jobs j WHERE j.group_id = g.id AND j.state = 'done'),"
-    " (SELECT COUNT(*) FROM jobs j WHERE j.group_id = g.id AND j.state = 'failed'),"
-    " (SELECT COUNT(*) FROM jobs j WHERE j.group_id = g.id AND j.state = 'cancelled')";
+    " (SELECT COUNT(*) FROM jobs j WHERE j.group_id = g.id AND j.group_id != 0 AND j.state = 'queued'),"
+    " (SELECT COUNT(*) FROM jobs j WHERE j.group_id = g.id AND j.group_id != 0 AND j.state = 'running'),"
+    " (SELECT COUNT(*) FROM jobs j WHERE j.group_id = g.id AND j.group_id != 0 AND j.state = 'done'),"
+    " (SELECT COUNT(*) FROM jobs j WHERE j.group_id = g.id AND j.group_id != 0 AND j.state = 'failed'),"
+    " (SELECT COUNT(*) FROM jobs j WHERE j.group_id = g.id AND j.group_id != 0 AND j.state = 'cancelled')";
 
 JobGroup group_from_row(const Statement& row) {
   JobGroup g;
@@ -186,7 +186,8 @@ Result<std::vector<Job>> QueueStore::group_jobs(int64_t id) {
   auto g = find_group(id);
   if (!g) return g.error();
   if (!*g) return no_group(id);
-  auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns + " FROM jobs WHERE group_id = ? ORDER BY id");
+  auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns +
+                        " FROM jobs WHERE group_id = ? AND group_id != 0 ORDER BY id");
   if (!st) return st.error();
   st->bind(1, id);
   return schema::read_jobs(*st);
@@ -199,7 +200,8 @@ Result<std::vector<Job>> QueueStore::cancel_group(int64_t id, const std::string&
   if (!g) return g.error();
   if (!*g) return no_group(id);
   auto pick = db_.prepare(
-      std::string("SELECT id FROM jobs WHERE group_id = ? AND state IN ('queued', 'running') ORDER BY id") +
+      std::string("SELECT id FROM jobs WHERE group_id = ? AND group_id != 0 AND state IN ('queued', 'running')"
+                  " ORDER BY id") +
       db_.for_update());
   if (!pick) return pick.error();
   pick->bind(1, id);
@@ -214,7 +216,7 @@ Result<std::vector<Job>> QueueStore::cancel_group(int64_t id, const std::string&
   // its next heartbeat.
   auto up = db_.prepare(
       "UPDATE jobs SET state = 'cancelled', error = ?, finished = ?, lease_expires = 0"
-      " WHERE group_id = ? AND state IN ('queued', 'running')");
+      " WHERE group_id = ? AND group_id != 0 AND state IN ('queued', 'running')");
   if (!up) return up.error();
   up->bind(1, reason.empty() ? "cancelled with job group " + std::to_string(id) : reason);
   up->bind(2, now()).bind(3, id);
