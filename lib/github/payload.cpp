@@ -1,83 +1,12 @@
 #include "github/payload.h"
 
-#include <nlohmann/json.hpp>
+#include "github/payload_fields.h"
 
 namespace bb::github {
 
 namespace {
 
-using nlohmann::json;
-
-// Reads dotted paths ("pull_request.head.sha") out of one payload and turns
-// every absence or type mismatch into an error that names the field.
-class Fields {
- public:
-  Fields(const json& root, std::string event) : root_(root), event_(std::move(event)) {}
-
-  Result<std::string> string(const std::string& path) const {
-    auto v = find(path);
-    if (!v) return v.error();
-    if (!(*v)->is_string()) return wrong_type(path, "a string");
-    return (*v)->get<std::string>();
-  }
-  // A string that may be null or absent (GitHub sends null for some fields).
-  Result<std::string> optional_string(const std::string& path) const {
-    const json* v = lookup(path);
-    if (!v || v->is_null()) return std::string();
-    if (!v->is_string()) return wrong_type(path, "a string");
-    return v->get<std::string>();
-  }
-  Result<int64_t> integer(const std::string& path) const {
-    auto v = find(path);
-    if (!v) return v.error();
-    if (!(*v)->is_number_integer()) return wrong_type(path, "an integer");
-    return (*v)->get<int64_t>();
-  }
-  Result<bool> boolean(const std::string& path) const {
-    auto v = find(path);
-    if (!v) return v.error();
-    if (!(*v)->is_boolean()) return wrong_type(path, "true or false");
-    return (*v)->get<bool>();
-  }
-  bool optional_bool(const std::string& path) const {
-    const json* v = lookup(path);
-    return v && v->is_boolean() && v->get<bool>();
-  }
-  // Present and not null.
-  bool has(const std::string& path) const {
-    const json* v = lookup(path);
-    return v && !v->is_null();
-  }
-
- private:
-  const json* lookup(const std::string& path) const {
-    const json* cur = &root_;
-    size_t start = 0;
-    for (;;) {
-      size_t dot = path.find('.', start);
-      std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-      if (!cur->is_object()) return nullptr;
-      auto it = cur->find(key);
-      if (it == cur->end()) return nullptr;
-      cur = &*it;
-      if (dot == std::string::npos) return cur;
-      start = dot + 1;
-    }
-  }
-  Result<const json*> find(const std::string& path) const {
-    const json* v = lookup(path);
-    if (!v || v->is_null())
-      return make_error(Errc::invalid_argument, event_ + " payload: missing field '" + path + "'");
-    return v;
-  }
-  Error wrong_type(const std::string& path, const char* expected) const {
-    return make_error(Errc::invalid_argument,
-                      event_ + " payload: field '" + path + "' must be " + expected);
-  }
-
-  const json& root_;
-  std::string event_;
-};
+using detail::Fields;
 
 // Assigns a Result's value or returns its error from the enclosing function.
 #define BB_TAKE(target, expr)              \
@@ -171,17 +100,13 @@ struct RepositoryName {
 Result<Event> parse_event(std::string_view event_name, std::string_view body) {
   std::string name(event_name);
   if (name.empty()) return make_error(Errc::invalid_argument, "missing X-GitHub-Event header");
-  json root;
-  try {
-    root = json::parse(body);
-  } catch (const json::parse_error& e) {
-    return make_error(Errc::parse, "malformed JSON in " + name + " payload: " + e.what());
-  } catch (const std::exception& e) {
-    return make_error(Errc::parse, "malformed JSON in " + name + " payload: " + e.what());
+  std::unique_ptr<Fields> fields = detail::simdjson_fields(body, name);
+  if (!fields) {
+    auto read = detail::nlohmann_fields(body, name);
+    if (!read) return read.error();
+    fields = std::move(*read);
   }
-  if (!root.is_object())
-    return make_error(Errc::invalid_argument, name + " payload is not a JSON object");
-  Fields f(root, name);
+  const Fields& f = *fields;
   try {
     if (name == "ping") return parse_ping(f);
     if (name == "push") return parse_push(f);

@@ -16,6 +16,8 @@ namespace bb::github {
 struct Repository {
   std::string full_name;  // repository.full_name, "owner/name"
   std::string clone_url;  // repository.clone_url
+
+  bool operator==(const Repository&) const = default;
 };
 
 // Sent once when a webhook is created. Repository hooks carry the repository;
@@ -24,6 +26,8 @@ struct PingEvent {
   std::string zen;
   int64_t hook_id = 0;
   std::string repository;  // "" for an organization hook
+
+  bool operator==(const PingEvent&) const = default;
 };
 
 // A push to a branch or of a tag (ref "refs/heads/..." or "refs/tags/...").
@@ -37,6 +41,8 @@ struct PushEvent {
   bool deleted = false;
   bool forced = false;
   std::string sender;  // sender.login
+
+  bool operator==(const PushEvent&) const = default;
 };
 
 // A branch or tag was created. `ref` is the short name ("v1.2.0"), not a
@@ -46,6 +52,8 @@ struct CreateEvent {
   std::string ref;
   std::string ref_type;  // "branch" or "tag"
   std::string sender;
+
+  bool operator==(const CreateEvent&) const = default;
 };
 
 struct PullRequestEvent {
@@ -63,6 +71,8 @@ struct PullRequestEvent {
   std::string base_ref;      // pull_request.base.ref, the branch name ("main")
   std::string label;         // label.name, for labeled/unlabeled
   std::string sender;
+
+  bool operator==(const PullRequestEvent&) const = default;
 };
 
 struct IssueCommentEvent {
@@ -73,12 +83,16 @@ struct IssueCommentEvent {
   std::string body;          // comment.body
   std::string commenter;     // comment.user.login
   std::string sender;
+
+  bool operator==(const IssueCommentEvent&) const = default;
 };
 
 // Any other event: kept only for the log line that says it was ignored.
 struct OtherEvent {
   std::string name;
   std::string repository;  // "" when the payload has none
+
+  bool operator==(const OtherEvent&) const = default;
 };
 
 using Event = std::variant<PingEvent, PushEvent, CreateEvent, PullRequestEvent, IssueCommentEvent,

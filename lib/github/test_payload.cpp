@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "github/payload.h"
+#include "github/payload_fields.h"
 #include "test_fixtures.h"
 
 using namespace bb::github;
@@ -177,4 +178,50 @@ TEST_CASE("a missing event name is refused") {
   auto e = parse_event("", "{}");
   REQUIRE_FALSE(e);
   CHECK(e.error().message.find("X-GitHub-Event") != std::string::npos);
+}
+
+namespace {
+// The event both documents read from `body`, or both errors: the same.
+void same_both_ways(const std::string& event, const std::string& body) {
+  INFO(event << ": " << body.substr(0, 200));
+  auto fast = parse_event(event, body);
+  bb::github::detail::use_simdjson(false);
+  auto slow = parse_event(event, body);
+  bb::github::detail::use_simdjson(true);
+  REQUIRE(fast.ok() == slow.ok());
+  if (fast) CHECK(*fast == *slow);
+  else CHECK(fast.error().message == slow.error().message);
+}
+}  // namespace
+
+TEST_CASE("simdjson and nlohmann read every payload the same way") {
+  const std::pair<const char*, const char*> files[] = {
+      {"ping", "ping.json"}, {"push", "push_branch.json"}, {"push", "push_tag.json"}, {"push", "push_deleted.json"},
+      {"create", "create_tag.json"}, {"pull_request", "pull_request_opened.json"},
+      {"pull_request", "pull_request_closed.json"}, {"pull_request", "pull_request_labeled.json"},
+      {"pull_request", "pull_request_reopened.json"}, {"pull_request", "pull_request_synchronize.json"},
+      {"issue_comment", "issue_comment_bless.json"}, {"issue_comment", "issue_comment_on_issue.json"},
+      {"star", "push_branch.json"}};
+  for (const auto& [event, file] : files) {
+    const std::string body = fixture(file);
+    REQUIRE(bb::github::detail::simdjson_fields(body, event));
+    same_both_ways(event, body);
+  }
+  // A repeated key (the last counts), integers at and past int64's end,
+  // nulls where a value may be absent, a wrong type, and texts only one
+  // of them reads, where nlohmann words the error.
+  const std::string push = R"({"repository": {"full_name": "o/r", "clone_url": "u"}, "ref": "refs/heads/x",
+      "ref": "refs/heads/main", "before": "a", "after": "b", "deleted": false, "created": null,
+      "sender": {"login": "s"}})";
+  for (const std::string& body : {push, std::string(R"({"zen": null, "hook_id": 9223372036854775807})"),
+                                  std::string(R"({"zen": "z", "hook_id": 18446744073709551615})"),
+                                  std::string(R"({"hook_id": 1.0})"), std::string(R"({"hook_id": 123456789012345678901234})"),
+                                  std::string(R"({"hook_id": -0, "repository": {"full_name": "a\u0000b"}})"),
+                                  std::string(R"({"zen": "z"} x)"), std::string("\xef\xbb\xbf{\"zen\": \"z\"}"),
+                                  std::string(R"({"zen": "\ud800"})"), std::string("[]"), std::string("")}) {
+    same_both_ways(body.find("ref") != std::string::npos ? "push" : "ping", body);
+  }
+  auto p = parse_event("push", push);
+  REQUIRE(p);
+  CHECK(std::get<PushEvent>(*p).ref == "refs/heads/main");
 }
