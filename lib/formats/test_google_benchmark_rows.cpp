@@ -95,16 +95,19 @@ TEST_CASE("what the fast reader refuses goes to the DOM reader, with the same re
                       "time_unit": "ns"}]})",
            head + R"({"name": "BM_a", "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "ns",
                       "label": [1, 2}]})",
-           // Wrong types, a repeated member, an unknown unit, a long number.
+           // Wrong types, a repeated member.
            head + R"({"name": 3, "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "ns"}]})",
            head + R"({"name": "a", "name": "b", "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "ns"}]})",
-           head + R"({"name": "a", "iterations": 1, "real_time": 1.2345678901234567891, "cpu_time": 1,
-                      "time_unit": "ns"}]})",
        }) {
     INFO(text);
     CHECK(plain_rows(text) == 0);
     same_both_ways(text);
   }
+  // A long mantissa (which simdjson's get_number misreads) is read right.
+  const std::string long_number = head + R"({"name": "a", "iterations": 1, "real_time": 1.2345678901234567891,
+                                             "cpu_time": 12345678901234567890123, "time_unit": "ns"}]})";
+  CHECK(plain_rows(long_number) == 1);
+  same_both_ways(long_number);
   // A unit it does not know: the rows are plain, the reader refuses them.
   const std::string fortnights =
       head + R"({"name": "a", "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "fortnights"}]})";
