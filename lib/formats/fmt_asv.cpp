@@ -63,19 +63,31 @@ Result<MetricUnit> metric_for(const std::string& type, const std::string& declar
                 "or benchmarks.json) of this benchmark");
 }
 
-// The column `name` of a result row, or nullptr (absent or null).
-const json* column(const json& row, const std::map<std::string, size_t>& columns, const char* name) {
+// Where each column the reader uses sits in a row (npos: absent), resolved
+// once per file from "result_columns", so a row's columns are found by
+// index, not looked up by name for every parameter combination.
+struct Columns {
+  enum Id { result, params, version, samples, stats_number, ci_99_a, ci_99_b, q_25, q_75, count };
+  static constexpr const char* kNames[count] = {"result",       "params",        "version",
+                                                "samples",      "stats_number",  "stats_ci_99_a",
+                                                "stats_ci_99_b", "stats_q_25",   "stats_q_75"};
+  size_t index[count] = {size_t(-1), size_t(-1), size_t(-1), size_t(-1), size_t(-1),
+                         size_t(-1), size_t(-1), size_t(-1), size_t(-1)};
+};
+
+// A column of a result row, or nullptr (absent or null).
+const json* column(const json& row, const Columns& columns, Columns::Id id) {
   if (row.is_object()) {  // an api version 1 row (v1_row)
-    auto it = row.find(name);
+    auto it = row.find(Columns::kNames[id]);
     return it == row.end() || it->is_null() ? nullptr : &*it;
   }
-  auto it = columns.find(name);
-  if (it == columns.end() || it->second >= row.size() || row[it->second].is_null()) return nullptr;
-  return &row[it->second];
+  const size_t i = columns.index[id];
+  if (i >= row.size() || row[i].is_null()) return nullptr;
+  return &row[i];
 }
 
-Status one_benchmark(const std::string& name, const json& row, const Loc& at,
-                     const std::map<std::string, size_t>& columns, DeclaredMap* declared, ParsedList& out) {
+Status one_benchmark(const std::string& name, const json& row, const Loc& at, const Columns& columns,
+                     DeclaredMap* declared, ParsedList& out) {
   if (!row.is_object())
     if (auto st = expect(row, at, Kind::array); !st) return st;
   Declared* decl = nullptr;
@@ -90,13 +102,15 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at,
   auto how = metric_for(type, decl ? decl->unit : "", at);
   if (!how) return how.error();
 
-  auto col_loc = [&](const char* c) { return row.is_object() ? at.child(c) : at.child(columns.at(c)); };
+  auto col_loc = [&](Columns::Id c) {
+    return row.is_object() ? at.child(Columns::kNames[c]) : at.child(columns.index[c]);
+  };
   // The parameter combinations, in asv's order.
   std::vector<std::vector<std::string>> values;
-  if (const json* params = column(row, columns, "params")) {
-    if (auto st = expect(*params, col_loc("params"), Kind::array); !st) return st;
+  if (const json* params = column(row, columns, Columns::params)) {
+    if (auto st = expect(*params, col_loc(Columns::params), Kind::array); !st) return st;
     for (size_t i = 0; i < params->size(); ++i) {
-      if (!(*params)[i].is_array()) return expect((*params)[i], col_loc("params").child(i), Kind::array);
+      if (!(*params)[i].is_array()) return expect((*params)[i], col_loc(Columns::params).child(i), Kind::array);
       std::vector<std::string> v;
       for (const auto& p : (*params)[i]) v.push_back(param_string(p));
       values.push_back(std::move(v));
@@ -115,19 +129,19 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at,
     combos = std::move(next);
   }
 
-  const json* result = column(row, columns, "result");
-  if (result && !result->is_array()) return col_loc("result").bad("expected an array (one value per parameter combination)");
+  const json* result = column(row, columns, Columns::result);
+  if (result && !result->is_array()) return col_loc(Columns::result).bad("expected an array (one value per parameter combination)");
   if (result && result->size() != combos.size())
-    return col_loc("result").bad("has " + std::to_string(result->size()) + " values for " +
+    return col_loc(Columns::result).bad("has " + std::to_string(result->size()) + " values for " +
                                  std::to_string(combos.size()) + " parameter combinations");
-  const json* samples = column(row, columns, "samples");
-  const json* numbers = column(row, columns, "stats_number");
+  const json* samples = column(row, columns, Columns::samples);
+  const json* numbers = column(row, columns, Columns::stats_number);
   std::string version;
-  if (const json* v = column(row, columns, "version"); v && v->is_string()) version = v->get<std::string>();
+  if (const json* v = column(row, columns, Columns::version); v && v->is_string()) version = v->get<std::string>();
 
   for (size_t j = 0; j < combos.size(); ++j) {
     // Built where it stays; on an error the whole list is dropped.
-    model::Benchmark& b = out.emplace(at.ptr);
+    model::Benchmark& b = out.emplace_at(at.ptr);
     b.key.name = name;
     b.key.params = combos[j];
     b.key.metric = how->metric;
@@ -146,18 +160,18 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at,
       continue;
     }
     auto n = number(*value);
-    if (!n) return col_loc("result").child(j).bad("expected a number, null (failed) or NaN (skipped)");
+    if (!n) return col_loc(Columns::result).child(j).bad("expected a number, null (failed) or NaN (skipped)");
     if (std::isnan(*n)) {
       b.status = model::BenchmarkStatus::skipped;
       b.reason = "asv skipped this parameter combination (NaN)";
       continue;
     }
-    if (!std::isfinite(*n)) return col_loc("result").child(j).bad("expected a finite number, got infinity");
+    if (!std::isfinite(*n)) return col_loc(Columns::result).child(j).bad("expected a finite number, got infinity");
     b.summary["median"] = *n * how->scale;
-    for (const char* stat : {"stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75"}) {
+    for (Columns::Id stat : {Columns::ci_99_a, Columns::ci_99_b, Columns::q_25, Columns::q_75}) {
       const json* s = column(row, columns, stat);
       if (!s || !s->is_array() || j >= s->size()) continue;
-      if (auto v = number((*s)[j]); v && std::isfinite(*v)) b.summary[stat + 6] = *v * how->scale;
+      if (auto v = number((*s)[j]); v && std::isfinite(*v)) b.summary[Columns::kNames[stat] + 6] = *v * how->scale;
     }
     double iters = 0;
     if (numbers && numbers->is_array() && j < numbers->size())
@@ -165,7 +179,7 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at,
     const json* mine = samples && samples->is_array() && j < samples->size() ? &(*samples)[j] : nullptr;
     if (mine && !mine->is_null()) {
       // Places are made only for an error: a file holds millions of samples.
-      auto sl = [&] { return col_loc("samples").child(j); };
+      auto sl = [&] { return col_loc(Columns::samples).child(j); };
       if (!mine->is_array()) return expect(*mine, sl(), Kind::array);
       b.samples.reserve(mine->size());
       if (iters > 0) b.iterations.reserve(mine->size());
@@ -273,19 +287,21 @@ Result<json> v1_row(const json& value, const Loc& at, const json* versions, cons
   return row;
 }
 
-// Column name -> index, from the root's "result_columns" (api version 2).
-Result<std::map<std::string, size_t>> read_columns(const json& doc, const Loc& root) {
+// The columns, from the root's "result_columns" (api version 2).
+Result<Columns> read_columns(const json& doc, const Loc& root) {
   auto cols = need(doc, root, "result_columns", Kind::array);
   if (!cols) return cols.error();
-  std::map<std::string, size_t> columns;
+  Columns columns;
+  bool has_result = false;
   for (size_t i = 0; i < (*cols)->size(); ++i) {
     if (auto st = expect((**cols)[i], root.child("result_columns").child(i), Kind::string); !st) return st.error();
-    columns[(**cols)[i].get<std::string>()] = i;
+    const auto& name = (**cols)[i].get_ref<const std::string&>();
+    has_result = has_result || name == "result";
+    // A name listed twice: the last one counts, as a map of them kept it.
+    for (int id = 0; id < Columns::count; ++id)
+      if (name == Columns::kNames[id]) columns.index[id] = i;
   }
-  if (!columns.count("result"))
-    return root.child("result_columns").bad("expected a \"result\" column");
-  for (const char* c : {"params", "samples", "stats_number", "version"})
-    if (!columns.count(c)) columns[c] = size_t(-1);  // absent: column() returns nullptr
+  if (!has_result) return root.child("result_columns").bad("expected a \"result\" column");
   return columns;
 }
 
@@ -300,7 +316,7 @@ std::optional<ParsedList> read_streamed(const Input& in, DeclaredMap* declared) 
   const Error stop = make_error(Errc::parse, "not streamed");
   std::optional<DeclaredMap> mine;  // has_result marks, kept only on success
   if (declared) mine = *declared;
-  std::map<std::string, size_t> columns;
+  Columns columns;
   json columns_seen;
   size_t starts = 0;
   const StartFn on_start = [&](const json& before) -> Status {
@@ -337,7 +353,7 @@ std::optional<ParsedList> read_streamed(const Input& in, DeclaredMap* declared) 
     ParsedList sorted;
     sorted.reserve(out.size());
     for (const Row& r : rows)
-      for (size_t i = r.begin; i < r.end; ++i) sorted.push_back(Parsed{std::move(out.benches[i]), out.place(i)});
+      for (size_t i = r.begin; i < r.end; ++i) sorted.move_from(out, i);
     out = std::move(sorted);
   }
   for (size_t i = 1; i < rows.size(); ++i)
@@ -360,7 +376,7 @@ Result<ParsedList> parse_results(const Input& in, DeclaredMap* declared) {
     auto results = need(*doc, root, "results", Kind::object);
     if (!results) return results.error();
     const json* versions = doc->contains("benchmark_version") ? &(*doc)["benchmark_version"] : nullptr;
-    const std::map<std::string, size_t> none;
+    const Columns none;
     ParsedList out;
     for (const auto& [name, value] : (*results)->items()) {
       const Loc at = root.child("results").child(name);

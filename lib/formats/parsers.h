@@ -47,6 +47,14 @@ struct ParsedList {
     place_of_.push_back(uint32_t(places_.size() - 1));
     return benches.back();
   }
+  // Benchmark i of `from` moved to the end, its place copied only when it
+  // is not the last one's (a list put in another order).
+  void move_from(ParsedList& from, size_t i) {
+    benches.push_back(std::move(from.benches[i]));
+    const std::string& place = from.place(i);
+    if (places_.empty() || places_.back() != place) places_.push_back(place);
+    place_of_.push_back(uint32_t(places_.size() - 1));
+  }
   // Where the count is known before the first push: a vector of 100,000s
   // that grows by doubling holds the old and the new array at once.
   void reserve(size_t n) {
