@@ -1,5 +1,6 @@
 #include "config/appliance.h"
 
+#include "config/notify_config.h"
 #include "config/yaml_read.h"
 #include "util/file.h"
 
@@ -10,7 +11,7 @@ namespace {
 Status parse_repository(const std::string& src, const YAML::Node& n, const std::string& path,
                         RepositoryPolicy& r) {
   BB_TRY(check_keys(src, n, path, {"name", "clone_url", "branches", "tags", "blessers",
-                                   "bless_command", "bless_label", "suite", "network"}));
+                                   "bless_command", "bless_label", "suite", "network", "notify"}));
   BB_TRY(read_string(src, n, path, "name", r.name));
   if (r.name.empty() || r.name.find('/') == std::string::npos)
     return yaml_error(src, n, path + ".name", "expected 'owner/repo'");
@@ -25,7 +26,7 @@ Status parse_repository(const std::string& src, const YAML::Node& n, const std::
   BB_TRY(read_string(src, n, path, "network", r.network));
   if (r.network != "none" && r.network != "loopback" && r.network != "full")
     return yaml_error(src, n["network"], path + ".network", "expected none, loopback or full, got '" + r.network + "'");
-  return {};
+  return parse_notify(src, n["notify"], path + ".notify", r.notify);
 }
 
 Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceConfig& c) {

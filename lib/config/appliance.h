@@ -12,6 +12,18 @@
 
 namespace bb::config {
 
+// One place a repository's notifications go (docs/notifications.md).
+struct NotifyDestination {
+  std::string name;                  // unique per repository; default: the kind
+  std::string kind;                  // webhook, slack, matrix or email
+  std::string url;                   // webhook, slack, matrix: http(s) address to POST to
+  // webhook: the systemd credential (LoadCredential= of reporterd) holding
+  // the HMAC-SHA256 key the body is signed with, never the key itself.
+  std::string secret_credential;
+  std::vector<std::string> to;       // email: the recipients
+  std::vector<std::string> events;   // the events it wants; empty = every one
+};
+
 struct RepositoryPolicy {
   std::string name;                    // "owner/repo"
   std::string clone_url;               // "" = https://github.com/<name>.git
@@ -27,6 +39,7 @@ struct RepositoryPolicy {
   // "Containment"). Loopback by default: nothing of the box's network, and
   // benchmarks that talk to a server they start themselves still work.
   std::string network = "loopback";
+  std::vector<NotifyDestination> notify;  // where its events are also told
 };
 
 // The webhook door (docs/configuration.md, "The webhook door").

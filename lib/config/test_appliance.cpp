@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "config/appliance.h"
+#include "config/notify_config.h"
 
 using namespace bb;
 using namespace bb::config;
@@ -221,4 +222,54 @@ TEST_CASE("runner.containment: required by default, allow-uncontained when said,
   CHECK(bad.error().message.find("t.yml:2:") == 0);
   CHECK(bad.error().message.find("runner.containment: expected required or allow-uncontained, got 'maybe'") !=
         std::string::npos);
+}
+
+TEST_CASE("a repository's notify list: each kind with what it needs, and nothing that could be misread") {
+  auto c = parse_appliance_config(R"(
+repositories:
+  - name: o/r
+    notify:
+      - kind: webhook
+        url: https://hooks.example/benchbox
+        secret: notify-o-r
+        events: [regression_confirmed, regression_closed]
+      - kind: slack
+        url: https://hooks.slack.example/services/T0/B0/x
+      - {name: room, kind: matrix, url: "http://127.0.0.1:9000/webhook/abc"}
+      - {kind: email, to: [dev@example.org, ops@example.org]}
+  - name: o/quiet
+)", "t.yml");
+  REQUIRE(c.ok());
+  const auto& n = c->find_repository("o/r")->notify;
+  REQUIRE(n.size() == 4);
+  CHECK(n[0].name == "webhook");
+  CHECK(n[0].secret_credential == "notify-o-r");
+  CHECK(wants_event(n[0], "regression_closed"));
+  CHECK_FALSE(wants_event(n[0], "culprit_named"));
+  CHECK(wants_event(n[1], "update_applied"));  // no list: every event
+  CHECK(n[2].name == "room");
+  CHECK(n[3].to == std::vector<std::string>{"dev@example.org", "ops@example.org"});
+  CHECK(c->find_repository("o/quiet")->notify.empty());
+
+  auto error = [](const std::string& destinations) {
+    auto bad = parse_appliance_config("repositories:\n  - name: o/r\n    notify:\n" + destinations, "t.yml");
+    REQUIRE_FALSE(bad);
+    return bad.error().message;
+  };
+  CHECK(error("      - {kind: pager, url: https://x}\n").find(
+            "repositories[0].notify[0].kind: expected webhook, slack, matrix, email, got 'pager'") != std::string::npos);
+  CHECK(error("      - {kind: webhook, url: https://x}\n").find("needs 'secret'") != std::string::npos);
+  CHECK(error("      - {kind: webhook, url: https://x, secret: ../etc/key}\n").find("needs 'secret'") !=
+        std::string::npos);
+  CHECK(error("      - {kind: slack, url: https://x, secret: k}\n").find("is not signed") != std::string::npos);
+  CHECK(error("      - {kind: slack, url: ftp://x}\n").find("notify[0].url: expected an http://") != std::string::npos);
+  CHECK(error("      - {kind: email}\n").find("needs at least one address") != std::string::npos);
+  CHECK(error("      - {kind: email, to: [\"a@b, c@d\"]}\n").find("is not one mail address") != std::string::npos);
+  CHECK(error("      - {kind: email, to: [a@b], url: https://x}\n").find("takes 'to', not 'url'") !=
+        std::string::npos);
+  CHECK(error("      - {kind: slack, url: https://x, events: [regression]}\n").find("unknown event 'regression'") !=
+        std::string::npos);
+  CHECK(error("      - {kind: slack, url: https://x}\n      - {kind: slack, url: https://y}\n")
+            .find("notify[1].name: destination 'slack' is listed twice") != std::string::npos);
+  CHECK(error("      - {kind: slack, url: https://x, channel: c}\n").find("channel") != std::string::npos);
 }
