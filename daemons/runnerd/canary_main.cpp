@@ -1,7 +1,8 @@
 // benchbox-canary: the box's own benchmark (lib/canary/workload.h). Runs
 // the core-bound and the memory-bound workload in turn, `--rounds` times,
 // and prints a benchbox.resultset/1 of the two on stdout, so the canary's
-// samples go through the statistics every suite's go through. On stderr:
+// samples go through the statistics every suite's go through (unpaired:
+// no two canary runs run side by side). On stderr:
 // each workload's median and coefficient of variation, what an operator
 // reads to see how much this box wanders.
 //
@@ -96,7 +97,8 @@ int main(int argc, char** argv) {
     b.key.name = name;
     b.key.metric = "wall_time";
     b.unit = "s";
-    for (int r = 0; r < rounds; ++r) b.rounds.push_back(r);
+    // No rounds: two canary runs never run side by side, so their samples
+    // must not be paired (the comparison then takes Mann-Whitney).
     b.samples = std::move(samples);
     b.extra = std::move(extra);
     rs.benchmarks.push_back(std::move(b));

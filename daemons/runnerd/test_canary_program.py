@@ -15,6 +15,8 @@ assert sorted(by_name) == ["cpu", "memory"], sorted(by_name)
 for b in by_name.values():
     assert b["suite"] == "canary" and b["metric"] == "wall_time" and b["unit"] == "s", b
     assert len(b["samples"]) == 3 and all(s > 0 for s in b["samples"]), b["samples"]
+    # Never paired with another canary run's samples: no rounds.
+    assert not b.get("rounds"), b.get("rounds")
 assert by_name["cpu"]["extra"]["checksum"] != "", by_name["cpu"]["extra"]
 assert "CV" in run.stderr and "memory median" in run.stderr, run.stderr
 
