@@ -323,8 +323,10 @@ void Manager::announce(const std::vector<Job>& changed) {
     if (r < 0) daemon::log_warning("could not emit signal", {{"JOB_ID", id_text(job.id)}});
     // Newly created jobs have no subscribers to their properties yet, but
     // emitting is harmless and keeps one code path.
+    announcing_ = &job;
     sd_bus_emit_properties_changed(bus_, job_path(job.id).c_str(), bus::kQueueJobInterface, "State",
                                    "Error", "ResultPath", nullptr);
+    announcing_ = nullptr;
   }
   counts_changed();
 }

@@ -42,7 +42,13 @@ class Manager {
   Result<std::string> result(int64_t id) { return store_.result(id); }
   Result<model::Job> fail(int64_t id, const std::string& runner, const std::string& reason);
   Result<model::Job> cancel(int64_t id, const std::string& reason);
-  Result<model::Job> get(int64_t id) { return store_.get(id); }
+  Result<model::Job> get(int64_t id) {
+    // While announce() emits a job's PropertiesChanged, sd-bus looks the
+    // object up and reads each changed property: four reads of a row the
+    // caller has just written, on every Enqueue, Claim and Complete.
+    if (announcing_ && announcing_->id == id) return *announcing_;
+    return store_.get(id);
+  }
   Result<std::vector<model::Job>> list_after(int64_t after_id, uint32_t limit) {
     return store_.list_after(after_id, limit);
   }
@@ -102,6 +108,7 @@ class Manager {
   bus::SourcePtr relisten_timer_;
   bus::SourcePtr counts_timer_;
   bool counts_dirty_ = false;
+  const model::Job* announcing_ = nullptr;  // the job announce() is emitting, as it was just written
   int64_t deaf_since_ = 0;  // when the listening connection was lost; 0 = listening
   store::QueueCounts counts_;
 };
