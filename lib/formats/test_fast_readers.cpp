@@ -20,28 +20,11 @@ using namespace bb::formats;
 
 namespace {
 
-std::string fixture_file(const std::string& name) {
-  auto text = read_file(bb::formats::testing::fixture(name), 1 << 20);
-  REQUIRE(text);
-  return *text;
-}
+using testing::fixture_text;
 
-// Both readers' benchmarks, as JSON, or both errors' wording.
-void same_both_ways(const std::string& format, const std::string& text) {
-  ParseOptions o;
-  o.suite = "s";
-  o.allow_empty = true;
-  auto fast = parse_text(format, text, "f.json", o);
-  detail::use_simdjson(false);
-  auto dom = parse_text(format, text, "f.json", o);
-  detail::use_simdjson(true);
-  REQUIRE(fast.ok() == dom.ok());
-  if (!fast) {
-    CHECK(fast.error().message == dom.error().message);
-    return;
-  }
-  REQUIRE(fast->size() == dom->size());
-  for (size_t i = 0; i < fast->size(); ++i) CHECK(model::to_json((*fast)[i]) == model::to_json((*dom)[i]));
+// Empty lists are answers here, not errors: both readers are asked for them.
+void read_both_ways(const std::string& format, const std::string& text) {
+  testing::same_both_ways(format, text, /*allow_empty=*/true);
 }
 
 size_t pytest_fast(const std::string& text) {
@@ -56,9 +39,9 @@ std::string pytest_row(const std::string& members) {
 }  // namespace
 
 TEST_CASE("pytest-benchmark: the fast reader takes what pytest-benchmark writes, read as the DOM reader reads it") {
-  const std::string doc = fixture_file("pytest-benchmark-documented-schema.json");
+  const std::string doc = fixture_text("pytest-benchmark-documented-schema.json");
   CHECK(pytest_fast(doc) > 0);
-  same_both_ways("pytest-benchmark", doc);
+  read_both_ways("pytest-benchmark", doc);
   for (const std::string& text : std::vector<std::string>{
            // One round: Python's NaN stddev and iqr carry nothing.
            pytest_row(R"("stats": {"mean": 1e-5, "stddev": NaN, "iqr": NaN, "rounds": 1, "data": [1e-5]})"),
@@ -76,7 +59,7 @@ TEST_CASE("pytest-benchmark: the fast reader takes what pytest-benchmark writes,
        }) {
     INFO(text);
     CHECK(pytest_fast(text) == (text.find("test_a") == std::string::npos ? 0 : 1));
-    same_both_ways("pytest-benchmark", text);
+    read_both_ways("pytest-benchmark", text);
   }
   // The empty list is the fast reader's too (an answer, not a refusal).
   CHECK(detail::pytest_benchmark_fast(std::string(R"({"benchmarks": []})")).has_value());
@@ -97,7 +80,7 @@ TEST_CASE("long mantissas, which simdjson's get_number misreads, read as strtod 
   }
   const std::string text = pytest_row(R"("stats": {"mean": 1, "data": [)" + data + "]}");
   CHECK(pytest_fast(text) == 1);
-  same_both_ways("pytest-benchmark", text);
+  read_both_ways("pytest-benchmark", text);
 }
 
 TEST_CASE("pytest-benchmark: what the fast reader refuses, the DOM reader reads or words") {
@@ -122,25 +105,25 @@ TEST_CASE("pytest-benchmark: what the fast reader refuses, the DOM reader reads 
        }) {
     INFO(text);
     CHECK(pytest_fast(text) == 0);
-    same_both_ways("pytest-benchmark", text);
+    read_both_ways("pytest-benchmark", text);
   }
 }
 
 TEST_CASE("BMF: the fast reader takes the plain shape, read as the DOM reader reads it") {
-  const std::string doc = fixture_file("bmf-documented-schema.json");
+  const std::string doc = fixture_text("bmf-documented-schema.json");
   REQUIRE(detail::bmf_fast(doc, "f.json"));
-  same_both_ways("bmf", doc);
+  read_both_ways("bmf", doc);
   const std::string text = R"({"b": {"latency": {"value": -0, "upper_value": 2, "lower_value": 0.5}, "mine": {"value": 3}}})";
   REQUIRE(detail::bmf_fast(text, "f.json"));
-  same_both_ways("bmf", text);
+  read_both_ways("bmf", text);
   const std::string repeated = R"({"b": {"latency": {"value": 1, "value": 2}}})";  // the last counts
   REQUIRE(detail::bmf_fast(repeated, "f.json"));
-  same_both_ways("bmf", repeated);
+  read_both_ways("bmf", repeated);
   for (const std::string& refused : std::vector<std::string>{
            R"({"b": {"latency": {"value": NaN}}})",
            R"({"b": {"latency": {"value": 1}, "latency": {"value": 2}}})", R"({"b": {}})"}) {
     INFO(refused);
     CHECK_FALSE(detail::bmf_fast(refused, "f.json"));
-    same_both_ways("bmf", refused);
+    read_both_ways("bmf", refused);
   }
 }

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "formats/formats.h"
+#include "formats/json_support.h"
 #include "formats/parsers.h"
+#include "model/result_set.h"
 #include "util/file.h"
 
 namespace bb::formats::testing {
@@ -60,6 +62,34 @@ inline std::string truncated(const std::string& path) {
   auto t = read_file(fixture(path));
   REQUIRE(t.ok());
   return t->substr(0, t->size() * 2 / 3);
+}
+
+// A fixture's whole text.
+inline std::string fixture_text(const std::string& name) {
+  auto text = read_file(fixture(name), 1 << 20);
+  REQUIRE(text);
+  return *text;
+}
+
+// `text` read as `format` by the simdjson readers and by the SAX path
+// alone: the same benchmarks (as JSON), or the same error's wording. True
+// when it was read.
+inline bool same_both_ways(const std::string& format, const std::string& text, bool allow_empty = false) {
+  INFO(text);
+  ParseOptions o = opts();
+  o.allow_empty = allow_empty;
+  detail::use_simdjson(false);
+  auto slow = parse_text(format, text, "in", o);
+  detail::use_simdjson(true);
+  auto fast = parse_text(format, text, "in", o);
+  REQUIRE(fast.ok() == slow.ok());
+  if (!fast) {
+    CHECK(fast.error().message == slow.error().message);
+    return false;
+  }
+  REQUIRE(fast->size() == slow->size());
+  for (size_t i = 0; i < fast->size(); ++i) CHECK(model::to_json((*fast)[i]) == model::to_json((*slow)[i]));
+  return true;
 }
 
 }  // namespace bb::formats::testing

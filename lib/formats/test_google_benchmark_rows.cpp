@@ -15,36 +15,14 @@
 using namespace bb;
 using namespace bb::formats;
 
-namespace {
-std::string fixture_text(const std::string& name) {
-  auto text = read_file(bb::formats::testing::fixture(name), 1 << 20);
-  REQUIRE(text);
-  return *text;
-}
-}  // namespace
+using bb::formats::testing::fixture_text;
+using bb::formats::testing::same_both_ways;
 
 namespace {
 
 size_t plain_rows(const std::string& text) {
   size_t n = 0;
   return detail::for_each_plain_row(text, [&](const detail::GbRow&, size_t) { return ++n, true; }) ? n : 0;
-}
-
-// Both readers' benchmarks, as JSON, or both errors' wording.
-void same_both_ways(const std::string& text) {
-  ParseOptions o;
-  o.suite = "s";
-  auto fast = parse_text("google-benchmark", text, "f.json", o);
-  detail::use_simdjson(false);
-  auto dom = parse_text("google-benchmark", text, "f.json", o);
-  detail::use_simdjson(true);
-  REQUIRE(fast.ok() == dom.ok());
-  if (!fast) {
-    CHECK(fast.error().message == dom.error().message);
-    return;
-  }
-  REQUIRE(fast->size() == dom->size());
-  for (size_t i = 0; i < fast->size(); ++i) CHECK(model::to_json((*fast)[i]) == model::to_json((*dom)[i]));
 }
 
 const char* kRow = R"({"name": "BM_a/8", "run_name": "BM_a/8", "run_type": "iteration", "repetitions": 2,
@@ -59,7 +37,7 @@ TEST_CASE("the fast reader takes the library's own files and reads them as the D
     INFO(name);
     const std::string text = fixture_text(name);
     CHECK(plain_rows(text) > 0);
-    same_both_ways(text);
+    same_both_ways("google-benchmark", text);
   }
   // Interleaved repetitions (--benchmark_enable_random_interleaving), threads and a label.
   const std::string text = std::string(R"({"context": {"caches": [{"size": 32768}]}, "benchmarks": [)") + kRow + "," +
@@ -67,7 +45,7 @@ TEST_CASE("the fast reader takes the library's own files and reads them as the D
                                "threads": 4, "label": "x"},)" +
                            kRow + "]}";
   CHECK(plain_rows(text) == 3);
-  same_both_ways(text);
+  same_both_ways("google-benchmark", text);
   // A run that failed (SkipWithError) or was skipped, with or without its reason.
   const std::string head = R"({"benchmarks": [)";
   for (const std::string& failed : std::vector<std::string>{
@@ -80,7 +58,7 @@ TEST_CASE("the fast reader takes the library's own files and reads them as the D
        }) {
     INFO(failed);
     CHECK(plain_rows(failed) > 0);
-    same_both_ways(failed);
+    same_both_ways("google-benchmark", failed);
   }
 }
 
@@ -101,16 +79,16 @@ TEST_CASE("what the fast reader refuses goes to the DOM reader, with the same re
        }) {
     INFO(text);
     CHECK(plain_rows(text) == 0);
-    same_both_ways(text);
+    same_both_ways("google-benchmark", text);
   }
   // A long mantissa (which simdjson's get_number misreads) is read right.
   const std::string long_number = head + R"({"name": "a", "iterations": 1, "real_time": 1.2345678901234567891,
                                              "cpu_time": 12345678901234567890123, "time_unit": "ns"}]})";
   CHECK(plain_rows(long_number) == 1);
-  same_both_ways(long_number);
+  same_both_ways("google-benchmark", long_number);
   // A unit it does not know: the rows are plain, the reader refuses them.
   const std::string fortnights =
       head + R"({"name": "a", "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "fortnights"}]})";
   CHECK(plain_rows(fortnights) == 1);
-  same_both_ways(fortnights);
+  same_both_ways("google-benchmark", fortnights);
 }

@@ -59,24 +59,6 @@ std::string streamed_with_start(std::string_view text, const std::string& key, b
   return seen + " rest=" + r->rest.dump();
 }
 
-// Both paths' benchmarks, or both errors, for `text` read as `format`;
-// true when it was read.
-bool same_both_ways(const std::string& format, const std::string& text) {
-  INFO(text);
-  use_simdjson(false);
-  auto slow = parse_text(format, text, "in", opts());
-  use_simdjson(true);
-  auto fast = parse_text(format, text, "in", opts());
-  REQUIRE(fast.ok() == slow.ok());
-  if (!fast) {
-    CHECK(fast.error().message == slow.error().message);
-    return false;
-  }
-  REQUIRE(fast->size() == slow->size());
-  for (size_t i = 0; i < fast->size(); ++i) CHECK(model::to_json((*fast)[i]) == model::to_json((*slow)[i]));
-  return true;
-}
-
 std::string benchmarks(const std::string& format, const std::string& file, bool simd) {
   use_simdjson(simd);
   auto r = parse_path(format, fixture(file), opts());
