@@ -25,18 +25,12 @@ std::string slack_escape(std::string_view s) {
   return out;
 }
 
-std::string html_escape(std::string_view s) {
+// HTML-escaped, its line breaks as <br>.
+std::string html_lines(std::string_view s) {
   std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      case '\n': out += "<br>"; break;
-      default: out += c;
-    }
+  for (char c : html_escape(s)) {
+    if (c == '\n') out += "<br>";
+    else out += c;
   }
   return out;
 }
@@ -134,10 +128,10 @@ Result<HttpPost> render_http(const Notification& n, const config::NotifyDestinat
     return json_post(d, {{"text", text}});
   }
   if (d.kind == "matrix") {
-    std::string html = n.url.empty() ? "<b>" + html_escape(n.title) + "</b>"
-                                     : "<b><a href=\"" + html_escape(n.url) + "\">" + html_escape(n.title) + "</a></b>";
-    if (!n.summary.empty()) html += "<br>" + html_escape(n.summary);
-    html += "<br><i>benchbox on " + html_escape(box) + "</i>";
+    std::string html = n.url.empty() ? "<b>" + html_lines(n.title) + "</b>"
+                                     : "<b><a href=\"" + html_lines(n.url) + "\">" + html_lines(n.title) + "</a></b>";
+    if (!n.summary.empty()) html += "<br>" + html_lines(n.summary);
+    html += "<br><i>benchbox on " + html_lines(box) + "</i>";
     return json_post(d, {{"text", plain_text(n, box)}, {"html", html}, {"username", "benchbox"}});
   }
   return make_error(Errc::invalid_argument, "destination '" + d.name + "' (" + d.kind + ") is not reached over HTTP");

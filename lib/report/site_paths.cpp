@@ -113,22 +113,6 @@ std::string root_from(const std::string& path) {
   return root.empty() ? "." : root;
 }
 
-std::string html_escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string shell(const std::string& path, const std::string& page, const std::string& title,
                   const std::string& src, const std::string& name, const std::vector<std::string>& preload) {
   const std::string root = root_from(path);

@@ -68,7 +68,6 @@ std::string shell(const std::string& path, const std::string& page, const std::s
 
 // "a/b/c.html" -> "../.." (the root as seen from the page); "index.html" -> ".".
 std::string root_from(const std::string& path);
-std::string html_escape(const std::string& text);
 
 // A ref as people name it: "refs/heads/main" -> "main", the release series
 // -> "releases (tags)".

@@ -39,6 +39,22 @@ std::string utf8_cut(std::string_view text, size_t max_bytes, std::string_view n
   return out;
 }
 
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 std::string trim(std::string_view s) {
   const char* ws = " \t\r\n";
   size_t b = s.find_first_not_of(ws);

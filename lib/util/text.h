@@ -11,6 +11,8 @@ namespace bb {
 
 std::vector<std::string> split(std::string_view s, char sep);
 std::string trim(std::string_view s);
+// & < > " ' as HTML entities: text safe in an element and in a quoted attribute.
+std::string html_escape(std::string_view text);
 std::string to_hex(const unsigned char* data, size_t len);
 std::string to_hex(std::string_view bytes);
 // Shell-style glob match ("v*", "release/*"), as fnmatch(3) without flags.
