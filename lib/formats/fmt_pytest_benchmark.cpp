@@ -133,7 +133,7 @@ class PytestRow {
         if (t != od::json_type::string || !string_value(v, end_, name)) return false;
       } else if (index == 3) {
         if (t != od::json_type::object || !stats(v, b)) return false;
-      } else if (is_null(v, t)) {
+      } else if (null_value(v, t)) {
         continue;  // as absent, for every other member
       } else if (index == 1) {
         if (t != od::json_type::string || !string_value(v, end_, fullname.emplace())) return false;
@@ -151,11 +151,6 @@ class PytestRow {
   }
 
  private:
-  static bool is_null(od::value& v, od::json_type t) {
-    bool is = false;  // type() looks only at the first byte: "nwll" is not null
-    return t == od::json_type::null && !v.is_null().get(is) && is;
-  }
-
   bool params(od::value& v, model::Benchmark& b, bool& has_params) {
     od::object o;
     if (v.get_object().get(o)) return false;
@@ -173,11 +168,8 @@ class PytestRow {
   // A number, or one of Python's tokens (replaced by SimdText as the DOM
   // reader's are).
   bool number(od::value& v, od::json_type t, double& n) {
-    if (t == od::json_type::number) {
-      if (finite_double(v, n)) return true;
-      // Not finite: "1e999" is nlohmann's infinity, which the DOM reader words.
-      return false;
-    }
+    // A number that is not finite ("1e999", nlohmann's infinity) is the DOM reader's.
+    if (t == od::json_type::number) return finite_double(v, n);
     std::string_view s;
     if (t != od::json_type::string || !string_value(v, end_, s)) return false;
     std::optional<double> sentinel = detail::number(json(s));
@@ -208,7 +200,7 @@ class PytestRow {
         if (!build_value(value, b.extra["rounds"], end_, 5)) return false;
         continue;
       }
-      if (is_null(value, t)) continue;
+      if (null_value(value, t)) continue;
       if (key == "data") {
         if (t != od::json_type::array || !samples(value, b)) return false;
         continue;

@@ -170,10 +170,7 @@ class RowReader {
     return t == od::json_type::string && string(v, s.emplace());
   }
 
-  static bool null(od::value& v, od::json_type t) {
-    bool is = false;  // type() looks only at the first byte: "nwll" is not null
-    return t == od::json_type::null && !v.is_null().get(is) && is;
-  }
+  static bool null(od::value& v, od::json_type t) { return null_value(v, t); }
 
   static bool number(od::value& v, double& n) { return finite_double(v, n); }
 

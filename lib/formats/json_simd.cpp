@@ -92,8 +92,7 @@ class Walker {
         return true;
       }
       case od::json_type::null: {
-        bool is = false;  // type() looks only at the first byte: "nwll" is not null
-        if (v.is_null().get(is) || !is) return false;
+        if (!null_value(v, t)) return false;
         out = nullptr;
         return true;
       }
@@ -318,10 +317,7 @@ bool check_value(od::value v, const char* end, size_t depth) {
       bool b;
       return !v.get_bool().get(b);
     }
-    case od::json_type::null: {
-      bool is = false;  // type() looks only at the first byte: "nwll" is not null
-      return !v.is_null().get(is) && is;
-    }
+    case od::json_type::null: return null_value(v, t);
   }
   return false;
 }
@@ -340,6 +336,11 @@ bool finite_double(od::value& v, double& out) {
   // nlohmann reads "-0" as the integer 0; simdjson as the double -0.0.
   if (out == 0 && std::signbit(out) && t.find_first_of(".eE") == std::string_view::npos) out = 0;
   return true;
+}
+
+bool null_value(od::value& v, od::json_type t) {
+  bool is = false;
+  return t == od::json_type::null && !v.is_null().get(is) && is;
 }
 
 bool string_value(od::value& v, const char* end, std::string_view& s) {

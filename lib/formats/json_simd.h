@@ -59,6 +59,9 @@ bool build_value(simdjson::ondemand::value v, json& out, const char* end, size_t
 // A finite number as the DOM reader reads it (nlohmann's "-0" is +0.0);
 // false for anything else.
 bool finite_double(simdjson::ondemand::value& v, double& out);
+// True for a value of type `t` that is really null: type() looks only at
+// the first byte, so "nwll" has type null too.
+bool null_value(simdjson::ondemand::value& v, simdjson::ondemand::json_type t);
 // A string's content (plain_string, else unescaped by simdjson).
 bool string_value(simdjson::ondemand::value& v, const char* end, std::string_view& s);
 
