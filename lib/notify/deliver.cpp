@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 
+#include "util/fd.h"
 #include "util/text.h"
 
 extern char** environ;
@@ -37,19 +38,6 @@ int64_t now_ms() {
   return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f = -1) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  void reset() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-};
 
 // SIGPIPE held back on this thread while it writes to sendmail: an MTA
 // that exits before it reads the whole message must not end the daemon.
@@ -118,15 +106,15 @@ Delivery send_mail(const std::string& sendmail, const std::string& message, std:
   auto retry = [](std::string why) { return Delivery{Delivery::Kind::retry, 0, std::move(why), false}; };
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0) return retry(std::string("pipe: ") + std::strerror(errno));
-  Fd in_read(in[0]), in_write(in[1]);
+  UniqueFd in_read(in[0]), in_write(in[1]);
   if (::pipe2(out, O_CLOEXEC) != 0) return retry(std::string("pipe: ") + std::strerror(errno));
-  Fd out_read(out[0]), out_write(out[1]);
+  UniqueFd out_read(out[0]), out_write(out[1]);
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in_read.fd, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_write.fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, out_write.fd, 2);
+  posix_spawn_file_actions_adddup2(&actions, in_read.get(), 0);
+  posix_spawn_file_actions_adddup2(&actions, out_write.get(), 1);
+  posix_spawn_file_actions_adddup2(&actions, out_write.get(), 2);
   // -t: the recipients are the message's To:; -i: a line of "." is text.
   std::string arg0 = sendmail, t = "-t", i = "-i";
   char* argv[] = {arg0.data(), t.data(), i.data(), nullptr};
@@ -142,7 +130,7 @@ Delivery send_mail(const std::string& sendmail, const std::string& message, std:
   if (spawned != 0) return retry("cannot run " + sendmail + ": " + std::strerror(spawned));
   in_read.reset();
   out_write.reset();
-  ::fcntl(in_write.fd, F_SETFL, O_NONBLOCK);
+  ::fcntl(in_write.get(), F_SETFL, O_NONBLOCK);
   NoSigpipe no_sigpipe;
 
   // Write the message and read what sendmail says, until it exits or the
@@ -151,23 +139,23 @@ Delivery send_mail(const std::string& sendmail, const std::string& message, std:
   size_t written = 0;
   const int64_t deadline = now_ms() + timeout.count();
   bool timed_out = false;
-  while (out_read.fd >= 0) {
+  while (out_read.valid()) {
     if (written == message.size()) in_write.reset();  // end of the message
-    pollfd fds[2] = {{out_read.fd, POLLIN, 0}, {in_write.fd, POLLOUT, 0}};
+    pollfd fds[2] = {{out_read.get(), POLLIN, 0}, {in_write.get(), POLLOUT, 0}};
     const int64_t left = deadline - now_ms();
     if (left <= 0) {
       timed_out = true;
       break;
     }
-    if (::poll(fds, in_write.fd >= 0 ? 2 : 1, int(left)) < 0 && errno != EINTR) break;
+    if (::poll(fds, in_write.valid() ? 2 : 1, int(left)) < 0 && errno != EINTR) break;
     if (fds[0].revents) {
       char buf[1024];
-      const ssize_t n = ::read(out_read.fd, buf, sizeof buf);
+      const ssize_t n = ::read(out_read.get(), buf, sizeof buf);
       if (n > 0 && said.size() < 4096) said.append(buf, size_t(n));
       else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) out_read.reset();
     }
-    if (in_write.fd >= 0 && fds[1].revents) {
-      const ssize_t n = ::write(in_write.fd, message.data() + written, message.size() - written);
+    if (in_write.valid() && fds[1].revents) {
+      const ssize_t n = ::write(in_write.get(), message.data() + written, message.size() - written);
       if (n > 0) written += size_t(n);
       else if (n < 0 && errno != EAGAIN && errno != EINTR) in_write.reset();  // it stopped reading
     }
