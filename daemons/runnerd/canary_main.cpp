@@ -12,7 +12,6 @@
 //   benchbox-canary [--rounds N] [--scale F]
 #include <time.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +21,7 @@
 
 #include "canary/workload.h"
 #include "model/result_set.h"
+#include "stats/describe.h"
 
 namespace {
 
@@ -31,19 +31,8 @@ double now_seconds() {
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double cv(const std::vector<double>& v) {
-  double mean = 0, var = 0;
-  for (double x : v) mean += x;
-  mean /= double(v.size());
-  for (double x : v) var += (x - mean) * (x - mean);
-  return v.size() > 1 ? std::sqrt(var / double(v.size() - 1)) / mean : 0;
-}
+// Coefficient of variation: the sample standard deviation over the mean.
+double cv(const std::vector<double>& v) { return std::sqrt(bb::stats::variance(v)) / bb::stats::mean(v); }
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr, "benchbox-canary: %s\nusage: benchbox-canary [--rounds N (2-10000)] [--scale F (0.001-100)]\n",
@@ -111,7 +100,7 @@ int main(int argc, char** argv) {
        {"walked", walked}, {"version", bb::canary::kVersion}});
   std::printf("%s\n", bb::model::to_json(rs).dump(2).c_str());
   std::fprintf(stderr, "canary v%d, %d rounds: cpu median %.3f ms, CV %.2f%%; memory median %.3f ms, CV %.2f%%\n",
-               bb::canary::kVersion, rounds, median(cpu_s) * 1e3, cv(cpu_s) * 100, median(memory_s) * 1e3,
-               cv(memory_s) * 100);
+               bb::canary::kVersion, rounds, bb::stats::median(cpu_s) * 1e3, cv(cpu_s) * 100,
+               bb::stats::median(memory_s) * 1e3, cv(memory_s) * 100);
   return 0;
 }
