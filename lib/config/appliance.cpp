@@ -115,7 +115,8 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
     BB_TRY(check_keys(src, r, "reporter", {"backend", "database", "reports_dir", "site_dir", "outbox_database", "site_url",
                                            "github_api_url", "github_auth", "github_app_id", "pr_comment",
                                            "regression_issues", "confirm_regressions", "github_retry_seconds", "github_retry_max_seconds",
-                                           "github_give_up_seconds", "pr_samples_days"}));
+                                           "github_give_up_seconds", "pr_samples_days", "notify_outbox_database",
+                                           "sendmail", "mail_from", "notify_timeout_seconds"}));
     BB_TRY(read_string(src, r, "reporter", "database", p.database));
     BB_TRY(read_string(src, r, "reporter", "backend", p.backend));
     if (p.backend != "sqlite" && p.backend != "postgresql")
@@ -148,6 +149,14 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
     BB_TRY(read_uint_in(src, r, "reporter", "github_give_up_seconds", p.github_give_up_seconds, 60,
                         365ull * 24 * 3600));
     BB_TRY(read_uint(src, r, "reporter", "pr_samples_days", p.pr_samples_days));
+    BB_TRY(read_string(src, r, "reporter", "notify_outbox_database", p.notify_outbox_database));
+    BB_TRY(read_string(src, r, "reporter", "sendmail", p.sendmail));
+    if (p.sendmail.empty() || p.sendmail[0] != '/')
+      return yaml_error(src, r["sendmail"], "reporter.sendmail", "expected an absolute path (e.g. /usr/sbin/sendmail)");
+    BB_TRY(read_string(src, r, "reporter", "mail_from", p.mail_from));
+    if (!p.mail_from.empty() && !mail_address(p.mail_from))
+      return yaml_error(src, r["mail_from"], "reporter.mail_from", "'" + p.mail_from + "' is not one mail address");
+    BB_TRY(read_uint_in(src, r, "reporter", "notify_timeout_seconds", p.notify_timeout_seconds, 1, 600));
   }
 
   if (YAML::Node u = root["update"]; u && !u.IsNull()) {
@@ -200,6 +209,10 @@ std::string ApplianceConfig::reports_dir() const { return or_default(reporter.re
 std::string ApplianceConfig::site_dir() const { return or_default(reporter.site_dir, state_dir, "site"); }
 std::string ApplianceConfig::outbox_database() const {
   return or_default(reporter.outbox_database, state_dir, "outbox.db");
+}
+
+std::string ApplianceConfig::notify_outbox_database() const {
+  return or_default(reporter.notify_outbox_database, state_dir, "notify-outbox.db");
 }
 
 std::string ReporterConfig::auth_mode() const {

@@ -133,6 +133,12 @@ struct ReporterConfig {
   // summaries (medians, quartiles); 0 = forever. Main-branch and tag runs
   // keep their raw samples forever.
   uint64_t pr_samples_days = 90;
+  // Notifications (docs/notifications.md): "" = <state_dir>/notify-outbox.db.
+  // They are retried and given up on as GitHub calls are (above).
+  std::string notify_outbox_database;
+  std::string sendmail = "/usr/sbin/sendmail";  // email destinations: the MTA's sendmail
+  std::string mail_from;                        // "" = benchbox@<host name>
+  unsigned notify_timeout_seconds = 30;         // one delivery's deadline
 
   // github_auth with its default applied: "off", "app" or "token".
   std::string auth_mode() const;
@@ -188,6 +194,7 @@ struct ApplianceConfig {
   std::string reports_dir() const;
   std::string site_dir() const;
   std::string outbox_database() const;
+  std::string notify_outbox_database() const;
   std::string update_dir() const;
 };
 

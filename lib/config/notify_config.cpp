@@ -30,15 +30,6 @@ bool credential_name(const std::string& s) {
   });
 }
 
-// An address as it may stand in a To: header: one mailbox, nothing that
-// could end the header or add another.
-bool mail_address(const std::string& s) {
-  const size_t at = s.find('@');
-  if (at == 0 || at == std::string::npos || at + 1 == s.size() || s.size() > 254) return false;
-  return std::none_of(s.begin(), s.end(), [](unsigned char c) {
-    return c <= ' ' || c == ',' || c == ';' || c == '<' || c == '>' || c == '"' || c == 0x7f;
-  });
-}
 
 Status parse_one(const std::string& src, const YAML::Node& n, const std::string& path, NotifyDestination& d) {
   if (!n.IsMap()) return yaml_error(src, n, path, "expected a destination (kind, and url or to)");
@@ -86,6 +77,14 @@ Status parse_one(const std::string& src, const YAML::Node& n, const std::string&
 }
 
 }  // namespace
+
+bool mail_address(const std::string& s) {
+  const size_t at = s.find('@');
+  if (at == 0 || at == std::string::npos || at + 1 == s.size() || s.size() > 254) return false;
+  return std::none_of(s.begin(), s.end(), [](unsigned char c) {
+    return c <= ' ' || c == ',' || c == ';' || c == '<' || c == '>' || c == '"' || c == 0x7f;
+  });
+}
 
 Status parse_notify(const std::string& src, const YAML::Node& node, const std::string& path,
                     std::vector<NotifyDestination>& out) {

@@ -26,6 +26,10 @@ inline constexpr std::string_view kNotifyKinds[] = {"webhook", "slack", "matrix"
 Status parse_notify(const std::string& source, const YAML::Node& node, const std::string& path,
                     std::vector<NotifyDestination>& out);
 
+// An address as it may stand in a From: or To: header: one mailbox,
+// nothing that could end the header or add another.
+bool mail_address(const std::string& s);
+
 // Whether `d` wants `event` (an empty events list wants every one).
 bool wants_event(const NotifyDestination& d, std::string_view event);
 

@@ -192,6 +192,24 @@ TEST_CASE("the reporter section: how to post, where the dashboard is, what to ke
   CHECK(bad("reporter:\n  site_url: bench.example.org\n").find("http:// or https://") != std::string::npos);
   CHECK(bad("reporter:\n  pr_comment: sometimes\n").find("changes, always or never") != std::string::npos);
   CHECK(bad("reporter:\n  github_retry_seconds: 0\n").find("github_retry_seconds") != std::string::npos);
+
+  // Notifications: their own outbox, the MTA's sendmail, a sender address.
+  CHECK(defaults->notify_outbox_database() == "/var/lib/benchbox/notify-outbox.db");
+  CHECK(defaults->reporter.sendmail == "/usr/sbin/sendmail");
+  CHECK(defaults->reporter.mail_from.empty());
+  CHECK(defaults->reporter.notify_timeout_seconds == 30);
+  auto mail = parse_appliance_config(
+      "reporter:\n  sendmail: /usr/lib/sendmail\n  mail_from: bench@example.org\n  notify_timeout_seconds: 5\n",
+      "t.yml");
+  REQUIRE(mail.ok());
+  CHECK(mail->reporter.sendmail == "/usr/lib/sendmail");
+  CHECK(mail->reporter.mail_from == "bench@example.org");
+  CHECK(mail->reporter.notify_timeout_seconds == 5);
+  CHECK(bad("reporter:\n  sendmail: sendmail\n").find("reporter.sendmail: expected an absolute path") !=
+        std::string::npos);
+  CHECK(bad("reporter:\n  mail_from: \"a@b, c@d\"\n").find("'a@b, c@d' is not one mail address") !=
+        std::string::npos);
+  CHECK(bad("reporter:\n  notify_timeout_seconds: 0\n").find("notify_timeout_seconds") != std::string::npos);
 }
 
 TEST_CASE("the queue's back end: sqlite by default, postgresql for a fleet, nothing else") {

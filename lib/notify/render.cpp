@@ -4,6 +4,7 @@
 // as it is, and email gets a plain-text message for sendmail.
 #include <ctime>
 
+#include "config/notify_config.h"
 #include "github/signature.h"
 #include "notify/notification.h"
 #include "util/text.h"
@@ -142,7 +143,7 @@ Result<std::string> render_email(const Notification& n, const config::NotifyDest
   BB_TRY(validate(n));
   if (d.kind != "email")
     return make_error(Errc::invalid_argument, "destination '" + d.name + "' (" + d.kind + ") is not an email one");
-  if (from.empty() || from.find_first_of("\r\n<>, ") != std::string::npos || from.find('@') == std::string::npos)
+  if (!config::mail_address(from))
     return make_error(Errc::invalid_argument, "'" + from + "' is not one sender address");
   std::string to;
   for (const auto& a : d.to) to += (to.empty() ? "" : ", ") + header_value(a);

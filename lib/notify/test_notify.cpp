@@ -128,6 +128,8 @@ TEST_CASE("email: a message sendmail -t reads, with nothing added to its headers
   CHECK(id_of(*m) != id_of(*other));
 
   CHECK_FALSE(render_email(n, destination("email"), "benchbox@x>\nBcc: v@x", "box-1"));
+  CHECK_FALSE(render_email(n, destination("email"), "bench\"box\"@x", "box-1"));
+  CHECK_FALSE(render_email(n, destination("email"), "benchbox@", "box-1"));
   CHECK_FALSE(render_email(n, destination("slack"), "benchbox@box-1.example", "box-1"));
 }
 
