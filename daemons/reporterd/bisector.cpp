@@ -13,6 +13,7 @@
 #include "bus/names.h"
 #include "daemon/log.h"
 #include "manager.h"
+#include "report/notices.h"
 #include "model/job_group.h"
 #include "report/github_wants.h"
 #include "util/text.h"
@@ -228,6 +229,10 @@ void Manager::update_regression(const report::Bisection& b, const report::Advanc
                   {{"REGRESSION", std::to_string(r.id)}});
     tell_finding_runs(r, b);
   }
+  if (a.confirmed && !was_fileable && r.fileable() && r.open)
+    tell(report::regression_confirmed_notice(r, config_.reporter.site_url, issue_url(r), clock_.now_unix()));
+  if (b.state == report::BisectionState::done && !b.culprit.empty() && r.fileable())
+    tell(report::culprit_named_notice(r, b, config_.reporter.site_url, issue_url(r), clock_.now_unix()));
   if (!poster_ || !r.fileable() || (!r.open && !was_fileable)) return;
   // The first bad run's .benchbox.yml gives the reproduce commands.
   std::string config_text;

@@ -50,8 +50,10 @@ int main(int argc, char** argv) {
   auto poster = reporterd::GitHubPoster::create(cfg);
   if (!poster) return fail(poster.error().message);
   if (!*poster) daemon::log_info("GitHub posting is off (reporter.github_auth): reports stay local");
+  auto notifier = reporterd::NotifyPoster::create(cfg);
+  if (!notifier) return fail(notifier.error().message);
   manager = std::make_unique<reporterd::Manager>(cfg, std::move(*history), service->bus(), service->event(),
-                                                std::move(*poster));
+                                                std::move(*poster), std::move(*notifier));
   auto object = reporterd::register_reporter_object(service->bus(), manager.get());
   if (!object) return fail(object.error().message);
   if (auto st = service->own_name(bus::kReporterName); !st) return fail(st.error().message);

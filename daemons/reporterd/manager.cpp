@@ -29,8 +29,13 @@ constexpr size_t kRetentionRuns = 400;                   // runs pruned per turn
 }  // namespace
 
 Manager::Manager(config::ApplianceConfig config, report::HistoryStore history, sd_bus* bus, sd_event* event,
-                 std::unique_ptr<GitHubPoster> poster)
-    : config_(std::move(config)), history_(std::move(history)), bus_(bus), event_(event), poster_(std::move(poster)) {
+                 std::unique_ptr<GitHubPoster> poster, std::unique_ptr<NotifyPoster> notifier)
+    : config_(std::move(config)),
+      history_(std::move(history)),
+      bus_(bus),
+      event_(event),
+      poster_(std::move(poster)),
+      notifier_(std::move(notifier)) {
   site_ = std::make_unique<report::SiteWriter>(history_, site_options(), changes_);
 }
 
@@ -42,11 +47,7 @@ report::SiteOptions Manager::site_options() {
     const auto* policy = config_.find_repository(repository);
     return policy ? policy->branches : std::vector<std::string>{};
   };
-  o.issue_url = [this](const report::Regression& r) -> std::string {
-    if (!poster_) return "";
-    auto posted = poster_->posted(github_api::issue_target(r.repository, r.marker()));
-    return posted ? posted->html_url : "";
-  };
+  o.issue_url = [this](const report::Regression& r) { return issue_url(r); };
   o.pull_request = [this](const std::string& repository, int64_t number) { return recorded_pull_request(repository, number); };
   return o;
 }
@@ -79,9 +80,31 @@ std::optional<model::PullRequest> Manager::recorded_pull_request(const std::stri
   return std::move(*pr);
 }
 
+std::string Manager::issue_url(const report::Regression& r) {
+  if (!poster_) return "";
+  auto posted = poster_->posted(github_api::issue_target(r.repository, r.marker()));
+  return posted ? posted->html_url : "";
+}
+
+void Manager::tell(const notify::Notification& n) {
+  if (!notifier_) return;
+  if (auto st = notifier_->notify(n); !st)
+    log_error("notification " + n.id + " not recorded: " + st.error().message,
+              {{"REPOSITORY", n.repository}, {"NOTIFICATION", n.id}});
+}
+
 void Manager::set_config(config::ApplianceConfig config) {
   const bool moved = config.site_dir() != config_.site_dir();
   config_ = std::move(config);
+  // Destinations may have come or gone: the poster delivers to them as
+  // the config now says; the first destination starts it.
+  if (notifier_) {
+    notifier_->set_config(config_);
+  } else if (auto created = NotifyPoster::create(config_); !created) {
+    log_error("notifications: " + created.error().message);
+  } else {
+    notifier_ = std::move(*created);
+  }
   // The site's options read config_ when they are used; only a new
   // directory needs a new writer, and a site written there.
   if (moved) {

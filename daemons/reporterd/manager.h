@@ -16,6 +16,7 @@
 #include "bus/handles.h"
 #include "config/appliance.h"
 #include "github_poster.h"
+#include "notify_poster.h"
 #include "model/job.h"
 #include "report/change_points.h"
 #include "report/history.h"
@@ -29,7 +30,7 @@ namespace bb::reporterd {
 class Manager {
  public:
   Manager(config::ApplianceConfig config, report::HistoryStore history, sd_bus* bus, sd_event* event,
-          std::unique_ptr<GitHubPoster> poster);
+          std::unique_ptr<GitHubPoster> poster, std::unique_ptr<NotifyPoster> notifier);
 
   // Subscribes to the queue's signals and its arrival on the bus, brings a
   // site written by another version up to date, starts the retention timer,
@@ -80,6 +81,11 @@ class Manager {
   void post_state(const model::Job& job);  // a queued or running job's check run
   void post_report(const report::JobReport& report);
   void track_regression(const report::JobReport& report, const model::JobResult& result);
+  // Puts a notification in its outbox (once per event and destination);
+  // nothing when no repository has a notify list.
+  void tell(const notify::Notification& n);
+  // GitHub's address of the regression's issue, once it is made; "".
+  std::string issue_url(const report::Regression& r);
   // ---- confirmation and bisection (bisector.cpp)
   Status start_confirmation(report::Regression& r, const model::Job& job);
   void queue_next(report::Bisection& b);
@@ -112,6 +118,7 @@ class Manager {
   sd_bus* bus_;
   sd_event* event_;
   std::unique_ptr<GitHubPoster> poster_;  // null when posting is off
+  std::unique_ptr<NotifyPoster> notifier_;  // null while no repository has a notify list
   SystemClock clock_;
   std::vector<bus::SlotPtr> matches_;
   bus::SourcePtr retention_timer_;

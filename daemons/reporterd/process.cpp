@@ -8,6 +8,7 @@
 #include "compare/compare.h"
 #include "daemon/log.h"
 #include "manager.h"
+#include "report/notices.h"
 #include "report/github_wants.h"
 #include "report/not_affected.h"
 #include "report/profile_diff.h"
@@ -235,6 +236,12 @@ void Manager::track_regression(const report::JobReport& rep, const model::JobRes
     if (auto st = start_confirmation(r, job); !st)
       log_error("regression not sent for confirmation: " + st.error().message, {{"JOB_ID", id}});
   }
+  // Those who were told of it (fileable: confirmed, or confirmation off)
+  // hear that it is confirmed or gone; a pending one is told once confirmed.
+  if (r.fileable() && step.opened)
+    tell(report::regression_confirmed_notice(r, config_.reporter.site_url, "", clock_.now_unix()));
+  if (r.fileable() && step.closed)
+    tell(report::regression_closed_notice(r, config_.reporter.site_url, issue_url(r), clock_.now_unix()));
   const char* what = step.opened ? "opened" : step.closed ? "closed" : step.grew ? "grew" : "still open";
   log_info(std::string("regression on ") + job.spec.ref + " " + what + ": " + r.latest_status,
            {{"JOB_ID", id}, {"REPOSITORY", job.spec.repository}, {"REGRESSION", std::to_string(r.id)}});

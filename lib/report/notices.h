@@ -1,0 +1,28 @@
+// The notifications a regression raises (docs/notifications.md, "Events"),
+// built from what the reporter already knows. Pure: the reporter decides
+// when (a regression becoming fileable, a culprit named, a close) and puts
+// them in the notifications outbox, which tells each event once: an id
+// names the event for good, so raising it again (a job reported twice, a
+// restart) is harmless.
+#pragma once
+
+#include <string>
+
+#include "notify/notification.h"
+#include "report/bisection.h"
+#include "report/history.h"
+
+namespace bb::report {
+
+// `site_url` ("" = none) gives the notification's link to the repository's
+// dashboard page; `issue_url` (GitHub's html_url of the regression's
+// issue, "" = not known yet) is preferred where it is known.
+notify::Notification regression_confirmed_notice(const Regression& r, const std::string& site_url,
+                                                 const std::string& issue_url, int64_t now);
+// The bisection `b` of `r` named its culprit (b.culprit not empty).
+notify::Notification culprit_named_notice(const Regression& r, const Bisection& b, const std::string& site_url,
+                                          const std::string& issue_url, int64_t now);
+notify::Notification regression_closed_notice(const Regression& r, const std::string& site_url,
+                                              const std::string& issue_url, int64_t now);
+
+}  // namespace bb::report

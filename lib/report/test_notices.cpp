@@ -1,0 +1,88 @@
+// The notifications a regression raises: one id per event and regression,
+// the link to where maintainers look, and the details the schema lists.
+#include <catch2/catch.hpp>
+
+#include "report/notices.h"
+#include "report/regression.h"
+#include "util/text.h"
+
+using namespace bb;
+using namespace bb::report;
+
+namespace {
+
+const std::string kGood(40, 'a'), kBad(40, 'b'), kFix(40, 'c');
+
+Regression regression() {
+  Regression r;
+  r.id = 7;
+  r.repository = "o/r";
+  r.ref = "refs/heads/main";
+  r.confirmation = "confirmed";
+  RegressedBenchmark b;
+  b.key = "suite/parse:wall_time";
+  b.metric = "wall_time";
+  b.ratio = 1.121;
+  b.ci_low = 1.10;
+  b.ci_high = 1.14;
+  b.last_good = kGood;
+  b.first_bad = kBad;
+  r.benchmarks = {b};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("notices: a confirmed regression names itself, its range and its effect") {
+  const Regression r = regression();
+  auto n = regression_confirmed_notice(r, "https://bench.example.org/", "", 1796515200);
+  CHECK(notify::validate(n).ok());
+  CHECK(n.event == "regression_confirmed");
+  CHECK(n.id == "regression_confirmed:o/r:refs/heads/main:7");
+  CHECK(n.repository == "o/r");
+  CHECK(n.time == 1796515200);
+  CHECK(n.title == regression_issue_title(r));
+  CHECK(n.summary.find("between " + short_sha(kGood) + " and " + short_sha(kBad) + " on main") != std::string::npos);
+  CHECK(n.summary.find("suite/parse:wall_time: ") != std::string::npos);
+  CHECK(n.url.rfind("https://bench.example.org/", 0) == 0);  // the dashboard when the issue is not known
+  CHECK(n.details["regression_id"] == 7);
+  CHECK(n.details["last_good"] == kGood);
+  CHECK(n.details["first_bad"] == kBad);
+  CHECK(n.details["benchmarks"][0]["ratio"] == 1.121);
+  CHECK(n.details["issue_url"].is_null());
+  CHECK(n.details["confirmation"] == "confirmed");
+
+  // The issue, once GitHub made it, is where to look; the id stays.
+  auto with_issue = regression_confirmed_notice(r, "https://bench.example.org/", "https://github.com/o/r/issues/3", 1);
+  CHECK(with_issue.url == "https://github.com/o/r/issues/3");
+  CHECK(with_issue.id == n.id);
+  CHECK(regression_confirmed_notice(r, "", "", 1).url.empty());
+}
+
+TEST_CASE("notices: the culprit, with its subject and author when the range knows them") {
+  Regression r = regression();
+  Bisection b;
+  b.regression_id = 7;
+  b.culprit = kBad;
+  b.range = {{kBad, model::CommitInfo{0, "Ann <ann@example.org>", "parser: copy less", 3}}};
+  auto n = culprit_named_notice(r, b, "", "", 5);
+  CHECK(notify::validate(n).ok());
+  CHECK(n.id == "culprit_named:o/r:refs/heads/main:7");
+  CHECK(n.title == "Culprit found on main: " + short_sha(kBad) + " parser: copy less");
+  CHECK(n.summary.find("by Ann <ann@example.org>") != std::string::npos);
+  CHECK(n.details["culprit"]["commit"] == kBad);
+  CHECK(n.details["culprit"]["subject"] == "parser: copy less");
+}
+
+TEST_CASE("notices: a closed regression says what fixed it") {
+  Regression r = regression();
+  r.open = false;
+  r.fixed_by = kFix;
+  auto n = regression_closed_notice(r, "", "https://github.com/o/r/issues/3", 9);
+  CHECK(notify::validate(n).ok());
+  CHECK(n.id == "regression_closed:o/r:refs/heads/main:7");
+  CHECK(n.summary.find("fixed by " + short_sha(kFix)) != std::string::npos);
+  CHECK(n.details["fixed_by"] == kFix);
+  // Each event of one regression is its own: none of them stands for another.
+  CHECK(n.id != regression_confirmed_notice(r, "", "", 9).id);
+}
