@@ -1,0 +1,165 @@
+// Notifications from benchbox-reporterd, with a real queue: a regression on
+// main reaches a signed webhook, a Slack and a Matrix webhook (one loopback
+// HTTP receiver, lib/notify/test_receiver.h) and email (a sendmail
+// stand-in that keeps each message it is given) exactly once, though every
+// destination is down when it is raised and reporterd is restarted before
+// they come back.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "github/signature.h"
+#include "notify/notification.h"
+#include "notify/test_receiver.h"
+#include "reporterd_fixture.h"
+
+using namespace bb;
+using namespace bb::test;
+using nlohmann::json;
+
+namespace {
+
+model::JobResult main_push(const std::string& commit, double seconds, int64_t position) {
+  model::JobResult jr;
+  jr.kind = "push";
+  jr.head = result_set(commit, seconds, "", position);
+  return jr;
+}
+
+// Every destination kind of o/r, and the MTA's stand-in: it refuses with
+// EX_TEMPFAIL while `down` exists, else keeps the message as mail/<n>.eml.
+std::string notify_config(const TempDir& dir, const Receiver& receiver) {
+  const std::string sendmail = dir / "sendmail";
+  std::ofstream(sendmail) << "#!/bin/sh\n"
+                          << "[ \"$1 $2\" = \"-t -i\" ] || exit 64\n"
+                          << "[ -e " << (dir / "mta-down") << " ] && { cat >/dev/null; exit 75; }\n"
+                          << "mkdir -p " << (dir / "mail") << "\n"
+                          << "cat > " << (dir / "mail") << "/$$.eml\n";
+  ::chmod(sendmail.c_str(), 0755);
+  return "  confirm_regressions: false\n"
+         "  sendmail: " + sendmail + "\n"
+         "  mail_from: bench@example.org\n"
+         "repositories:\n"
+         "  - name: o/r\n"
+         "    notify:\n"
+         "      - kind: webhook\n"
+         "        url: " + receiver.url("/hook") + "\n"
+         "        secret: notify-o-r\n"
+         "      - kind: slack\n"
+         "        url: " + receiver.url("/slack") + "\n"
+         "      - kind: matrix\n"
+         "        url: " + receiver.url("/matrix") + "\n"
+         "      - kind: email\n"
+         "        to: [dev@example.org]\n"
+         "        events: [regression_confirmed]\n";
+}
+
+// What the destinations got: path -> bodies, and the mails kept.
+struct Got {
+  std::map<std::string, std::vector<http::RequestParser>> http;
+  std::vector<std::string> mails;
+};
+
+void collect(Got& got, Receiver& receiver, const std::string& mail_dir) {
+  for (auto& r : receiver.requests()) got.http[r.head().target].push_back(std::move(r));
+  got.mails.clear();
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(mail_dir, ec)) got.mails.push_back(slurp(e.path()));
+}
+
+size_t count(const Got& got, const std::string& path) {
+  auto it = got.http.find(path);
+  return it == got.http.end() ? 0 : it->second.size();
+}
+
+}  // namespace
+
+TEST_CASE("a regression reaches each kind of destination once, across a restart of reporterd") {
+  Receiver receiver(http_response(503));
+  TempDir scratch;  // the MTA's: the config names it before the fixture exists
+  const std::string extra = notify_config(scratch, receiver);
+  ReporterFixture s(extra);
+  INFO(s.logs());
+  // Read at each attempt: written after reporterd started, before anything is raised.
+  std::ofstream(s.dir / "creds/notify-o-r") << "hook-key\n";
+  std::ofstream(scratch / "mta-down") << "";
+
+  // Every destination down when the regression is found.
+  const int64_t a = s.run_job(push_spec(fake_sha(10)), main_push(fake_sha(10), 0.100, 10));
+  REQUIRE(wait_until([&] { return s.reported(a); }));
+  const int64_t b = s.run_job(push_spec(fake_sha(11)), main_push(fake_sha(11), 0.120, 11));
+  REQUIRE(wait_until([&] { return s.reported(b); }));
+  Got tried;
+  REQUIRE(wait_until([&] {
+    collect(tried, receiver, scratch / "mail");
+    return count(tried, "/hook") && count(tried, "/slack") && count(tried, "/matrix") &&
+           s.reporterd->log().find("to o/r/email not delivered yet") != std::string::npos;
+  }));
+  CHECK(tried.mails.empty());
+  CHECK(s.reporterd->log().find("HTTP 503") != std::string::npos);
+
+  // Stopped while they are down; they come back; it starts again.
+  REQUIRE(s.reporterd->terminate() == 0);
+  receiver.requests();  // what was refused is not counted
+  receiver.set_answer(http_response(200));
+  ::unlink((scratch / "mta-down").c_str());
+  s.start_reporter();
+
+  Got got;
+  REQUIRE(wait_until([&] {
+    collect(got, receiver, scratch / "mail");
+    return count(got, "/hook") && count(got, "/slack") && count(got, "/matrix") && !got.mails.empty();
+  }, std::chrono::seconds(30)));
+  // Longer than a retry (github_retry_seconds 1, at most 2): a repeat would be here.
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  collect(got, receiver, scratch / "mail");
+  REQUIRE(count(got, "/hook") == 1);
+  REQUIRE(count(got, "/slack") == 1);
+  REQUIRE(count(got, "/matrix") == 1);
+  REQUIRE(got.mails.size() == 1);
+
+  // The generic webhook: signed with the credential's key, the documented body.
+  const http::RequestParser& hook = got.http["/hook"][0];
+  CHECK(github::verify_signature("hook-key", hook.body(), hook.head().field(notify::kSignatureHeader)));
+  CHECK(hook.head().field(notify::kEventHeader) == "regression_confirmed");
+  const json body = json::parse(hook.body());
+  CHECK(body["schema"] == notify::kSchema);
+  CHECK(body["event"] == "regression_confirmed");
+  CHECK(body["repository"] == "o/r");
+  CHECK(body["details"]["first_bad"] == fake_sha(11));
+  CHECK(body["title"].get<std::string>().find("micro/loop:wall_time") != std::string::npos);
+  CHECK(hook.head().field(notify::kDeliveryHeader) == body["id"]);
+  CHECK(json::parse(got.http["/slack"][0].body())["text"].get<std::string>().find("micro/loop") != std::string::npos);
+  CHECK(json::parse(got.http["/matrix"][0].body()).contains("html"));
+  CHECK(got.mails[0].find("To: dev@example.org") != std::string::npos);
+  CHECK(got.mails[0].find("From: benchbox <bench@example.org>") != std::string::npos);
+  CHECK(got.mails[0].find("X-Benchbox-Event: regression_confirmed") != std::string::npos);
+
+  // Gone again: the three that want every event hear it once; email wants
+  // only confirmations.
+  const int64_t c = s.run_job(push_spec(fake_sha(12)), main_push(fake_sha(12), 0.100, 12));
+  REQUIRE(wait_until([&] { return s.reported(c); }));
+  REQUIRE(wait_until([&] {
+    collect(got, receiver, scratch / "mail");
+    return count(got, "/hook") == 2 && count(got, "/slack") == 2 && count(got, "/matrix") == 2;
+  }, std::chrono::seconds(30)));
+  const json closed = json::parse(got.http["/hook"][1].body());
+  CHECK(closed["event"] == "regression_closed");
+  CHECK(closed["details"]["fixed_by"] == fake_sha(12));
+
+  // Restarted once more: nothing is told twice.
+  REQUIRE(s.reporterd->terminate() == 0);
+  s.start_reporter();
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  collect(got, receiver, scratch / "mail");
+  CHECK(count(got, "/hook") == 2);
+  CHECK(count(got, "/slack") == 2);
+  CHECK(count(got, "/matrix") == 2);
+  CHECK(got.mails.size() == 1);
+}
