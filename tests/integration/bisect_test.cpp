@@ -8,6 +8,8 @@
 #include <map>
 
 #include "bisect_answers.h"
+#include "notify/notification.h"
+#include "notify/test_receiver.h"
 #include "reporterd_fixture.h"
 
 using namespace bb;
@@ -23,10 +25,28 @@ model::JobResult push_result(const std::string& commit, double seconds, int64_t 
   return jr;
 }
 
+// o/r's events go to a generic webhook on `r` (its key written once the
+// fixture's credentials directory exists: notify_key()).
+std::string webhook_to(const Receiver& r) {
+  return "repositories:\n  - name: o/r\n    notify:\n      - kind: webhook\n        url: " + r.url("/hook") +
+         "\n        secret: notify-o-r\n";
+}
+
+void notify_key(ReporterFixture& s) { std::ofstream(s.dir / "creds/notify-o-r") << "hook-key\n"; }
+
+// The events the webhook received so far, in order.
+std::vector<std::string> events_told(Receiver& r, std::vector<std::string>& so_far) {
+  for (const auto& req : r.requests()) so_far.push_back(req.head().field(notify::kEventHeader));
+  return so_far;
+}
+
 }  // namespace
 
 TEST_CASE("a regression is confirmed before it is filed, then bisected to its first bad commit") {
-  ReporterFixture s;
+  Receiver hook(http_response(200));
+  ReporterFixture s(webhook_to(hook));
+  notify_key(s);
+  std::vector<std::string> told;
   const History h{16, 9};
   const int64_t good = s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
   REQUIRE(wait_until([&] { return s.reported(good); }));
@@ -43,6 +63,7 @@ TEST_CASE("a regression is confirmed before it is filed, then bisected to its fi
   CHECK(confirm["head_sha"] == fake_sha(26));
   CHECK(confirm["group_id"].get<int64_t>() > 0);
   CHECK(s.github->issues().empty());
+  CHECK(events_told(hook, told).empty());  // nobody is told before it is confirmed
   answer(s, confirm, h);
 
   // Confirmed: filed. Then each step, until the culprit is named.
@@ -86,10 +107,15 @@ TEST_CASE("a regression is confirmed before it is filed, then bisected to its fi
   }));
   const std::string pushed = s.check_run(bad).dump();
   CHECK(pushed.find("First bad commit:** `" + fake_sha(19)) != std::string::npos);
+  // Its maintainers were told twice: confirmed, then the culprit.
+  REQUIRE(wait_until([&] { return events_told(hook, told).size() >= 2; }));
+  CHECK(told == std::vector<std::string>{"regression_confirmed", "culprit_named"});
 }
 
 TEST_CASE("a false alarm the confirmation refutes is never filed, and says why") {
-  ReporterFixture s;
+  Receiver hook(http_response(200));
+  ReporterFixture s(webhook_to(hook));
+  notify_key(s);
   const History h{3, 2};
   s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
   const int64_t bad = s.run_job(push_spec(fake_sha(13)), push_result(fake_sha(13), 0.110, 13));
@@ -106,6 +132,7 @@ TEST_CASE("a false alarm the confirmation refutes is never filed, and says why")
   CHECK(said.find("1.00× ± 0.00 more wall time [1.000, 1.000]") != std::string::npos);  // the interval that refuted it
   CHECK_FALSE(claim_next(s, 2).is_object());        // no bisection
   CHECK(s.github->issues().empty());
+  CHECK(hook.requests().empty());  // nor told anywhere else
   // The compare job's report says so, and so does its page on the dashboard.
   const std::string id = std::to_string(confirm["id"].get<int64_t>());
   CHECK(slurp(s.report_path(confirm["id"].get<int64_t>())).find("**Not confirmed.** not confirmed:") != std::string::npos);
