@@ -186,7 +186,7 @@ Status Manager::start() {
   catch_up();
   resume_bisections();
   ask_runner_refusal();
-  return {};
+  return watch_updates();
 }
 
 int Manager::on_job_signal(sd_bus_message* m, void* userdata, sd_bus_error*) {

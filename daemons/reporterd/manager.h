@@ -69,6 +69,10 @@ class Manager {
   static int on_get_reply(sd_bus_message* m, void* userdata, sd_bus_error* error);
   static int on_retention_timer(sd_event_source* s, uint64_t usec, void* userdata);
   static int on_render(sd_event_source* s, void* userdata);
+  // ---- the box's updates, told (update_watch.cpp)
+  Status watch_updates();
+  static int on_update_timer(sd_event_source* s, uint64_t usec, void* userdata);
+  void check_update();
   // ---- the runner's Refusal (runner_watch.cpp)
   static int on_runner_changed(sd_bus_message* m, void* userdata, sd_bus_error* error);
   static int on_refusal_reply(sd_bus_message* m, void* userdata, sd_bus_error* error);
@@ -122,6 +126,8 @@ class Manager {
   SystemClock clock_;
   std::vector<bus::SlotPtr> matches_;
   bus::SourcePtr retention_timer_;
+  bus::SourcePtr update_timer_;   // reads benchbox-update's state.json once a minute
+  std::string update_trouble_;    // why it could not be read, as last logged
   bus::SourcePtr render_source_;  // renders a stale site a little per turn of the loop
   std::set<int64_t> in_flight_;   // jobs whose Queue1.Get is on its way
   std::set<int64_t> ask_again_;   // ... and that signalled again meanwhile

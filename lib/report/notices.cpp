@@ -89,4 +89,25 @@ notify::Notification regression_closed_notice(const Regression& r, const std::st
   return n;
 }
 
+std::optional<notify::Notification> update_notice(const update::Attempt& a, const std::string& site_url,
+                                                  int64_t now) {
+  constexpr int64_t kNewsSeconds = 24 * 3600;
+  const bool upgraded = a.outcome == update::Outcome::upgraded;
+  if ((!upgraded && a.outcome != update::Outcome::rolled_back) || a.to.empty() || now - a.finished > kNewsSeconds)
+    return std::nullopt;
+  notify::Notification n;
+  n.event = upgraded ? "update_applied" : "update_rolled_back";
+  n.id = n.event + ":" + a.from + ":" + a.to + ":" + std::to_string(a.finished);
+  n.time = a.finished;
+  n.title = upgraded ? "benchbox updated from " + a.from + " to " + a.to
+                     : "benchbox update to " + a.to + " rolled back, still on " + a.from;
+  n.summary = a.reason + "\n";
+  if (a.cut_job) n.summary += "a running job was cut and queued again\n";
+  n.url = site_url;
+  n.details = {{"from", a.from},       {"to", a.to},           {"outcome", update::to_string(a.outcome)},
+               {"reason", a.reason},   {"started", a.started}, {"finished", a.finished},
+               {"cut_job", a.cut_job}};
+  return n;
+}
+
 }  // namespace bb::report

@@ -6,11 +6,13 @@
 // restart) is harmless.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "notify/notification.h"
 #include "report/bisection.h"
 #include "report/history.h"
+#include "update/updater.h"
 
 namespace bb::report {
 
@@ -24,5 +26,13 @@ notify::Notification culprit_named_notice(const Regression& r, const Bisection& 
                                           const std::string& issue_url, int64_t now);
 notify::Notification regression_closed_notice(const Regression& r, const std::string& site_url,
                                               const std::string& issue_url, int64_t now);
+
+// The box's own update (benchbox-update's last attempt, its state.json):
+// update_applied for an upgrade, update_rolled_back for a rollback, told
+// to every destination that wants it. nullopt for any other outcome, and
+// for an attempt that finished more than a day before `now`: old news to a
+// destination configured since.
+std::optional<notify::Notification> update_notice(const update::Attempt& a, const std::string& site_url,
+                                                  int64_t now);
 
 }  // namespace bb::report

@@ -86,3 +86,38 @@ TEST_CASE("notices: a closed regression says what fixed it") {
   // Each event of one regression is its own: none of them stands for another.
   CHECK(n.id != regression_confirmed_notice(r, "", "", 9).id);
 }
+
+TEST_CASE("notices: the box's update, applied or rolled back, while it is news") {
+  update::Attempt a;
+  a.from = "0.9.1";
+  a.to = "0.9.2";
+  a.outcome = update::Outcome::upgraded;
+  a.reason = "0.9.2 is installed and every daemon is ready on it";
+  a.started = 1000;
+  a.finished = 1100;
+  auto n = update_notice(a, "https://bench.example.org/", 1200);
+  REQUIRE(n);
+  CHECK(notify::validate(*n).ok());
+  CHECK(n->event == "update_applied");
+  CHECK(n->id == "update_applied:0.9.1:0.9.2:1100");
+  CHECK(n->repository.empty());  // the box's own: every repository's destinations that want it
+  CHECK(n->title == "benchbox updated from 0.9.1 to 0.9.2");
+  CHECK(n->details["outcome"] == "upgraded");
+  CHECK(n->url == "https://bench.example.org/");
+
+  a.outcome = update::Outcome::rolled_back;
+  a.cut_job = true;
+  auto back = update_notice(a, "", 1200);
+  REQUIRE(back);
+  CHECK(back->event == "update_rolled_back");
+  CHECK(back->title == "benchbox update to 0.9.2 rolled back, still on 0.9.1");
+  CHECK(back->summary.find("cut and queued again") != std::string::npos);
+  CHECK(back->id != n->id);
+
+  CHECK_FALSE(update_notice(a, "", 1100 + 24 * 3600 + 1));  // old news
+  for (auto o : {update::Outcome::up_to_date, update::Outcome::refused, update::Outcome::skipped,
+                 update::Outcome::failed}) {
+    a.outcome = o;
+    CHECK_FALSE(update_notice(a, "", 1200));
+  }
+}

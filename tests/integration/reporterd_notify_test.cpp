@@ -1,14 +1,16 @@
-// Notifications from benchbox-reporterd, with a real queue: a regression on
+// Notifications from benchbox-reporterd, with a real queue. A regression on
 // main reaches a signed webhook, a Slack and a Matrix webhook (one loopback
 // HTTP receiver, lib/notify/test_receiver.h) and email (a sendmail
 // stand-in that keeps each message it is given) exactly once, though every
 // destination is down when it is raised and reporterd is restarted before
-// they come back.
+// they come back. The box's update (benchbox-update's state.json) reaches
+// the destinations of every repository that want it, once.
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
 
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -18,6 +20,7 @@
 #include "notify/notification.h"
 #include "notify/test_receiver.h"
 #include "reporterd_fixture.h"
+#include "update/updater.h"
 
 using namespace bb;
 using namespace bb::test;
@@ -162,4 +165,53 @@ TEST_CASE("a regression reaches each kind of destination once, across a restart 
   CHECK(count(got, "/slack") == 2);
   CHECK(count(got, "/matrix") == 2);
   CHECK(got.mails.size() == 1);
+}
+
+TEST_CASE("the box's update reaches every destination that wants it, once") {
+  Receiver receiver(http_response(200));
+  ReporterFixture s(
+      "repositories:\n"
+      "  - name: o/r\n"
+      "    notify:\n"
+      "      - kind: slack\n"
+      "        url: " + receiver.url("/o-r") + "\n"
+      "        events: [update_applied, update_rolled_back]\n"
+      "  - name: o/other\n"
+      "    notify:\n"
+      "      - kind: matrix\n"
+      "        url: " + receiver.url("/o-other") + "\n"
+      "      - kind: slack\n"
+      "        url: " + receiver.url("/regressions-only") + "\n"
+      "        events: [regression_confirmed]\n");
+  INFO(s.logs());
+  // benchbox-update's record of an upgrade; an upgrade restarts reporterd.
+  update::State state;
+  update::Attempt a;
+  a.from = "0.9.1";
+  a.to = "0.9.2";
+  a.outcome = update::Outcome::upgraded;
+  a.reason = "0.9.2 is installed and every daemon is ready on it";
+  a.started = std::time(nullptr) - 60;
+  a.finished = std::time(nullptr) - 5;
+  state.last = a;
+  REQUIRE(run_shell("mkdir -p " + (s.dir / "state/update")) == 0);
+  std::ofstream(s.dir / "state/update/state.json") << update::to_json(state).dump();
+  REQUIRE(s.reporterd->terminate() == 0);
+  s.start_reporter();
+
+  Got got;
+  REQUIRE(wait_until([&] {
+    collect(got, receiver, s.dir / "no-mail");
+    return count(got, "/o-r") && count(got, "/o-other");
+  }));
+  CHECK(json::parse(got.http["/o-r"][0].body())["text"].get<std::string>().find("benchbox updated from 0.9.1 to 0.9.2") !=
+        std::string::npos);
+  // Read again at the next start: told once.
+  REQUIRE(s.reporterd->terminate() == 0);
+  s.start_reporter();
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  collect(got, receiver, s.dir / "no-mail");
+  CHECK(count(got, "/o-r") == 1);
+  CHECK(count(got, "/o-other") == 1);
+  CHECK(count(got, "/regressions-only") == 0);
 }

@@ -1,0 +1,70 @@
+// The box's own updates, told (docs/notifications.md, update_applied and
+// update_rolled_back): benchbox-update writes its last attempt to
+// <update dir>/state.json. reporterd reads it when it starts (an upgrade
+// or a rollback restarts it) and once a minute after (a rollback may leave
+// it running), and raises a notification for an attempt that changed the
+// box; the outbox tells each one once however often it is read.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/log.h"
+#include "manager.h"
+#include "report/notices.h"
+#include "update/updater.h"
+#include "util/file.h"
+
+namespace bb::reporterd {
+
+namespace {
+
+constexpr uint64_t kUpdateCheckUsec = 60ull * 1000000;
+
+}  // namespace
+
+Status Manager::watch_updates() {
+  sd_event_source* raw = nullptr;
+  int r = sd_event_add_time_relative(event_, &raw, CLOCK_MONOTONIC, kUpdateCheckUsec, 5ull * 1000000,
+                                     on_update_timer, this);
+  if (r < 0) return errno_error("add update timer", -r);
+  update_timer_.reset(raw);
+  check_update();
+  return {};
+}
+
+int Manager::on_update_timer(sd_event_source* source, uint64_t, void* userdata) {
+  try {
+    static_cast<Manager*>(userdata)->check_update();
+  } catch (const std::exception& e) {
+    daemon::log_error(std::string("update check: ") + e.what());
+  }
+  // A one-shot timer, armed again for the next minute.
+  sd_event_source_set_time_relative(source, kUpdateCheckUsec);
+  sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
+  return 0;
+}
+
+void Manager::check_update() {
+  if (!notifier_) return;
+  const std::string path = path_join(config_.update_dir(), "state.json");
+  if (!path_exists(path)) return;  // no attempt yet
+  auto text = read_file(path, 1 << 20);
+  Result<update::State> state = text ? Result<update::State>(make_error(Errc::parse, "not JSON"))
+                                     : Result<update::State>(text.error());
+  if (text) {
+    auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (!j.is_discarded()) state = update::state_from_json(j);
+  }
+  if (!state) {
+    // Said once per kind of trouble, not every minute.
+    if (state.error().message != update_trouble_)
+      daemon::log_warning("the last update is not known: " + path + ": " + state.error().message);
+    update_trouble_ = state.error().message;
+    return;
+  }
+  update_trouble_.clear();
+  if (!state->last) return;
+  if (auto n = report::update_notice(*state->last, config_.reporter.site_url, clock_.now_unix())) tell(*n);
+}
+
+}  // namespace bb::reporterd
