@@ -54,7 +54,8 @@ bool any_destination(const config::ApplianceConfig& c) {
 
 std::string credential_hint(const std::string& name) {
   return "; store the webhook's key with `benchbox-credentials set " + name +
-         " FILE` and give benchbox-reporterd.service LoadCredentialEncrypted=" + name + " (docs/notifications.md)";
+         " KEY-FILE` (it gives benchbox-reporterd.service the credential), then `systemctl daemon-reload && "
+         "systemctl restart benchbox-reporterd` (docs/notifications.md)";
 }
 
 }  // namespace

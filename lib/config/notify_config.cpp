@@ -69,6 +69,13 @@ Status parse_one(const std::string& src, const YAML::Node& n, const std::string&
       return yaml_error(src, n["secret"] ? n["secret"] : n, path + ".secret",
                         "a webhook destination needs 'secret': the name of a systemd credential of reporterd "
                         "(letters, digits, '-', '_', '.')");
+    // Never one of benchbox's own (the GitHub webhook secret, the App key):
+    // a receiver would hold a key that signs as GitHub does for us.
+    if (d.secret_credential.rfind("notify-", 0) != 0 || d.secret_credential.size() == 7)
+      return yaml_error(src, n["secret"], path + ".secret",
+                        "'" + d.secret_credential +
+                            "': a webhook's credential is named notify-<something> (benchbox-credentials set "
+                            "notify-<something> KEY-FILE)");
   } else if (!d.secret_credential.empty()) {
     return yaml_error(src, n["secret"], path + ".secret",
                       "a " + d.kind + " webhook is not signed: its address is its secret");

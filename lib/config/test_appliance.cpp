@@ -280,6 +280,10 @@ repositories:
   CHECK(error("      - {kind: webhook, url: https://x, secret: ../etc/key}\n").find("needs 'secret'") !=
         std::string::npos);
   CHECK(error("      - {kind: slack, url: https://x, secret: k}\n").find("is not signed") != std::string::npos);
+  CHECK(error("      - {kind: webhook, url: https://x, secret: webhook-secret}\n")
+            .find("'webhook-secret': a webhook's credential is named notify-<something>") != std::string::npos);
+  CHECK(error("      - {kind: webhook, url: https://x, secret: notify-}\n").find("named notify-<something>") !=
+        std::string::npos);
   CHECK(error("      - {kind: slack, url: ftp://x}\n").find("notify[0].url: expected an http://") != std::string::npos);
   CHECK(error("      - {kind: email}\n").find("needs at least one address") != std::string::npos);
   CHECK(error("      - {kind: email, to: [\"a@b, c@d\"]}\n").find("is not one mail address") != std::string::npos);
