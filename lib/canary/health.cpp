@@ -1,0 +1,157 @@
+#include "canary/health.h"
+
+#include <cmath>
+#include <cstdio>
+#include <deque>
+
+#include "stats/describe.h"
+
+namespace bb::canary {
+
+namespace {
+
+// How far a run is from a baseline: per workload, the largest |log ratio|.
+struct Distance {
+  std::string workload;
+  double ratio = 1;
+  double band = 0;
+  bool outside = false;
+};
+
+class Baseline {
+ public:
+  explicit Baseline(const HealthOptions& o) : o_(o) {}
+
+  bool ready() const { return runs_.size() >= o_.min_baseline; }
+  void add(const Run& r) {
+    runs_.push_back(&r);
+    if (runs_.size() > o_.baseline_runs) runs_.pop_front();
+  }
+  void restart() { runs_.clear(); }
+
+  // `r` against the baseline; workloads the baseline does not know are
+  // not judged (a new workload starts its own history).
+  Distance distance(const Run& r) const {
+    Distance worst;
+    double worst_excess = -INFINITY;
+    for (const auto& [name, value] : r.medians) {
+      std::vector<double> logs;
+      for (const Run* b : runs_)
+        if (auto it = b->medians.find(name); it != b->medians.end() && it->second > 0)
+          logs.push_back(std::log(it->second));
+      if (logs.size() < o_.min_baseline || !(value > 0)) continue;
+      const double level = stats::median(logs);
+      const double band = std::max(std::log1p(o_.min_band), o_.spread_k * stats::mad(logs));
+      const double off = std::log(value) - level;
+      const double excess = std::fabs(off) - band;
+      if (excess > worst_excess) {
+        worst_excess = excess;
+        worst = {name, std::exp(off), std::expm1(band), excess > 0};
+      }
+    }
+    return worst;
+  }
+
+ private:
+  const HealthOptions& o_;
+  std::deque<const Run*> runs_;
+};
+
+// Whether the runs agree with each other: each inside the band of their
+// own baseline.
+bool agree(const std::vector<const Run*>& runs, const HealthOptions& o) {
+  Baseline own(o);
+  for (const Run* r : runs) own.add(*r);
+  for (const Run* r : runs)
+    if (own.distance(*r).outside) return false;
+  return true;
+}
+
+}  // namespace
+
+const char* to_string(Level l) {
+  switch (l) {
+    case Level::learning: return "learning";
+    case Level::steady: return "steady";
+    case Level::shifted: return "shifted";
+  }
+  return "learning";
+}
+
+Health judge(const std::vector<Run>& runs, const HealthOptions& o) {
+  Health h;
+  Baseline base(o);
+  std::vector<const Run*> outside;  // the shift's runs, in order
+  size_t back = 0;                  // runs back inside since the last one outside
+  for (const Run& r : runs) {
+    ++h.runs;
+    if (h.since == 0) h.since = r.time;
+    if (!base.ready()) {
+      base.add(r);
+      if (base.ready()) {
+        h.level = Level::steady;
+        h.since = r.time;
+      }
+      continue;
+    }
+    const Distance d = base.distance(r);
+    h.workload = d.workload;
+    h.ratio = d.ratio;
+    h.band = d.band;
+    if (h.level == Level::steady) {
+      if (!d.outside) {
+        base.add(r);
+        continue;
+      }
+      h.level = Level::shifted;
+      h.since = r.time;
+      h.new_level = false;
+      outside = {&r};
+      back = 0;
+      continue;
+    }
+    // Shifted.
+    if (!d.outside) {
+      if (++back >= o.back_runs) {
+        h.level = Level::steady;
+        h.since = r.time;
+        base.add(r);
+      }
+      continue;
+    }
+    back = 0;
+    outside.push_back(&r);
+    if (outside.size() > o.new_level_runs) outside.erase(outside.begin());
+    if (outside.size() == o.new_level_runs && agree(outside, o)) {
+      // It stays where it went: the new level is the box's.
+      base.restart();
+      for (const Run* n : outside) base.add(*n);
+      h.level = Level::steady;
+      h.new_level = true;
+      h.since = r.time;
+      h.ratio = 1;
+      outside.clear();
+    }
+  }
+  return h;
+}
+
+std::string Health::describe() const {
+  char buf[200];
+  switch (level) {
+    case Level::learning:
+      std::snprintf(buf, sizeof buf, "learning (%zu canary run%s so far)", runs, runs == 1 ? "" : "s");
+      break;
+    case Level::steady:
+      std::snprintf(buf, sizeof buf, "steady%s (last run ×%.3f, band ±%.1f%%)", new_level ? " at a new level" : "",
+                    ratio, band * 100);
+      break;
+    case Level::shifted:
+      std::snprintf(buf, sizeof buf, "shifted: %s ×%.3f, outside its band of ±%.1f%%", workload.c_str(), ratio,
+                    band * 100);
+      break;
+  }
+  return buf;
+}
+
+}  // namespace bb::canary
