@@ -110,6 +110,10 @@ Status Manager::start() {
   // and sees nothing else here.
   if (contained_ && ::chmod(conf_.work_dir.c_str(), 0711) < 0) return errno_error("chmod 0711 " + conf_.work_dir, errno);
   clean_work_dir(conf_.work_dir, contained_ ? runner_.get() : nullptr);
+  if (auto last = newest_canary(canary_dir())) {
+    canary_tried_ = last->time;
+    canary_tried_version_ = last->version;
+  }
 
   // The worker must not touch sd-event or sd-bus: neither is thread-safe,
   // and sd_event_add_defer from another thread would race the loop. An
@@ -158,6 +162,10 @@ void Manager::shutdown() {
   // restarted runner (after an upgrade, say) runs it from the start.
   cancel_ = true;
   worker_.join();
+  if (canary_running_) {
+    daemon::log_notice("stopped with the canary running; that run is not kept");
+    return;
+  }
   daemon::log_notice("stopped with a job running; its lease will expire and it will be requeued",
                      {{"JOB_ID", id_text(current_job())}});
 }
@@ -207,8 +215,10 @@ int Manager::on_heartbeat_timer(sd_event_source* s, uint64_t, void* userdata) {
 int Manager::on_worker_done(sd_event_source*, int fd, uint32_t, void* userdata) {
   uint64_t value;
   while (::read(fd, &value, sizeof value) < 0 && errno == EINTR) {}
+  auto* self = static_cast<Manager*>(userdata);
   try {
-    static_cast<Manager*>(userdata)->finish_job();
+    if (self->canary_running_) self->finish_canary();
+    else self->finish_job();
   } catch (const std::exception& e) {
     daemon::log_error(std::string("finishing the job failed: ") + e.what());
   }
@@ -303,7 +313,13 @@ int Manager::on_holders_gone(sd_bus_track*, void* userdata) {
 }
 
 void Manager::try_claim() {
-  if (current_ || paused() || !refusal().empty()) return;
+  if (current_ || canary_running_ || !refusal().empty()) return;
+  // Paused by the updater: the box's level on this version first.
+  if (paused()) {
+    if (holders_) canary_turn(false);
+    return;
+  }
+  if (canary_turn(true)) return;  // after an update: ahead of the next job
   bus::BusError error;
   sd_bus_message* raw = nullptr;
   int r = sd_bus_call_method(bus_, bus::kQueueName, bus::kQueuePath, bus::kQueueInterface, "Claim", error.get(),
@@ -322,7 +338,12 @@ void Manager::try_claim() {
     daemon::log_error("Queue1.Claim: malformed reply");
     return;
   }
-  if (id == 0) return;  // nothing queued
+  if (id == 0) {  // nothing queued: idle, perhaps long enough for the canary
+    if (idle_since_ == 0) idle_since_ = SystemClock().now_unix();
+    canary_turn(false);
+    return;
+  }
+  idle_since_ = 0;
   auto dict = bus::read_dict(raw);
   if (!dict) {
     daemon::log_error("Queue1.Claim: " + dict.error().message, {{"JOB_ID", id_text(id)}});

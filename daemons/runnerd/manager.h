@@ -12,11 +12,13 @@
 #include <thread>
 
 #include "bus/handles.h"
+#include "canary.h"
 #include "conf.h"
 #include "exec/command_runner.h"
 #include "containment.h"
 #include "executor.h"
 #include "model/job.h"
+#include "util/clock.h"
 #include "util/fd.h"
 
 namespace bb::runnerd {
@@ -36,7 +38,9 @@ class Manager {
   void shutdown();
 
   // Runner1 properties.
-  const char* state() const { return current_ ? "running" : refusal().empty() ? "idle" : "refusing"; }
+  const char* state() const {
+    return current_ ? "running" : canary_running_ ? "canary" : refusal().empty() ? "idle" : "refusing";
+  }
   // Runner1.Containment: what a job's code runs as here (containment.h).
   const std::string& containment() const { return box_.description; }
   // Runner1.Refusal: why no job is claimed (runner.containment), or "".
@@ -80,6 +84,13 @@ class Manager {
 
   void apply_pending_conf();
   void try_claim();
+  // ---- the canary (canary_turn.cpp)
+  // Runs it now if the schedule says so (before_claim: only a run that
+  // goes ahead of the next job); true while it runs.
+  bool canary_turn(bool before_claim);
+  void begin_canary(const std::string& why);
+  void finish_canary();
+  std::string canary_dir() const;
   void begin(model::Job job);
   void finish_job();
   void heartbeat();
@@ -122,6 +133,15 @@ class Manager {
   static int on_holders_gone(sd_bus_track* track, void* userdata);
   void drop_holders();
   void emit_paused();
+
+  // The canary: running on the worker thread, its outcome, the last
+  // attempt (kept or failed) and the version that made it, and since when
+  // the runner has had nothing to claim (0: it had a job since).
+  bool canary_running_ = false;
+  std::optional<Result<CanaryRecord>> canary_outcome_;
+  int64_t canary_tried_ = 0;
+  std::string canary_tried_version_;
+  int64_t idle_since_ = 0;
 
   UniqueFd done_fd_;
   bus::SourcePtr done_source_, poll_timer_, heartbeat_timer_;

@@ -89,7 +89,8 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
     BB_TRY(check_keys(src, r, "runner", {"benchmark_cpus", "work_dir", "results_dir",
                                          "heartbeat_seconds", "refuse_on_drift", "runner_id",
                                          "build_cache_bytes", "job_user", "memory_max_bytes", "tasks_max",
-                                         "file_size_max_bytes", "work_tree_max_bytes", "containment"}));
+                                         "file_size_max_bytes", "work_tree_max_bytes", "containment",
+                                         "canary_interval", "canary_idle_seconds", "canary_rounds"}));
     uint64_t hb = c.runner.heartbeat_seconds;
     BB_TRY(read_string(src, r, "runner", "benchmark_cpus", c.runner.benchmark_cpus));
     BB_TRY(read_string(src, r, "runner", "work_dir", c.runner.work_dir));
@@ -108,6 +109,9 @@ Status parse_sections(const std::string& src, const YAML::Node& root, ApplianceC
       return yaml_error(src, r["containment"], "runner.containment",
                         "expected required or allow-uncontained, got '" + c.runner.containment + "'");
     c.runner.heartbeat_seconds = static_cast<unsigned>(hb);
+    BB_TRY(read_uint_in(src, r, "runner", "canary_interval", c.runner.canary_interval, 0, 7 * 24 * 3600));
+    BB_TRY(read_uint_in(src, r, "runner", "canary_idle_seconds", c.runner.canary_idle_seconds, 0, 24 * 3600));
+    BB_TRY(read_uint_in(src, r, "runner", "canary_rounds", c.runner.canary_rounds, 2, 1000));
   }
 
   if (YAML::Node r = root["reporter"]; r && !r.IsNull()) {

@@ -90,6 +90,11 @@ struct RunnerConfig {
   uint64_t tasks_max = 4096;                   // TasksMax= (processes and threads)
   uint64_t file_size_max_bytes = 16ull << 30;  // LimitFSIZE=: the largest file it may write
   uint64_t work_tree_max_bytes = 32ull << 30;  // the job's directory, checked after every command
+  // The canary (docs/canary.md): at most this often while idle (seconds;
+  // 0 = never, updates included), after this long idle, this many rounds.
+  unsigned canary_interval = 3600;
+  unsigned canary_idle_seconds = 300;
+  unsigned canary_rounds = 30;
 };
 
 // benchbox-reporterd: history, reports, the dashboard, and what it posts to

@@ -295,3 +295,18 @@ repositories:
             .find("notify[1].name: destination 'slack' is listed twice") != std::string::npos);
   CHECK(error("      - {kind: slack, url: https://x, channel: c}\n").find("channel") != std::string::npos);
 }
+
+TEST_CASE("the runner's canary: hourly after five idle minutes by default, 0 turns it off") {
+  auto defaults = parse_appliance_config("", "t.yml");
+  REQUIRE(defaults.ok());
+  CHECK(defaults->runner.canary_interval == 3600);
+  CHECK(defaults->runner.canary_idle_seconds == 300);
+  CHECK(defaults->runner.canary_rounds == 30);
+  auto off = parse_appliance_config("runner:\n  canary_interval: 0\n  canary_rounds: 5\n", "t.yml");
+  REQUIRE(off.ok());
+  CHECK(off->runner.canary_interval == 0);
+  CHECK(off->runner.canary_rounds == 5);
+  auto bad = parse_appliance_config("runner:\n  canary_rounds: 1\n", "t.yml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("runner.canary_rounds: expected 2 to 1000, got 1") != std::string::npos);
+}
