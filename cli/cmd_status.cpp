@@ -173,6 +173,10 @@ int cmd_status(const Args& args) {
     if (std::string(d.service) == bus::kReporterName) detail += ", " + reporter_sizes(*client);
     std::printf("%-20s up: %s\n", name.c_str(), detail.c_str());
     if (std::string(d.service) == bus::kRunnerName && !runner_containment(*client, name)) ++down;
+    // The canary's verdict on the box (docs/canary.md); an older reporterd has none.
+    if (std::string(d.service) == bus::kReporterName)
+      if (auto health = client->get_string_property(d.service, d.path, d.interface, "BoxHealth"))
+        std::printf("%-20s %s\n", "box health", health->c_str());
   }
   // webhookd is a bus client only: it has no name to ask, so ask systemd
   // for its unit (its STATUS= line starts with its version).

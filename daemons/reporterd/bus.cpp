@@ -107,6 +107,13 @@ int property_outbox_pending(sd_bus*, const char*, const char*, const char*, sd_b
   return sd_bus_message_append(reply, "u", static_cast<Manager*>(userdata)->outbox_pending());
 }
 
+int property_box_health(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+                        sd_bus_error* error) {
+  return bus::guarded(error, [&] {
+    return sd_bus_message_append(reply, "s", static_cast<Manager*>(userdata)->box_health().c_str());
+  });
+}
+
 int property_version(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void*,
                      sd_bus_error*) {
   return sd_bus_message_append(reply, "s", bb::version());
@@ -122,6 +129,8 @@ const sd_bus_vtable kReporterVtable[] = {
     SD_BUS_PROPERTY("HistoryBytes", "t", property_history_bytes, 0, 0),
     SD_BUS_PROPERTY("SiteBytes", "t", property_site_bytes, 0, 0),
     SD_BUS_PROPERTY("OutboxPending", "u", property_outbox_pending, 0, 0),
+    // The canary's verdict on this box (docs/canary.md), read when asked.
+    SD_BUS_PROPERTY("BoxHealth", "s", property_box_health, 0, 0),
     SD_BUS_METHOD_WITH_ARGS("Report", SD_BUS_ARGS("x", job_id), SD_BUS_RESULT("s", markdown, "s", json_path),
                             method_report, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("GroupReport", SD_BUS_ARGS("x", group_id), SD_BUS_RESULT("s", markdown, "s", json_path),

@@ -186,7 +186,7 @@ Status Manager::start() {
   catch_up();
   resume_bisections();
   ask_runner_refusal();
-  return watch_updates();
+  return watch_box();
 }
 
 int Manager::on_job_signal(sd_bus_message* m, void* userdata, sd_bus_error*) {

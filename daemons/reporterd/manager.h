@@ -14,6 +14,7 @@
 #include <string>
 
 #include "bus/handles.h"
+#include "canary/health.h"
 #include "config/appliance.h"
 #include "github_poster.h"
 #include "notify_poster.h"
@@ -62,6 +63,8 @@ class Manager {
   uint64_t history_bytes();
   uint64_t site_bytes();
   uint32_t outbox_pending();
+  // Reporter1.BoxHealth: the canary's verdict on the box, one line.
+  std::string box_health() const { return health_.describe(); }
 
  private:
   static int on_job_signal(sd_bus_message* m, void* userdata, sd_bus_error* error);
@@ -69,10 +72,11 @@ class Manager {
   static int on_get_reply(sd_bus_message* m, void* userdata, sd_bus_error* error);
   static int on_retention_timer(sd_event_source* s, uint64_t usec, void* userdata);
   static int on_render(sd_event_source* s, void* userdata);
-  // ---- the box's updates, told (update_watch.cpp)
-  Status watch_updates();
-  static int on_update_timer(sd_event_source* s, uint64_t usec, void* userdata);
+  // ---- the box's canary and updates (box_watch.cpp, canary_watch.cpp)
+  Status watch_box();
+  static int on_box_timer(sd_event_source* s, uint64_t usec, void* userdata);
   void check_update();
+  void check_canary();
   // ---- the runner's Refusal (runner_watch.cpp)
   static int on_runner_changed(sd_bus_message* m, void* userdata, sd_bus_error* error);
   static int on_refusal_reply(sd_bus_message* m, void* userdata, sd_bus_error* error);
@@ -126,8 +130,15 @@ class Manager {
   SystemClock clock_;
   std::vector<bus::SlotPtr> matches_;
   bus::SourcePtr retention_timer_;
-  bus::SourcePtr update_timer_;   // reads benchbox-update's state.json once a minute
-  std::string update_trouble_;    // why it could not be read, as last logged
+  bus::SourcePtr box_timer_;      // the canary's runs and benchbox-update's state.json, once a minute
+  std::string update_trouble_;    // why state.json could not be read, as last logged
+  // The canary's runs of the newest environment (hardware class, CPUs,
+  // isolation, canary version), oldest first; the newest file read; the
+  // box's health judged from them.
+  std::vector<canary::Run> canary_runs_;
+  std::string canary_key_;
+  int64_t canary_seen_ = 0;
+  canary::Health health_;
   bus::SourcePtr render_source_;  // renders a stale site a little per turn of the loop
   std::set<int64_t> in_flight_;   // jobs whose Queue1.Get is on its way
   std::set<int64_t> ask_again_;   // ... and that signalled again meanwhile

@@ -43,6 +43,8 @@ class NotifyPoster {
   Status notify(const notify::Notification& n);
   void set_config(const config::ApplianceConfig& config);
   Result<notify::OutboxCounts> counts();
+  // The box's name in every message (its host name).
+  const std::string& box() const { return box_; }
 
  private:
   struct Held {

@@ -110,4 +110,32 @@ std::optional<notify::Notification> update_notice(const update::Attempt& a, cons
   return n;
 }
 
+std::optional<notify::Notification> health_notice(const canary::Health& was, const canary::Health& now,
+                                                  const std::string& box, const std::string& site_url) {
+  const bool held = now.level == canary::Level::shifted && was.level != canary::Level::shifted;
+  const bool released = was.level == canary::Level::shifted && now.level == canary::Level::steady;
+  if (!held && !released) return std::nullopt;
+  notify::Notification n;
+  n.event = held ? "health_held" : "health_released";
+  n.id = n.event + ":" + box + ":" + std::to_string(now.since);
+  n.time = now.since;
+  n.url = site_url;
+  if (held) {
+    n.title = box + " is not delivering its usual speed: regressions are held";
+    n.summary = "the canary " + now.describe() + "\nregressions found from now on are held until it is steady, "
+                "then confirmed\n";
+  } else {
+    n.title = box + " is steady again";
+    n.summary = "the canary is " + now.describe() + "\nheld regressions are confirmed now\n";
+  }
+  n.details = {{"box", box},
+               {"level", canary::to_string(now.level)},
+               {"since", now.since},
+               {"workload", now.workload},
+               {"ratio", now.ratio},
+               {"band", now.band},
+               {"new_level", now.new_level}};
+  return n;
+}
+
 }  // namespace bb::report

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "canary/health.h"
 #include "notify/notification.h"
 #include "report/bisection.h"
 #include "report/history.h"
@@ -34,5 +35,12 @@ notify::Notification regression_closed_notice(const Regression& r, const std::st
 // destination configured since.
 std::optional<notify::Notification> update_notice(const update::Attempt& a, const std::string& site_url,
                                                   int64_t now);
+
+// The box's health changed (docs/canary.md): health_held when the canary
+// shifted (`now` is shifted), health_released when it is steady again
+// after a shift (`was` shifted). nullopt for any other change (learning,
+// steady to steady). Told to every destination that wants it.
+std::optional<notify::Notification> health_notice(const canary::Health& was, const canary::Health& now,
+                                                  const std::string& box, const std::string& site_url);
 
 }  // namespace bb::report

@@ -121,3 +121,34 @@ TEST_CASE("notices: the box's update, applied or rolled back, while it is news")
     CHECK_FALSE(update_notice(a, "", 1200));
   }
 }
+
+TEST_CASE("notices: the box's health, held when the canary shifts and released when it is steady") {
+  canary::Health learning, steady, shifted, back;
+  steady.level = canary::Level::steady;
+  steady.since = 100;
+  shifted.level = canary::Level::shifted;
+  shifted.since = 200;
+  shifted.workload = "canary/cpu";
+  shifted.ratio = 1.12;
+  shifted.band = 0.03;
+  back.level = canary::Level::steady;
+  back.since = 300;
+
+  auto held = health_notice(steady, shifted, "bench-1", "https://bench.example.org/");
+  REQUIRE(held);
+  CHECK(notify::validate(*held).ok());
+  CHECK(held->event == "health_held");
+  CHECK(held->id == "health_held:bench-1:200");
+  CHECK(held->repository.empty());
+  CHECK(held->summary.find("shifted: canary/cpu ×1.120") != std::string::npos);
+  CHECK(held->details["ratio"] == 1.12);
+
+  auto released = health_notice(shifted, back, "bench-1", "");
+  REQUIRE(released);
+  CHECK(released->event == "health_released");
+  CHECK(released->id == "health_released:bench-1:300");
+
+  CHECK_FALSE(health_notice(learning, steady, "bench-1", ""));
+  CHECK_FALSE(health_notice(steady, steady, "bench-1", ""));
+  CHECK_FALSE(health_notice(shifted, shifted, "bench-1", ""));  // still shifted: told once
+}

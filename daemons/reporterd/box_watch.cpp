@@ -1,9 +1,9 @@
-// The box's own updates, told (docs/notifications.md, update_applied and
-// update_rolled_back): benchbox-update writes its last attempt to
-// <update dir>/state.json. reporterd reads it when it starts (an upgrade
-// or a rollback restarts it) and once a minute after (a rollback may leave
-// it running), and raises a notification for an attempt that changed the
-// box; the outbox tells each one once however often it is read.
+// What the box says of itself, looked at when reporterd starts and once a
+// minute: its canary runs (canary_watch.cpp) and its own updates, told
+// (docs/notifications.md, update_applied and update_rolled_back):
+// benchbox-update writes its last attempt to <update dir>/state.json; an
+// upgrade or a rollback restarts reporterd, but a rollback may not, and
+// the outbox tells each attempt once however often it is read.
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -18,28 +18,31 @@ namespace bb::reporterd {
 
 namespace {
 
-constexpr uint64_t kUpdateCheckUsec = 60ull * 1000000;
+constexpr uint64_t kBoxCheckUsec = 60ull * 1000000;
 
 }  // namespace
 
-Status Manager::watch_updates() {
+Status Manager::watch_box() {
   sd_event_source* raw = nullptr;
-  int r = sd_event_add_time_relative(event_, &raw, CLOCK_MONOTONIC, kUpdateCheckUsec, 5ull * 1000000,
-                                     on_update_timer, this);
-  if (r < 0) return errno_error("add update timer", -r);
-  update_timer_.reset(raw);
+  int r = sd_event_add_time_relative(event_, &raw, CLOCK_MONOTONIC, kBoxCheckUsec, 5ull * 1000000,
+                                     on_box_timer, this);
+  if (r < 0) return errno_error("add the box's timer", -r);
+  box_timer_.reset(raw);
+  check_canary();
   check_update();
   return {};
 }
 
-int Manager::on_update_timer(sd_event_source* source, uint64_t, void* userdata) {
+int Manager::on_box_timer(sd_event_source* source, uint64_t, void* userdata) {
+  auto* self = static_cast<Manager*>(userdata);
   try {
-    static_cast<Manager*>(userdata)->check_update();
+    self->check_canary();
+    self->check_update();
   } catch (const std::exception& e) {
-    daemon::log_error(std::string("update check: ") + e.what());
+    daemon::log_error(std::string("looking at the box: ") + e.what());
   }
   // A one-shot timer, armed again for the next minute.
-  sd_event_source_set_time_relative(source, kUpdateCheckUsec);
+  sd_event_source_set_time_relative(source, kBoxCheckUsec);
   sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
   return 0;
 }
