@@ -160,7 +160,7 @@ void Manager::resume_bisections() {
     return;
   }
   for (auto& b : *active)
-    if (b.waiting_job == 0) queue_next(b);
+    if (b.waiting_job == 0 && !held(b)) queue_next(b);
 }
 
 void Manager::bisection_job_finished(const model::Job& job, report::JobReport& rep,

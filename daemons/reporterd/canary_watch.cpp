@@ -117,6 +117,9 @@ void Manager::check_canary() {
     daemon::log_info("box health: " + now.describe(),
                      {{"HEALTH", canary::to_string(now.level)}, {"CANARY_RUNS", std::to_string(now.runs)}});
   health_ = now;
+  // Steady again, or found steady at a start (it may have steadied while
+  // reporterd was down): what was held is confirmed now.
+  if (now.level != canary::Level::shifted && (was.level == canary::Level::shifted || starting)) release_held();
   if (notifier_)
     if (auto n = report::health_notice(was, now, notifier_->box(), config_.reporter.site_url)) tell(*n);
 }

@@ -183,10 +183,12 @@ Status Manager::start() {
   if (r < 0) return errno_error("add retention timer", -r);
   retention_timer_.reset(raw);
   if (apply_retention()) sd_event_source_set_time_relative(raw, 1000000);
+  // The box's health first: a regression caught up with may be held.
+  if (auto st = watch_box(); !st) return st;
   catch_up();
   resume_bisections();
   ask_runner_refusal();
-  return watch_box();
+  return {};
 }
 
 int Manager::on_job_signal(sd_bus_message* m, void* userdata, sd_bus_error*) {

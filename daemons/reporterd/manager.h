@@ -94,6 +94,10 @@ class Manager {
   void tell(const notify::Notification& n);
   // GitHub's address of the regression's issue, once it is made; "".
   std::string issue_url(const report::Regression& r);
+  // ---- regressions held while the box has shifted (hold.cpp)
+  Status hold_regression(report::Regression& r, const model::Job& job);
+  bool held(const report::Bisection& b);  // its regression waits for a steady box
+  void release_held();
   // ---- confirmation and bisection (bisector.cpp)
   Status start_confirmation(report::Regression& r, const model::Job& job);
   void queue_next(report::Bisection& b);

@@ -231,8 +231,13 @@ void Manager::track_regression(const report::JobReport& rep, const model::JobRes
     log_error("regression not saved: " + st.error().message, {{"JOB_ID", id}});
     return;
   }
-  // A new regression is confirmed before anyone is told (bisector.cpp).
-  if (step.opened && config_.reporter.confirm_regressions) {
+  // A new regression is confirmed before anyone is told (bisector.cpp);
+  // found while the box has shifted, it is held until the box is steady,
+  // then confirmed whatever confirm_regressions says (hold.cpp).
+  if (step.opened && health_.level == canary::Level::shifted) {
+    if (auto st = hold_regression(r, job); !st)
+      log_error("regression not held: " + st.error().message, {{"JOB_ID", id}});
+  } else if (step.opened && config_.reporter.confirm_regressions) {
     if (auto st = start_confirmation(r, job); !st)
       log_error("regression not sent for confirmation: " + st.error().message, {{"JOB_ID", id}});
   }

@@ -4,6 +4,7 @@
 // the benchmark slower.
 #include <catch2/catch.hpp>
 
+#include <ctime>
 #include <fstream>
 #include <map>
 
@@ -246,4 +247,40 @@ TEST_CASE("benchboxctl bisect names the culprit on demand, printing each step") 
                       " bisect o/r v1.0 " + fake_sha(10) + " --clone-url " + (s.dir / "no-such.git") + " 2>&1",
                   &err) == 2);
   CHECK(err.find("--git-dir") != std::string::npos);
+}
+
+TEST_CASE("a regression found while the box's canary has shifted is held, then confirmed once it is steady") {
+  ReporterFixture s;
+  INFO(s.logs());
+  // The box slowed down: a competing load on the benchmark CPUs.
+  const int64_t t0 = std::time(nullptr) - 3600;
+  for (int i = 0; i < 5; ++i) s.write_canary(t0 + i * 60, 0.069, 0.166);
+  s.write_canary(t0 + 300, 0.069 * 1.25, 0.166 * 1.1);
+  s.restart_reporter();
+  REQUIRE(s.box_health().find("shifted") != std::string::npos);
+
+  const History h{3, 2};
+  s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
+  const int64_t bad = s.run_job(push_spec(fake_sha(13)), push_result(fake_sha(13), 0.110, 13));
+  REQUIRE(wait_until([&] { return s.reported(bad); }));
+  REQUIRE(wait_until([&] { return s.reporterd->log().find("held: the box is shifted") != std::string::npos; }));
+  // Held: no confirmation is queued, nothing is filed.
+  CHECK_FALSE(claim_next(s, 3).is_object());
+  CHECK(s.github->issues().empty());
+
+  // The load is gone: the canary is steady again, and the confirmation runs.
+  s.write_canary(t0 + 360, 0.069, 0.166);
+  s.write_canary(t0 + 420, 0.069, 0.166);
+  s.restart_reporter();
+  REQUIRE(s.box_health().find("steady") != std::string::npos);
+  json confirm = claim_next(s);
+  REQUIRE(confirm.is_object());
+  CHECK(confirm["kind"] == "compare");
+  CHECK(confirm["base_sha"] == fake_sha(10));
+  CHECK(confirm["head_sha"] == fake_sha(13));
+  CHECK(s.reporterd->log().find("released: the box is steady again") != std::string::npos);
+  answer(s, confirm, h);
+  // Still there once measured on a steady box: filed.
+  REQUIRE(wait_until([&] { return s.github->issues().size() == 1; }));
+  CHECK(s.github->issues()[0]["body"].get<std::string>().find("**Confirmed**") != std::string::npos);
 }

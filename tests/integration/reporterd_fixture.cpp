@@ -127,4 +127,32 @@ nlohmann::json ReporterFixture::check_run(int64_t id) {
 
 std::string ReporterFixture::logs() { return queued->log() + "\n---\n" + reporterd->log(); }
 
+void ReporterFixture::restart_reporter() {
+  REQUIRE(reporterd->terminate() == 0);
+  start_reporter();
+}
+
+void ReporterFixture::write_canary(int64_t time, double cpu, double memory) {
+  nlohmann::json benchmarks = nlohmann::json::array();
+  for (const auto& [name, seconds] : {std::pair<const char*, double>{"cpu", cpu}, {"memory", memory}}) {
+    nlohmann::json samples = nlohmann::json::array();
+    for (int i = 0; i < 5; ++i) samples.push_back(seconds * (1 + 0.001 * i));
+    benchmarks.push_back({{"suite", "canary"}, {"name", name}, {"metric", "wall_time"}, {"unit", "s"},
+                          {"samples", samples}});
+  }
+  REQUIRE(run_shell("mkdir -p " + (dir / "state/results/canary")) == 0);
+  std::ofstream(dir / ("state/results/canary/" + std::to_string(time) + ".json"))
+      << nlohmann::json{{"repository", "benchbox/canary"}, {"ref", "canary"}, {"environment_key", "hw-1"},
+                        {"benchbox_version", "test"}, {"benchmarks", benchmarks}}
+             .dump();
+}
+
+std::string ReporterFixture::box_health() {
+  std::string out;
+  run_shell("busctl --address=" + bus.address() +
+                " get-property org.benchbox.Reporter1 /org/benchbox/Reporter1 org.benchbox.Reporter1 BoxHealth",
+            &out);
+  return out;
+}
+
 }  // namespace bb::test

@@ -49,6 +49,14 @@ struct ReporterFixture {
   // The check run of a job as GitHub shows it now ({} when none).
   nlohmann::json check_run(int64_t id);
   std::string logs();
+
+  // Stops reporterd and starts it again (it reads the canary's runs at start).
+  void restart_reporter();
+  // A canary run as runnerd keeps it (<state>/results/canary/<time>.json):
+  // the two workloads at about these seconds, environment "hw-1".
+  void write_canary(int64_t time, double cpu, double memory);
+  // Reporter1.BoxHealth as busctl prints it (non-ASCII escaped).
+  std::string box_health();
 };
 
 }  // namespace bb::test

@@ -216,33 +216,6 @@ TEST_CASE("the box's update reaches every destination that wants it, once") {
   CHECK(count(got, "/regressions-only") == 0);
 }
 
-namespace {
-
-// A canary run as runnerd keeps it: <state>/results/canary/<time>.json.
-void write_canary(ReporterFixture& s, int64_t time, double cpu, double memory) {
-  json benchmarks = json::array();
-  for (const auto& [name, seconds] : {std::pair<const char*, double>{"cpu", cpu}, {"memory", memory}}) {
-    json samples = json::array();
-    for (int i = 0; i < 5; ++i) samples.push_back(seconds * (1 + 0.001 * i));
-    benchmarks.push_back({{"suite", "canary"}, {"name", name}, {"metric", "wall_time"}, {"unit", "s"},
-                          {"samples", samples}});
-  }
-  REQUIRE(run_shell("mkdir -p " + (s.dir / "state/results/canary")) == 0);
-  std::ofstream(s.dir / ("state/results/canary/" + std::to_string(time) + ".json"))
-      << json{{"repository", "benchbox/canary"}, {"ref", "canary"}, {"environment_key", "hw-1"},
-              {"benchbox_version", "test"}, {"benchmarks", benchmarks}}
-             .dump();
-}
-
-std::string box_health(ReporterFixture& s) {
-  std::string out;
-  run_shell("busctl --address=" + s.bus.address() +
-                " get-property org.benchbox.Reporter1 /org/benchbox/Reporter1 org.benchbox.Reporter1 BoxHealth",
-            &out);
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("the box's canary shifting and steadying again is told once each, and BoxHealth says where it is") {
   Receiver receiver(http_response(200));
@@ -254,21 +227,18 @@ TEST_CASE("the box's canary shifting and steadying again is told once each, and 
       "        url: " + receiver.url("/health") + "\n"
       "        events: [health_held, health_released]\n");
   INFO(s.logs());
-  CHECK(box_health(s).find("learning (0 canary runs so far)") != std::string::npos);
+  CHECK(s.box_health().find("learning (0 canary runs so far)") != std::string::npos);
   const int64_t t0 = std::time(nullptr) - 3600;
-  for (int i = 0; i < 5; ++i) write_canary(s, t0 + i * 60, 0.069, 0.166);
+  for (int i = 0; i < 5; ++i) s.write_canary(t0 + i * 60, 0.069, 0.166);
   // Read at start (and each minute after): restarting is quicker than a minute.
-  auto restart = [&] {
-    REQUIRE(s.reporterd->terminate() == 0);
-    s.start_reporter();
-  };
+  auto restart = [&] { s.restart_reporter(); };
   restart();
-  CHECK(box_health(s).find("steady") != std::string::npos);
+  CHECK(s.box_health().find("steady") != std::string::npos);
 
-  write_canary(s, t0 + 300, 0.069 * 1.2, 0.166);  // a competing load on the benchmark CPU
+  s.write_canary(t0 + 300, 0.069 * 1.2, 0.166);  // a competing load on the benchmark CPU
   restart();
   // busctl escapes what is not ASCII ("×", "±"): the words and the ratio.
-  const std::string shifted = box_health(s);
+  const std::string shifted = s.box_health();
   INFO(shifted);
   CHECK(shifted.find("shifted: canary/cpu ") != std::string::npos);
   CHECK(shifted.find("1.200, outside its band of ") != std::string::npos);
@@ -280,10 +250,10 @@ TEST_CASE("the box's canary shifting and steadying again is told once each, and 
   CHECK(json::parse(got.http["/health"][0].body())["text"].get<std::string>().find("regressions are held") !=
         std::string::npos);
 
-  write_canary(s, t0 + 360, 0.069, 0.166);
-  write_canary(s, t0 + 420, 0.0691, 0.166);
+  s.write_canary(t0 + 360, 0.069, 0.166);
+  s.write_canary(t0 + 420, 0.0691, 0.166);
   restart();
-  CHECK(box_health(s).find("steady") != std::string::npos);
+  CHECK(s.box_health().find("steady") != std::string::npos);
   REQUIRE(wait_until([&] {
     collect(got, receiver, s.dir / "no-mail");
     return count(got, "/health") == 2;

@@ -98,6 +98,8 @@
   function plain(md) { return String(md).replace(/`/g, ""); }
   function investigation(r) {
     const inv = r.investigation;
+    // Found while the box's canary said it had shifted: confirmed once it is steady.
+    if (r.confirmation === "held") return muted("held: the box was not steady; confirmed once it is");
     if (!inv) return r.confirmation === "pending" ? muted("confirming") : null;
     const out = h("div", { class: "investigation" });
     const c = inv.culprit;
