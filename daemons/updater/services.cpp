@@ -68,6 +68,7 @@ Result<update::RunnerState> AptHost::runner() {
   auto state = string_property(bus_, bus::kRunnerName, bus::kRunnerPath, bus::kRunnerInterface, "State");
   if (!state) return state.error();
   r.busy = *state != "idle";
+  r.state = *state;
   bus::BusError error;
   int64_t job = 0;
   sd_bus_get_property_trivial(bus_, bus::kRunnerName, bus::kRunnerPath, bus::kRunnerInterface, "CurrentJob",

@@ -22,6 +22,8 @@ class FakeHost final : public Host {
   std::map<std::string, bool> comes_up = {{"1", true}, {"2", true}};
   std::vector<std::string> calls;
   int busy_polls = 0;  // the runner is busy for this many polls
+  int64_t busy_job = 7;              // ... with this job (0: none)
+  std::string busy_state = "running";  // ... in this Runner1.State
   bool keep_ok = true;
   Status install_result;
   int64_t clock = 5000;
@@ -56,7 +58,8 @@ class FakeHost final : public Host {
     RunnerState r;
     r.reachable = true;
     r.busy = busy_polls > 0;
-    r.job = 7;
+    r.job = busy_job;
+    r.state = r.busy ? busy_state : "idle";
     if (busy_polls > 0) --busy_polls;
     return r;
   }

@@ -35,6 +35,20 @@ TEST_CASE("a newer signed version is installed once the runner is idle, and kept
   CHECK(u.state().newest_index == 1000);
 }
 
+TEST_CASE("the updater waits out the runner's canary run before the update, and says what it waits for") {
+  FakeHost host;
+  host.busy_polls = 2;
+  host.busy_job = 0;
+  host.busy_state = "canary";
+  std::vector<std::string> said;
+  Updater u(host, quick(), State{}, [&](const std::string& s) { said.push_back(s); });
+  Attempt a = u.run();
+  CHECK(a.outcome == Outcome::upgraded);
+  CHECK_FALSE(a.cut_job);
+  CHECK(std::find(said.begin(), said.end(),
+                  "waiting for runnerd's canary run (the box's level before the update)") != said.end());
+}
+
 TEST_CASE("a runner still busy at max_wait is cut, and the attempt says so") {
   FakeHost host;
   host.busy_polls = 1000;

@@ -187,7 +187,10 @@ bool Updater::wait_for_runner(Attempt& a) {
           std::to_string(options_.max_wait.count()) + " s: upgrading anyway; the job is re-queued by its lease");
       return false;
     }
-    if (!said) say("waiting for runnerd to finish job " + std::to_string(r->job));
+    if (!said)
+      say(r->job != 0           ? "waiting for runnerd to finish job " + std::to_string(r->job)
+          : r->state == "canary" ? std::string("waiting for runnerd's canary run (the box's level before the update)")
+                                 : "waiting for runnerd (" + r->state + ")");
     said = true;
     host_.sleep(options_.poll);
   }

@@ -78,6 +78,7 @@ struct RunnerState {
   bool reachable = false;  // runnerd is on the bus
   bool busy = false;
   int64_t job = 0;
+  std::string state;       // Runner1.State: "running", "canary" (the box's level before the update), ...
 };
 
 // Why an apt step failed matters: a trust problem (bad signature, expired
