@@ -1,6 +1,7 @@
 // The box's health (docs/canary.md, "The box's health"): runnerd keeps each
 // canary run as <results_dir>/canary/<unix time>.json; reporterd reads the
-// runs it has not seen yet (at start, then each minute: box_watch.cpp),
+// runs it has not seen yet (at start, on runnerd's CanaryFinished, and
+// each minute: box_watch.cpp),
 // keeps those of the newest environment (a new hardware class, CPUs,
 // isolation or canary version starts the history over), judges them with
 // lib/canary/health.h, and tells a shift or its end where maintainers
@@ -77,6 +78,15 @@ bool read_run(const CanaryFile& f, canary::Run& run, std::string& key, std::stri
 }
 
 }  // namespace
+
+int Manager::on_canary_finished(sd_bus_message*, void* userdata, sd_bus_error*) {
+  try {
+    static_cast<Manager*>(userdata)->check_canary();
+  } catch (const std::exception& e) {
+    daemon::log_error(std::string("reading the canary: ") + e.what());
+  }
+  return 0;
+}
 
 void Manager::check_canary() {
   const auto files = canary_files(path_join(config_.results_dir(), "canary"), canary_seen_);

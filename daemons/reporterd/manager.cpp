@@ -167,6 +167,8 @@ Status Manager::start() {
       // resolved once, and runnerd restarts under a new unique name).
       {nullptr, bus::kRunnerPath, "org.freedesktop.DBus.Properties", "PropertiesChanged", on_runner_changed},
       {"org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged", on_runner_changed},
+      // A canary run kept: read at once (the minute's look is the fallback).
+      {nullptr, bus::kRunnerPath, bus::kRunnerInterface, "CanaryFinished", on_canary_finished},
   };
   for (const auto& m : matches) {
     sd_bus_slot* slot = nullptr;

@@ -77,6 +77,7 @@ class Manager {
   static int on_box_timer(sd_event_source* s, uint64_t usec, void* userdata);
   void check_update();
   void check_canary();
+  static int on_canary_finished(sd_bus_message* m, void* userdata, sd_bus_error* error);
   // ---- the runner's Refusal (runner_watch.cpp)
   static int on_runner_changed(sd_bus_message* m, void* userdata, sd_bus_error* error);
   static int on_refusal_reply(sd_bus_message* m, void* userdata, sd_bus_error* error);

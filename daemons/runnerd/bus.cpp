@@ -146,6 +146,8 @@ const sd_bus_vtable kRunnerVtable[] = {
     SD_BUS_METHOD_WITH_NAMES("Hold", "s", SD_BUS_PARAM(reason), "", , method_hold, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Release", "", "", method_release, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Resume", "", "", method_resume, SD_BUS_VTABLE_UNPRIVILEGED),
+    // A canary run kept (docs/canary.md): reporterd reads it at once.
+    SD_BUS_SIGNAL_WITH_ARGS("CanaryFinished", SD_BUS_ARGS("s", path), 0),
     SD_BUS_VTABLE_END,
 };
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "canary.h"
+#include "bus/names.h"
 #include "canary/schedule.h"
 #include "daemon/log.h"
 #include "manager.h"
@@ -93,6 +94,7 @@ void Manager::finish_canary() {
   if (canary_outcome_ && *canary_outcome_) {
     const CanaryRecord& rec = **canary_outcome_;
     daemon::log_info("canary: kept " + rec.path, {{"CANARY_FILE", rec.path}});
+    sd_bus_emit_signal(bus_, bus::kRunnerPath, bus::kRunnerInterface, "CanaryFinished", "s", rec.path.c_str());
   } else if (canary_outcome_) {
     daemon::log_warning("canary: no run: " + canary_outcome_->error().message);
   }
