@@ -20,6 +20,7 @@
 #include "notify_poster.h"
 #include "model/job.h"
 #include "report/change_points.h"
+#include "report/github_wants.h"
 #include "report/history.h"
 #include "report/job_report.h"
 #include "report/site.h"
@@ -88,6 +89,10 @@ class Manager {
   void catch_up();
   bool apply_retention();  // true: more is left to prune
   void post_state(const model::Job& job);  // a queued or running job's check run
+  // The config's posting settings, and the canary's verdict for the summary.
+  report::PostingPolicy posting_policy() const {
+    return {config_.reporter.site_url, config_.reporter.pr_comment, health_.describe()};
+  }
   void post_report(const report::JobReport& report);
   void track_regression(const report::JobReport& report, const model::JobResult& result);
   // Puts a notification in its outbox (once per event and destination);

@@ -259,7 +259,7 @@ void Manager::track_regression(const report::JobReport& rep, const model::JobRes
 void Manager::post_state(const model::Job& job) {
   shard_changed(job);
   if (!poster_) return;
-  report::PostingPolicy policy{config_.reporter.site_url, config_.reporter.pr_comment};
+  const report::PostingPolicy policy = posting_policy();
   auto want = report::check_run_want(job, policy, runner_refusal_);
   if (!want) return;
   if (auto st = poster_->want(*want); !st)
@@ -268,7 +268,7 @@ void Manager::post_state(const model::Job& job) {
 
 void Manager::post_report(const report::JobReport& rep) {
   if (!poster_) return;
-  report::PostingPolicy policy{config_.reporter.site_url, config_.reporter.pr_comment};
+  const report::PostingPolicy policy = posting_policy();
   const std::string id = std::to_string(rep.job.id);
   for (auto want : {report::check_run_want(rep, policy), report::comment_want(rep, policy)}) {
     if (!want) continue;

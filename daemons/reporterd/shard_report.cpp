@@ -96,7 +96,7 @@ Status Manager::report_shards(int64_t group_id) {
     log_warning("dashboard not updated for the sharded suite: " + st.error().message,
                 {{"GROUP_ID", std::to_string(group_id)}});
   if (poster_) {
-    report::PostingPolicy policy{config_.reporter.site_url, config_.reporter.pr_comment};
+    const report::PostingPolicy policy = posting_policy();
     if (auto want = report::shards_check_run_want(rep, merged->progress, policy))
       if (auto st = poster_->want(*want); !st)
         log_error("sharded suite's check run not recorded for GitHub: " + st.error().message,

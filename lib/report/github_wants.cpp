@@ -1,8 +1,12 @@
 #include "report/github_wants.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
 
 #include "report/site_paths.h"
+#include "stats/describe.h"
 #include "util/text.h"
 
 namespace bb::report {
@@ -71,6 +75,26 @@ std::optional<github_api::Want> check_run_want(const model::Job& job, const Post
   return github_api::Want{github_api::check_run_target(job.spec.repository, job.id), c};
 }
 
+std::string resolution_note(const JobReport& report, const std::string& box_health) {
+  if (!report.comparison) return "";
+  std::map<std::string, std::vector<double>> by_suite;
+  for (const auto& row : report.comparison->rows)
+    if (std::isfinite(row.min_detectable) && row.min_detectable > 0)
+      by_suite[row.key.suite].push_back(row.min_detectable);
+  if (by_suite.empty()) return "";
+  std::string out = "**What this box resolves now:** ";
+  bool first = true;
+  for (const auto& [suite, values] : by_suite) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "≥ %.1f %%", 100 * stats::median(values));
+    out += std::string(first ? "" : "; ") + "`" + suite + "` " + buf;
+    first = false;
+  }
+  out += " (the median of its benchmarks' smallest detectable change in this comparison)";
+  if (!box_health.empty()) out += "; its canary: " + box_health;
+  return out + ".\n";
+}
+
 std::optional<github_api::Want> check_run_want(const JobReport& report, const PostingPolicy& policy) {
   const model::Job& job = report.job;
   if (report.head_commit.empty() || !posts_check_run(job)) return std::nullopt;
@@ -92,7 +116,10 @@ std::optional<github_api::Want> check_run_want(const JobReport& report, const Po
                  : " (some changes could not be decided: more runs needed)";
   c.title = std::string(utf8_prefix("benchbox: " + std::string(to_string(report.overall)) + why, github_api::kMaxTitle));
   const std::string note = full_report_note(report, policy);
-  c.summary = utf8_cut(report.summary + "\n\n" + report.markdown, github_api::kMaxSummary, note);
+  // Before the report, which GitHub's limit may cut.
+  const std::string resolves = resolution_note(report, policy.box_health);
+  c.summary = utf8_cut(report.summary + "\n\n" + (resolves.empty() ? "" : resolves + "\n") + report.markdown,
+                       github_api::kMaxSummary, note);
   return github_api::Want{github_api::check_run_target(job.spec.repository, job.id), c};
 }
 

@@ -19,7 +19,14 @@ namespace bb::report {
 struct PostingPolicy {
   std::string site_url;                 // "" = no details_url, no links
   std::string pr_comment = "changes";   // changes, always, never
+  std::string box_health;               // the canary's verdict on the box (canary::Health::describe); "" = unknown
 };
+
+// What this box resolves now, per suite, for the check run's summary
+// (docs/canary.md): the median, over the suite's benchmarks in this
+// comparison, of the smallest change it would have caught, and the
+// canary's verdict on the box. "" when the comparison has none.
+std::string resolution_note(const JobReport& report, const std::string& box_health);
 
 // The check-run conclusion of a finished job: failure (a regression, a
 // failed or missing benchmark, a failed job), neutral (inconclusive, or

@@ -64,7 +64,7 @@ report::JobReport pr_report(double base, double head) {
   return report::build_report(job(9, JobKind::pull_request), jr, std::nullopt, {});
 }
 
-const report::PostingPolicy kPolicy{"https://bench.example.org/", "changes"};
+const report::PostingPolicy kPolicy{"https://bench.example.org/", "changes", ""};
 
 }  // namespace
 
@@ -176,7 +176,7 @@ TEST_CASE("a report over GitHub's limit is cut on a character boundary with a li
 
 TEST_CASE("the sticky comment is created only with something to say, and never goes stale") {
   auto create = [](const report::JobReport& r, const std::string& policy) -> std::string {
-    auto w = report::comment_want(r, {"", policy});
+    auto w = report::comment_want(r, {"", policy, ""});
     if (!w) return "none";
     CHECK(w->target == "comment/o/r/4");
     return std::get<github_api::CommentWant>(w->what).create ? "create" : "edit-only";
@@ -293,4 +293,28 @@ TEST_CASE("a branch regression opens an issue, stays while it lasts, and closes 
 TEST_CASE("effect phrases say the ratio, its interval's half-width, and which way") {
   CHECK(report::effect_phrase(1.23, 1.20, 1.26, "instructions", false) == "1.23× ± 0.03 more instructions");
   CHECK(report::effect_phrase(0.80, 0.78, 0.83, "items_per_second", true) == "0.80× ± 0.03 less items per second");
+}
+
+TEST_CASE("the check run says what this box resolves now, per suite, and what its canary says") {
+  report::JobReport r = pr_report(0.100, 0.100);
+  REQUIRE(r.comparison);
+  REQUIRE_FALSE(r.comparison->rows.empty());
+  const double mde = r.comparison->rows[0].min_detectable;
+  REQUIRE(mde > 0);
+  const std::string note = report::resolution_note(r, "steady (last run ×1.002, band ±3.0%)");
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "≥ %.1f %%", 100 * mde);
+  CHECK(note.find("**What this box resolves now:** `micro` " + std::string(pct)) == 0);
+  CHECK(note.find("its canary: steady (last run ×1.002, band ±3.0%)") != std::string::npos);
+  report::PostingPolicy policy = kPolicy;
+  policy.box_health = "steady (last run ×1.002, band ±3.0%)";
+  auto w = report::check_run_want(r, policy);
+  REQUIRE(w);
+  const auto& c = std::get<github_api::CheckRunWant>(w->what);
+  CHECK(c.summary.find(note) != std::string::npos);
+  CHECK(c.summary.find(note) < c.summary.find(r.markdown.substr(0, 40)));  // before what the limit may cut
+  // Nothing compared: nothing said.
+  report::JobReport failed = report::build_report(job(3, JobKind::push, JobState::failed), std::nullopt,
+                                                  std::nullopt, {});
+  CHECK(report::resolution_note(failed, "steady").empty());
 }

@@ -77,7 +77,7 @@ std::multiset<std::string> rows(const report::JobReport& r) {
   return out;
 }
 
-const report::PostingPolicy kMergePolicy{"", "changes"};
+const report::PostingPolicy kMergePolicy{"", "changes", ""};
 
 }  // namespace
 
