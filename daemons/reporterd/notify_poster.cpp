@@ -100,8 +100,9 @@ NotifyPoster::~NotifyPoster() {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
-  // A delivery in flight runs to its deadline (notify_timeout_seconds);
-  // its item stays pending if it did not finish.
+  // A delivery in flight ends within a fraction of a second, recorded as
+  // nothing: its item stays pending for the next start.
+  stop_flag_ = true;
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
@@ -215,6 +216,7 @@ int64_t NotifyPoster::step(notify::Outbox& outbox) {
   }
   const notify::OutboxItem& it = **item;
   const Delivery d = attempt(it);
+  if (d.interrupted) return 0;  // stopping: the item stays as it was
   github_api::RetryPolicy policy;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -258,7 +260,7 @@ Delivery NotifyPoster::attempt(const notify::OutboxItem& item) {
     const std::string from = reporter.mail_from.empty() ? "benchbox@" + box_ : reporter.mail_from;
     auto message = notify::render_email(item.notification, d, from, box_);
     if (!message) return Delivery{Delivery::Kind::drop, 0, message.error().message, false};
-    return notify::send_mail(reporter.sendmail, *message, timeout);
+    return notify::send_mail(reporter.sendmail, *message, timeout, &stop_flag_);
   }
   std::string secret;
   if (d.kind == "webhook") {
@@ -269,7 +271,7 @@ Delivery NotifyPoster::attempt(const notify::OutboxItem& item) {
   }
   auto post = notify::render_http(item.notification, d, secret, box_);
   if (!post) return Delivery{Delivery::Kind::drop, 0, post.error().message, false};
-  return notify::post(*post, timeout);
+  return notify::post(*post, timeout, &stop_flag_);
 }
 
 }  // namespace bb::reporterd

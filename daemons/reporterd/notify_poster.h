@@ -13,6 +13,7 @@
 // attempt, so an operator who adds a missing credential needs no restart.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -71,6 +72,7 @@ class NotifyPoster {
   std::condition_variable wake_;
   bool poked_ = false;
   bool stopping_ = false;
+  std::atomic<bool> stop_flag_{false};  // a delivery in flight looks at it
   std::thread thread_;         // last: started once everything above exists
 };
 

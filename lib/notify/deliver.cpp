@@ -30,6 +30,16 @@ size_t collect(char* data, size_t size, size_t n, void* out) {
   return size * n;
 }
 
+// libcurl asks between reads and writes, at least once a second.
+int stop_requested(void* stop, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return stop && static_cast<const std::atomic<bool>*>(stop)->load() ? 1 : 0;
+}
+
+bool stopping(const std::atomic<bool>* stop) { return stop && stop->load(); }
+
+// How long a wait for sendmail lasts at most before `stop` is looked at.
+constexpr int kStopPollMs = 100;
+
 bool retried_status(long status) { return status == 408 || status == 425 || status == 429 || status >= 500; }
 
 int64_t now_ms() {
@@ -64,7 +74,7 @@ class NoSigpipe {
 
 }  // namespace
 
-Delivery post(const HttpPost& p, std::chrono::milliseconds timeout) {
+Delivery post(const HttpPost& p, std::chrono::milliseconds timeout, const std::atomic<bool>* stop) {
   Delivery d;
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
   if (!curl) return {Delivery::Kind::retry, 0, "libcurl could not start a request", false};
@@ -84,7 +94,16 @@ Delivery post(const HttpPost& p, std::chrono::milliseconds timeout) {
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &answer);
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, stop_requested);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(stop));
   const CURLcode rc = curl_easy_perform(c);
+  if (rc == CURLE_ABORTED_BY_CALLBACK) {
+    d.kind = Delivery::Kind::retry;
+    d.interrupted = true;
+    d.error = "POST " + p.url + ": stopped";
+    return d;
+  }
   if (rc != CURLE_OK) {
     d.kind = Delivery::Kind::retry;
     d.error = std::string("POST ") + p.url + ": " + curl_easy_strerror(rc);
@@ -102,7 +121,8 @@ Delivery post(const HttpPost& p, std::chrono::milliseconds timeout) {
   return d;
 }
 
-Delivery send_mail(const std::string& sendmail, const std::string& message, std::chrono::milliseconds timeout) {
+Delivery send_mail(const std::string& sendmail, const std::string& message, std::chrono::milliseconds timeout,
+                   const std::atomic<bool>* stop) {
   auto retry = [](std::string why) { return Delivery{Delivery::Kind::retry, 0, std::move(why), false}; };
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0) return retry(std::string("pipe: ") + std::strerror(errno));
@@ -138,7 +158,7 @@ Delivery send_mail(const std::string& sendmail, const std::string& message, std:
   std::string said;
   size_t written = 0;
   const int64_t deadline = now_ms() + timeout.count();
-  bool timed_out = false;
+  bool timed_out = false, stopped = false;
   while (out_read.valid()) {
     if (written == message.size()) in_write.reset();  // end of the message
     pollfd fds[2] = {{out_read.get(), POLLIN, 0}, {in_write.get(), POLLOUT, 0}};
@@ -147,7 +167,12 @@ Delivery send_mail(const std::string& sendmail, const std::string& message, std:
       timed_out = true;
       break;
     }
-    if (::poll(fds, in_write.valid() ? 2 : 1, int(left)) < 0 && errno != EINTR) break;
+    if (stopping(stop)) {
+      stopped = true;
+      break;
+    }
+    const int wait = int(std::min<int64_t>(left, stop ? kStopPollMs : left));
+    if (::poll(fds, in_write.valid() ? 2 : 1, wait) < 0 && errno != EINTR) break;
     if (fds[0].revents) {
       char buf[1024];
       const ssize_t n = ::read(out_read.get(), buf, sizeof buf);
@@ -160,9 +185,14 @@ Delivery send_mail(const std::string& sendmail, const std::string& message, std:
       else if (n < 0 && errno != EAGAIN && errno != EINTR) in_write.reset();  // it stopped reading
     }
   }
-  if (timed_out) ::kill(-pid, SIGKILL);
+  if (timed_out || stopped) ::kill(-pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (stopped) {
+    Delivery d = retry(sendmail + ": stopped");
+    d.interrupted = true;
+    return d;
   }
   const std::string what = said.empty() ? "" : ": " + std::string(utf8_prefix(trim(said), 300));
   if (timed_out) return retry(sendmail + " did not finish within " + std::to_string(timeout.count()) + " ms");

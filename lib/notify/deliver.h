@@ -5,6 +5,7 @@
 // deadline: reporterd calls it from its poster thread, never its loop.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -21,17 +22,24 @@ struct Delivery {
   // retry: the request may have reached the receiver (the connection broke
   // after it was sent). The id in X-Benchbox-Delivery lets it drop a repeat.
   bool maybe_sent = false;
+  // `stop` was raised (reporterd stopping): nothing to record, the item
+  // stays as it was and is delivered after the next start.
+  bool interrupted = false;
 };
 
 // POSTs `p` (no redirects: a moved hook is a wrong address, not followed
 // with the signature). 2xx done; 408, 425, 429, 5xx and network errors
 // retry; any other status drops, with the start of the receiver's answer.
-Delivery post(const HttpPost& p, std::chrono::milliseconds timeout);
+// `stop` (may be null) ends the attempt early, as interrupted, within a
+// fraction of a second.
+Delivery post(const HttpPost& p, std::chrono::milliseconds timeout, const std::atomic<bool>* stop = nullptr);
 
 // Hands `message` to `sendmail -t -i` (the path given) on its stdin.
 // Exit 0 done; EX_TEMPFAIL (75), EX_UNAVAILABLE (69), EX_OSERR (71),
 // EX_IOERR (74), a signal or the deadline retry (the MTA may be starting or
 // its queue full); any other status drops, with what sendmail wrote.
-Delivery send_mail(const std::string& sendmail, const std::string& message, std::chrono::milliseconds timeout);
+// `stop` as for post(): sendmail's group is killed.
+Delivery send_mail(const std::string& sendmail, const std::string& message, std::chrono::milliseconds timeout,
+                   const std::atomic<bool>* stop = nullptr);
 
 }  // namespace bb::notify

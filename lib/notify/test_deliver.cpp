@@ -124,6 +124,37 @@ TEST_CASE("a receiver that is gone or silent is tried again later") {
   CHECK(late.maybe_sent);  // the request went out: the receiver may have acted on it
 }
 
+TEST_CASE("a delivery in flight ends at once when reporterd stops, as interrupted") {
+  std::atomic<bool> stop{false};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(300ms);
+    stop = true;
+  });
+  Receiver silent("");
+  const auto t0 = std::chrono::steady_clock::now();
+  Delivery post_stopped = post(signed_post(silent.url()), 30s, &stop);
+  stopper.join();
+  CHECK(post_stopped.interrupted);
+  CHECK(post_stopped.kind == Delivery::Kind::retry);
+  CHECK(std::chrono::steady_clock::now() - t0 < 10s);  // not the 30 s deadline
+
+  bb::test::TempDir dir;
+  stop = false;
+  std::thread again([&] {
+    std::this_thread::sleep_for(300ms);
+    stop = true;
+  });
+  const auto t1 = std::chrono::steady_clock::now();
+  Delivery mail_stopped = send_mail(stand_in(dir.path, "slow", 0, "sleep 30\n"), "To: a@b\n\nhi\n", 30s, &stop);
+  again.join();
+  CHECK(mail_stopped.interrupted);
+  CHECK(std::chrono::steady_clock::now() - t1 < 10s);
+  // Not raised: an ordinary delivery is not interrupted.
+  std::atomic<bool> calm{false};
+  Receiver ok(response(200));
+  CHECK_FALSE(post(signed_post(ok.url()), 5s, &calm).interrupted);
+}
+
 TEST_CASE("email goes to sendmail -t -i on its stdin, and sendmail's exit is judged") {
   bb::test::TempDir dir;
   const std::string message = "From: benchbox <b@x>\nTo: dev@example.org\nSubject: s\n\nbody\n.\nmore\n";
