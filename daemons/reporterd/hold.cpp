@@ -4,7 +4,8 @@
 // recorded (the bisection, with the commits and where to fetch them) but
 // not queued; when the canary is steady again every held regression still
 // open is confirmed, measured on a box that is itself again, and filed only
-// if that confirmation still finds it.
+// if that confirmation still finds it. One a later push already closed is
+// refuted, untold.
 #include "daemon/log.h"
 #include "manager.h"
 #include "util/text.h"
@@ -58,6 +59,18 @@ void Manager::release_held() {
     auto found = history_.regression(b.regression_id);
     if (!found || !*found) continue;
     report::Regression& r = **found;
+    if (!r.open) {
+      // Gone before the box was steady (a later push measured it back):
+      // nothing to confirm, and no one was told of it.
+      b.state = report::BisectionState::refuted;
+      b.outcome = "not confirmed: the regression was gone before the box was steady again";
+      if (auto st = history_.save_bisection(b, clock_.now_unix()); !st)
+        log_warning("held bisection not closed: " + st.error().message, {{"REGRESSION", rid(r)}});
+      r.confirmation = "refuted";
+      if (auto st = history_.save_regression(r); !st)
+        log_warning("held regression " + rid(r) + " not closed: " + st.error().message, {{"REGRESSION", rid(r)}});
+      continue;
+    }
     r.confirmation = "pending";
     r.investigation = "Confirming: the box is steady again; measuring `" + short_sha(b.good) + "` and `" +
                       short_sha(b.bad) + "` interleaved on the same cores before filing this.\n";

@@ -284,3 +284,26 @@ TEST_CASE("a regression found while the box's canary has shifted is held, then c
   REQUIRE(wait_until([&] { return s.github->issues().size() == 1; }));
   CHECK(s.github->issues()[0]["body"].get<std::string>().find("**Confirmed**") != std::string::npos);
 }
+
+TEST_CASE("a held regression a later push closes is never confirmed nor told") {
+  ReporterFixture s;
+  INFO(s.logs());
+  const int64_t t0 = std::time(nullptr) - 3600;
+  for (int i = 0; i < 5; ++i) s.write_canary(t0 + i * 60, 0.069, 0.166);
+  s.write_canary(t0 + 300, 0.069 * 1.25, 0.166);
+  s.restart_reporter();
+  s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
+  const int64_t bad = s.run_job(push_spec(fake_sha(11)), push_result(fake_sha(11), 0.110, 11));
+  REQUIRE(wait_until([&] { return s.reported(bad); }));
+  REQUIRE(wait_until([&] { return s.reporterd->log().find("held: the box is shifted") != std::string::npos; }));
+  // Back at its level while still held: the regression closes.
+  const int64_t back = s.run_job(push_spec(fake_sha(12)), push_result(fake_sha(12), 0.100, 12));
+  REQUIRE(wait_until([&] { return s.reported(back); }));
+  s.write_canary(t0 + 360, 0.069, 0.166);
+  s.write_canary(t0 + 420, 0.069, 0.166);
+  s.restart_reporter();
+  REQUIRE(s.box_health().find("steady") != std::string::npos);
+  CHECK_FALSE(claim_next(s, 3).is_object());  // nothing to confirm
+  CHECK(s.github->issues().empty());
+  CHECK(s.reporterd->log().find("released") == std::string::npos);
+}
