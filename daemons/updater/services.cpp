@@ -67,7 +67,7 @@ Result<update::RunnerState> AptHost::runner() {
   r.reachable = true;
   auto state = string_property(bus_, bus::kRunnerName, bus::kRunnerPath, bus::kRunnerInterface, "State");
   if (!state) return state.error();
-  r.busy = *state != "idle";
+  r.busy = update::runner_busy(*state);
   r.state = *state;
   bus::BusError error;
   int64_t job = 0;

@@ -49,6 +49,13 @@ TEST_CASE("the updater waits out the runner's canary run before the update, and 
                   "waiting for runnerd's canary run (the box's level before the update)") != said.end());
 }
 
+TEST_CASE("a runner running a job or the canary keeps the update waiting; idle or refusing does not") {
+  CHECK(runner_busy("running"));
+  CHECK(runner_busy("canary"));
+  CHECK_FALSE(runner_busy("idle"));
+  CHECK_FALSE(runner_busy("refusing"));  // it claims no job: nothing to finish
+}
+
 TEST_CASE("a runner still busy at max_wait is cut, and the attempt says so") {
   FakeHost host;
   host.busy_polls = 1000;

@@ -175,6 +175,8 @@ Attempt Updater::attempt() {
   return upgrade(std::move(a));
 }
 
+bool runner_busy(const std::string& state) { return state != "idle" && state != "refusing"; }
+
 bool Updater::wait_for_runner(Attempt& a) {
   const int64_t deadline = host_.now() + options_.max_wait.count();
   bool said = false;

@@ -81,6 +81,10 @@ struct RunnerState {
   std::string state;       // Runner1.State: "running", "canary" (the box's level before the update), ...
 };
 
+// Whether a Runner1.State keeps the update waiting: a job or the canary
+// running. "idle" and "refusing" (it claims no job: nothing to finish) do not.
+bool runner_busy(const std::string& state);
+
 // Why an apt step failed matters: a trust problem (bad signature, expired
 // or replayed index, a package that does not match the signed index) is a
 // refusal; anything else (the archive unreachable, dpkg failing) a failure.
