@@ -91,6 +91,10 @@ Health judge(const std::vector<Run>& runs, const HealthOptions& o) {
       if (base.ready()) {
         h.level = Level::steady;
         h.since = r.time;
+        const Distance d = base.distance(r);  // the band it learned, and where this run sits in it
+        h.workload = d.workload;
+        h.ratio = d.ratio;
+        h.band = d.band;
       }
       continue;
     }
@@ -122,7 +126,8 @@ Health judge(const std::vector<Run>& runs, const HealthOptions& o) {
     back = 0;
     outside.push_back(&r);
     if (outside.size() > o.new_level_runs) outside.erase(outside.begin());
-    if (outside.size() == o.new_level_runs && agree(outside, o)) {
+    if (outside.size() == o.new_level_runs && r.time - outside.front()->time >= o.new_level_seconds &&
+        agree(outside, o)) {
       // It stays where it went: the new level is the box's.
       base.restart();
       for (const Run* n : outside) base.add(*n);

@@ -32,7 +32,8 @@ struct HealthOptions {
   double min_band = 0.03;      // a shift under 3 % is never one
   double spread_k = 4;         // the band: spread_k × the baseline's robust spread (log scale)
   size_t back_runs = 2;        // runs back inside the band that end a shift
-  size_t new_level_runs = 5;   // runs outside that agree with each other: the new level
+  size_t new_level_runs = 5;   // runs outside that agree with each other: the new level ...
+  int64_t new_level_seconds = 1800;  // ... over at least this long: a passing load is not a level
 };
 
 enum class Level { learning, steady, shifted };

@@ -49,6 +49,7 @@ TEST_CASE("canary health: learning until a few runs are known, then steady") {
   CHECK(many.level == Level::steady);
   CHECK(many.since == h.runs[2].time);  // steady since it learned
   CHECK(many.band == Approx(0.03).margin(1e-9));  // ±0.5 % noise: the floor
+  CHECK(three.band == Approx(0.03).margin(1e-9));  // said from the moment it is steady
   CHECK(many.describe().rfind("steady (last run ×", 0) == 0);
 }
 
@@ -80,9 +81,11 @@ TEST_CASE("canary health: a 10 % slower box is a shift; back to its level, stead
 TEST_CASE("canary health: a slower level that stays becomes the box's level") {
   History h(11);
   h.add(10, 1, 1, 0.005);
+  h.t += 3600;                   // an hour apart: a change that stays
   h.add(4, 0.90, 1.15, 0.005);  // faster cpu, slower memory: both out
   CHECK(judge(h.runs).level == Level::shifted);
-  h.add(1, 0.90, 1.15, 0.005);  // the fifth that agrees
+  h.t += 1800;
+  h.add(1, 0.90, 1.15, 0.005);  // the fifth that agrees, half an hour after the first
   Health n = judge(h.runs);
   CHECK(n.level == Level::steady);
   CHECK(n.new_level);
@@ -90,6 +93,17 @@ TEST_CASE("canary health: a slower level that stays becomes the box's level") {
   // Judged against the new level from now on: going back is a shift again.
   h.add(1, 1, 1, 0.005);
   CHECK(judge(h.runs).level == Level::shifted);
+}
+
+TEST_CASE("canary health: a load that passes within half an hour is no new level, however steady") {
+  History h(13);
+  h.add(10, 1, 1, 0.005);
+  h.add(12, 1.8, 1.3, 0.002);  // twelve minutes of a competing load, one run a minute
+  Health s = judge(h.runs);
+  CHECK(s.level == Level::shifted);
+  CHECK_FALSE(s.new_level);
+  h.add(2, 1, 1, 0.005);
+  CHECK(judge(h.runs).level == Level::steady);
 }
 
 TEST_CASE("canary health: outside runs that disagree are no new level") {
