@@ -13,6 +13,7 @@
 #include "bus/names.h"
 #include "daemon/log.h"
 #include "manager.h"
+#include "report/regression.h"
 #include "report/notices.h"
 #include "model/job_group.h"
 #include "report/github_wants.h"
@@ -31,15 +32,7 @@ std::string bid(const report::Bisection& b) { return std::to_string(b.id); }
 }  // namespace
 
 Status Manager::start_confirmation(report::Regression& r, const model::Job& job) {
-  report::Bisection b;
-  b.repository = r.repository;
-  b.ref = r.ref;
-  b.clone_url = job.spec.clone_url;
-  b.regression_id = r.id;
-  b.good = r.last_good();
-  b.bad = r.first_bad();
-  for (const auto& rb : r.benchmarks)
-    if (rb.resolved_by.empty()) b.keys.push_back(rb.key);
+  report::Bisection b = report::confirmation_of(r, job.spec.clone_url);
   if (auto st = history_.save_bisection(b, clock_.now_unix()); !st) return st;
   r.confirmation = "pending";
   r.investigation = "Confirming: measuring `" + short_sha(b.good) + "` and `" + short_sha(b.bad) +

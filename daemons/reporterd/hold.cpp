@@ -8,6 +8,7 @@
 // refuted, untold.
 #include "daemon/log.h"
 #include "manager.h"
+#include "report/regression.h"
 #include "util/text.h"
 
 namespace bb::reporterd {
@@ -22,15 +23,7 @@ std::string rid(const report::Regression& r) { return std::to_string(r.id); }
 }  // namespace
 
 Status Manager::hold_regression(report::Regression& r, const model::Job& job) {
-  report::Bisection b;
-  b.repository = r.repository;
-  b.ref = r.ref;
-  b.clone_url = job.spec.clone_url;
-  b.regression_id = r.id;
-  b.good = r.last_good();
-  b.bad = r.first_bad();
-  for (const auto& rb : r.benchmarks)
-    if (rb.resolved_by.empty()) b.keys.push_back(rb.key);
+  report::Bisection b = report::confirmation_of(r, job.spec.clone_url);
   BB_TRY(history_.save_bisection(b, clock_.now_unix()));
   r.confirmation = "held";
   r.investigation = "Held: when this was measured the box's canary said " + health_.describe() +

@@ -105,6 +105,19 @@ RegressionStep step_regression(std::optional<Regression> open, const JobReport& 
   return step;
 }
 
+Bisection confirmation_of(const Regression& r, const std::string& clone_url) {
+  Bisection b;
+  b.repository = r.repository;
+  b.ref = r.ref;
+  b.clone_url = clone_url;
+  b.regression_id = r.id;
+  b.good = r.last_good();
+  b.bad = r.first_bad();
+  for (const auto& rb : r.benchmarks)
+    if (rb.resolved_by.empty()) b.keys.push_back(rb.key);
+  return b;
+}
+
 std::string regression_issue_title(const Regression& r) {
   std::string title = "Performance regression on " + site::ref_name(r.ref) + ": ";
   if (r.benchmarks.size() == 1) {

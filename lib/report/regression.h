@@ -38,6 +38,11 @@ RegressionStep step_regression(std::optional<Regression> open, const JobReport& 
 std::string effect_phrase(double ratio, double ci_low, double ci_high, const std::string& metric,
                           bool higher_is_better);
 
+// The bisection that confirms `r` before it is filed: its last good and
+// first bad commits, the benchmarks still regressed, fetched from
+// `clone_url`. Not yet saved (id 0).
+Bisection confirmation_of(const Regression& r, const std::string& clone_url);
+
 struct IssueLinks {
   std::string site_url;  // "" = no links
   std::string clone_url;
