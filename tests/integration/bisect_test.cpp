@@ -19,13 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-model::JobResult push_result(const std::string& commit, double seconds, int64_t position) {
-  model::JobResult jr;
-  jr.kind = "push";
-  jr.head = result_set(commit, seconds, "", position);
-  return jr;
-}
-
 // o/r's events go to a generic webhook on `r` (its key written once the
 // fixture's credentials directory exists: notify_key()).
 std::string webhook_to(const Receiver& r) {

@@ -26,6 +26,13 @@ model::ResultSet result_set(const std::string& commit, double seconds, const std
   return rs;
 }
 
+model::JobResult push_result(const std::string& commit, double seconds, int64_t position) {
+  model::JobResult jr;
+  jr.kind = "push";
+  jr.head = result_set(commit, seconds, "", position);
+  return jr;
+}
+
 nlohmann::json pr_spec(const std::string& head, int64_t pr) {
   return {{"kind", "pull_request"}, {"repository", "o/r"}, {"clone_url", "https://github.com/o/r.git"},
           {"head_sha", head}, {"ref", "refs/pull/" + std::to_string(pr) + "/head"}, {"base_ref", "refs/heads/main"},

@@ -20,6 +20,9 @@ namespace bb::test {
 // little noise, on refs/heads/main of o/r.
 model::ResultSet result_set(const std::string& commit, double seconds, const std::string& role, int64_t position = -1);
 
+// A push job's result: result_set() of `commit` alone (no previous head beside it).
+model::JobResult push_result(const std::string& commit, double seconds, int64_t position);
+
 nlohmann::json pr_spec(const std::string& head, int64_t pr = 3);
 nlohmann::json push_spec(const std::string& head);
 

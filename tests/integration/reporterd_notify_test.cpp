@@ -28,13 +28,6 @@ using nlohmann::json;
 
 namespace {
 
-model::JobResult main_push(const std::string& commit, double seconds, int64_t position) {
-  model::JobResult jr;
-  jr.kind = "push";
-  jr.head = result_set(commit, seconds, "", position);
-  return jr;
-}
-
 // Every destination kind of o/r, and the MTA's stand-in: it refuses with
 // EX_TEMPFAIL while `down` exists, else keeps the message as mail/<n>.eml.
 std::string notify_config(const TempDir& dir, const Receiver& receiver) {
@@ -94,9 +87,9 @@ TEST_CASE("a regression reaches each kind of destination once, across a restart 
   std::ofstream(scratch / "mta-down") << "";
 
   // Every destination down when the regression is found.
-  const int64_t a = s.run_job(push_spec(fake_sha(10)), main_push(fake_sha(10), 0.100, 10));
+  const int64_t a = s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
   REQUIRE(wait_until([&] { return s.reported(a); }));
-  const int64_t b = s.run_job(push_spec(fake_sha(11)), main_push(fake_sha(11), 0.120, 11));
+  const int64_t b = s.run_job(push_spec(fake_sha(11)), push_result(fake_sha(11), 0.120, 11));
   REQUIRE(wait_until([&] { return s.reported(b); }));
   Got tried;
   REQUIRE(wait_until([&] {
@@ -146,7 +139,7 @@ TEST_CASE("a regression reaches each kind of destination once, across a restart 
 
   // Gone again: the three that want every event hear it once; email wants
   // only confirmations.
-  const int64_t c = s.run_job(push_spec(fake_sha(12)), main_push(fake_sha(12), 0.100, 12));
+  const int64_t c = s.run_job(push_spec(fake_sha(12)), push_result(fake_sha(12), 0.100, 12));
   REQUIRE(wait_until([&] { return s.reported(c); }));
   REQUIRE(wait_until([&] {
     collect(got, receiver, scratch / "mail");
@@ -157,8 +150,7 @@ TEST_CASE("a regression reaches each kind of destination once, across a restart 
   CHECK(closed["details"]["fixed_by"] == fake_sha(12));
 
   // Restarted once more: nothing is told twice.
-  REQUIRE(s.reporterd->terminate() == 0);
-  s.start_reporter();
+  s.restart_reporter();
   std::this_thread::sleep_for(std::chrono::seconds(4));
   collect(got, receiver, scratch / "mail");
   CHECK(count(got, "/hook") == 2);
@@ -196,8 +188,7 @@ TEST_CASE("the box's update reaches every destination that wants it, once") {
   state.last = a;
   REQUIRE(run_shell("mkdir -p " + (s.dir / "state/update")) == 0);
   std::ofstream(s.dir / "state/update/state.json") << update::to_json(state).dump();
-  REQUIRE(s.reporterd->terminate() == 0);
-  s.start_reporter();
+  s.restart_reporter();
 
   Got got;
   REQUIRE(wait_until([&] {
@@ -207,8 +198,7 @@ TEST_CASE("the box's update reaches every destination that wants it, once") {
   CHECK(json::parse(got.http["/o-r"][0].body())["text"].get<std::string>().find("benchbox updated from 0.9.1 to 0.9.2") !=
         std::string::npos);
   // Read again at the next start: told once.
-  REQUIRE(s.reporterd->terminate() == 0);
-  s.start_reporter();
+  s.restart_reporter();
   std::this_thread::sleep_for(std::chrono::seconds(3));
   collect(got, receiver, s.dir / "no-mail");
   CHECK(count(got, "/o-r") == 1);
@@ -231,12 +221,11 @@ TEST_CASE("the box's canary shifting and steadying again is told once each, and 
   const int64_t t0 = std::time(nullptr) - 3600;
   for (int i = 0; i < 5; ++i) s.write_canary(t0 + i * 60, 0.069, 0.166);
   // Read at start (and each minute after): restarting is quicker than a minute.
-  auto restart = [&] { s.restart_reporter(); };
-  restart();
+  s.restart_reporter();
   CHECK(s.box_health().find("steady") != std::string::npos);
 
   s.write_canary(t0 + 300, 0.069 * 1.2, 0.166);  // a competing load on the benchmark CPU
-  restart();
+  s.restart_reporter();
   // busctl escapes what is not ASCII ("×", "±"): the words and the ratio.
   const std::string shifted = s.box_health();
   INFO(shifted);
@@ -252,7 +241,7 @@ TEST_CASE("the box's canary shifting and steadying again is told once each, and 
 
   s.write_canary(t0 + 360, 0.069, 0.166);
   s.write_canary(t0 + 420, 0.0691, 0.166);
-  restart();
+  s.restart_reporter();
   CHECK(s.box_health().find("steady") != std::string::npos);
   REQUIRE(wait_until([&] {
     collect(got, receiver, s.dir / "no-mail");
@@ -261,7 +250,7 @@ TEST_CASE("the box's canary shifting and steadying again is told once each, and 
   CHECK(json::parse(got.http["/health"][1].body())["text"].get<std::string>().find("steady again") !=
         std::string::npos);
   // Read again: nothing is told twice.
-  restart();
+  s.restart_reporter();
   std::this_thread::sleep_for(std::chrono::seconds(3));
   collect(got, receiver, s.dir / "no-mail");
   CHECK(count(got, "/health") == 2);

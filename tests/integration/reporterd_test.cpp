@@ -28,13 +28,6 @@ model::JobResult pr_result(const std::string& base, double base_s, const std::st
   return jr;
 }
 
-model::JobResult push_result(const std::string& commit, double seconds, int64_t position) {
-  model::JobResult jr;
-  jr.kind = "push";
-  jr.head = result_set(commit, seconds, "", position);
-  return jr;
-}
-
 // The statuses a check run went through, from the requests the fake saw.
 std::vector<std::string> statuses(github_api::FakeGitHub& gh, const std::string& external_id) {
   std::vector<std::string> out;
