@@ -6,12 +6,9 @@
 // isolation or canary version starts the history over), judges them with
 // lib/canary/health.h, and tells a shift or its end where maintainers
 // asked (health_held, health_released; once each, by id).
-#include <algorithm>
-#include <cstdlib>
-#include <filesystem>
-
 #include <nlohmann/json.hpp>
 
+#include "canary/runs.h"
 #include "daemon/log.h"
 #include "manager.h"
 #include "report/notices.h"
@@ -25,31 +22,9 @@ namespace {
 // The newest runs judged: the baseline uses ten, a shift at most five more.
 constexpr size_t kCanaryRunsKept = 200;
 
-struct CanaryFile {
-  int64_t time = 0;
-  std::string path;
-};
-
-// "<unix time>.json" files newer than `after`, oldest first.
-std::vector<CanaryFile> canary_files(const std::string& dir, int64_t after) {
-  std::vector<CanaryFile> out;
-  std::error_code ec;
-  for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator();
-       it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.size() < 6 || name.size() > 17 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
-    const std::string digits = name.substr(0, name.size() - 5);
-    if (digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    const int64_t time = std::strtoll(digits.c_str(), nullptr, 10);
-    if (time > after) out.push_back({time, it->path().string()});
-  }
-  std::sort(out.begin(), out.end(), [](const CanaryFile& a, const CanaryFile& b) { return a.time < b.time; });
-  return out;
-}
-
 // One run's medians and its environment key; false for a file that is not
 // a canary result set (it is skipped, saying why).
-bool read_run(const CanaryFile& f, canary::Run& run, std::string& key, std::string& why) {
+bool read_run(const canary::RunFile& f, canary::Run& run, std::string& key, std::string& why) {
   auto text = read_file(f.path, 16 << 20);
   if (!text) {
     why = text.error().message;
@@ -89,13 +64,13 @@ int Manager::on_canary_finished(sd_bus_message*, void* userdata, sd_bus_error*) 
 }
 
 void Manager::check_canary() {
-  const auto files = canary_files(path_join(config_.results_dir(), "canary"), canary_seen_);
+  const auto files = canary::run_files(path_join(config_.results_dir(), "canary"), canary_seen_);
   if (files.empty()) return;
   // What the box was before these runs; at start, before the newest one
   // (so a shift or its end while reporterd was down is still told).
   const bool starting = canary_seen_ == 0;
   size_t before = canary_runs_.size();
-  for (const CanaryFile& f : files) {
+  for (const canary::RunFile& f : files) {
     canary_seen_ = f.time;
     canary::Run run;
     std::string key, why;

@@ -1,11 +1,10 @@
 #include "canary.h"
 
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
+#include "canary/runs.h"
 #include "canary/workload.h"
 #include "model/result_set.h"
 #include "util/file.h"
@@ -13,31 +12,10 @@
 
 namespace bb::runnerd {
 
-namespace {
-
-// "<unix time>.json" and nothing else: a file another tool left is not a run.
-bool run_file_name(const std::string& name, int64_t& time) {
-  if (name.size() < 6 || name.compare(name.size() - 5, 5, ".json") != 0) return false;
-  const std::string digits = name.substr(0, name.size() - 5);
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 12)
-    return false;
-  time = std::strtoll(digits.c_str(), nullptr, 10);
-  return true;
-}
-
-}  // namespace
-
 std::optional<CanaryRecord> newest_canary(const std::string& dir) {
-  std::optional<CanaryRecord> newest;
-  std::error_code ec;
-  for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator();
-       it.increment(ec)) {
-    int64_t time = 0;
-    if (!run_file_name(it->path().filename().string(), time)) continue;
-    if (newest && time <= newest->time) continue;
-    newest = CanaryRecord{time, "", it->path().string()};
-  }
-  if (!newest) return newest;
+  const auto runs = canary::run_files(dir);
+  if (runs.empty()) return std::nullopt;
+  std::optional<CanaryRecord> newest = CanaryRecord{runs.back().time, "", runs.back().path};
   // Its version: a run this benchbox cannot read stands for an older one.
   auto text = read_file(newest->path, 16 << 20);
   if (text) {
@@ -91,8 +69,8 @@ Result<CanaryRecord> run_canary(const CanaryRequest& req, int64_t now) {
   if (auto st = make_dirs(req.dir, 0755); !st) return st.error();
   // A second run in the same second (a test's clock) takes the next name.
   int64_t time = now;
-  while (path_exists(path_join(req.dir, std::to_string(time) + ".json"))) ++time;
-  const std::string path = path_join(req.dir, std::to_string(time) + ".json");
+  while (path_exists(canary::run_file(req.dir, time))) ++time;
+  const std::string path = canary::run_file(req.dir, time);
   BB_TRY(write_file_atomic(path, model::to_json(*rs).dump(1) + "\n"));
   return CanaryRecord{time, bb::version(), path};
 }
