@@ -17,24 +17,32 @@
 // "samples", "stats": <dict or list of dicts: ci_99, q_25, q_75, number,
 // repeat>}}, versions in "benchmark_version". Each benchmark becomes a row of
 // named columns, so errors still point into the file as it is.
+//
+// This is the DOM reader, for every shape and every error; asv_fast.cpp
+// reads api version 2 as asv writes it first (asv_rows.h has what the two
+// share).
 #include <algorithm>
 #include <cmath>
 #include <map>
 
+#include "formats/asv_rows.h"
 #include "formats/json_support.h"
 #include "formats/parsers.h"
 #include "formats/units.h"
 
 namespace bb::formats::detail {
 
-namespace {
+namespace asv {
 
-struct Declared {  // from benchmarks.json
-  std::string type, unit, version;
-  std::vector<std::string> param_names;
-  bool has_result = false;
-};
-using DeclaredMap = std::map<std::string, Declared>;
+Declared* declared_for(DeclaredMap* declared, const std::string& name) {
+  if (!declared) return nullptr;
+  auto it = declared->find(name);
+  if (it == declared->end()) return nullptr;
+  it->second.has_result = true;
+  return &it->second;
+}
+
+namespace {
 
 std::string type_from_name(const std::string& name) {
   std::string last = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
@@ -43,10 +51,7 @@ std::string type_from_name(const std::string& name) {
   return "";
 }
 
-struct MetricUnit {
-  std::string metric, unit;
-  double scale = 1;
-};
+}  // namespace
 
 Result<MetricUnit> metric_for(const std::string& type, const std::string& declared_unit, const Loc& at) {
   if (type == "time" || type == "timeraw") {
@@ -63,17 +68,110 @@ Result<MetricUnit> metric_for(const std::string& type, const std::string& declar
                 "or benchmarks.json) of this benchmark");
 }
 
-// Where each column the reader uses sits in a row (npos: absent), resolved
-// once per file from "result_columns", so a row's columns are found by
-// index, not looked up by name for every parameter combination.
-struct Columns {
-  enum Id { result, params, version, samples, stats_number, ci_99_a, ci_99_b, q_25, q_75, count };
-  static constexpr const char* kNames[count] = {"result",       "params",        "version",
-                                                "samples",      "stats_number",  "stats_ci_99_a",
-                                                "stats_ci_99_b", "stats_q_25",   "stats_q_75"};
-  size_t index[count] = {size_t(-1), size_t(-1), size_t(-1), size_t(-1), size_t(-1),
-                         size_t(-1), size_t(-1), size_t(-1), size_t(-1)};
-};
+Result<MetricUnit> metric_of(const std::string& name, const Declared* decl, const Loc& at) {
+  return metric_for(decl && !decl->type.empty() ? decl->type : type_from_name(name), decl ? decl->unit : "", at);
+}
+
+Result<Columns> read_columns(const json& names, const Loc& at) {
+  if (auto st = expect(names, at, Kind::array); !st) return st.error();
+  Columns columns;
+  bool has_result = false;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (auto st = expect(names[i], at.child(i), Kind::string); !st) return st.error();
+    const auto& name = names[i].get_ref<const std::string&>();
+    has_result = has_result || name == "result";
+    // A name listed twice: the last one counts, as a map of them kept it.
+    for (int id = 0; id < Columns::count; ++id)
+      if (name == Columns::kNames[id]) columns.index[id] = i;
+  }
+  if (!has_result) return at.bad("expected a \"result\" column");
+  return columns;
+}
+
+std::vector<std::map<std::string, std::string>> combinations(const std::vector<std::vector<std::string>>& values,
+                                                             const Declared* decl) {
+  std::vector<std::map<std::string, std::string>> combos(1);
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::string pname = decl && i < decl->param_names.size() ? decl->param_names[i] : "param" + std::to_string(i + 1);
+    std::vector<std::map<std::string, std::string>> next;
+    next.reserve(combos.size() * values[i].size());
+    for (const auto& c : combos)
+      for (const auto& v : values[i]) {
+        auto n = c;
+        n[pname] = v;
+        next.push_back(std::move(n));
+      }
+    combos = std::move(next);
+  }
+  return combos;
+}
+
+bool begin(model::Benchmark& b, const std::string& name, std::map<std::string, std::string> params,
+           const MetricUnit& how, const std::string& version, const Declared* decl) {
+  b.key.name = name;
+  b.key.params = std::move(params);
+  b.key.metric = how.metric;
+  b.unit = how.unit;
+  b.direction = model::direction_for_unit(b.unit);
+  if (!version.empty()) b.extra["benchmark_version"] = version;
+  if (decl && !decl->version.empty() && !version.empty() && decl->version != version) {
+    b.status = model::BenchmarkStatus::skipped;
+    b.reason = "result is for benchmark version " + version + ", benchmarks.json has " + decl->version;
+    return false;
+  }
+  return true;
+}
+
+Value judge(model::Benchmark& b, std::optional<double> value) {
+  if (!value) {
+    b.status = model::BenchmarkStatus::failed;
+    b.reason = "asv recorded no result (the benchmark failed)";
+    return Value::failed;
+  }
+  if (std::isnan(*value)) {
+    b.status = model::BenchmarkStatus::skipped;
+    b.reason = "asv skipped this parameter combination (NaN)";
+    return Value::skipped;
+  }
+  return std::isinf(*value) ? Value::infinite : Value::measured;
+}
+
+void put_summary(model::Benchmark& b, double median, const std::array<double, 4>& stats, double scale) {
+  b.summary["median"] = median * scale;
+  for (size_t k = 0; k < stats.size(); ++k)
+    if (std::isfinite(stats[k])) b.summary[Columns::kNames[Columns::ci_99_a + k] + 6] = stats[k] * scale;
+}
+
+void samples_or_median(model::Benchmark& b, double median, double scale) {
+  if (!b.samples.empty()) return;
+  b.summary_only = true;
+  b.samples = {median * scale};
+  b.iterations.clear();
+}
+
+ParsedList add_undeclared(ParsedList out, DeclaredMap* declared, const Loc& root) {
+  if (declared)
+    for (const auto& [name, d] : *declared) {
+      if (d.has_result) continue;
+      Parsed p;
+      p.place = "/results";
+      p.bench.key.name = name;
+      auto how = metric_for(d.type, d.unit, root);
+      p.bench.key.metric = how ? how->metric : "wall_time";
+      p.bench.unit = how ? how->unit : "s";
+      p.bench.direction = model::direction_for_unit(p.bench.unit);
+      p.bench.status = model::BenchmarkStatus::skipped;
+      p.bench.reason = "listed in benchmarks.json but absent from this results file";
+      out.push_back(std::move(p));
+    }
+  return out;
+}
+
+}  // namespace asv
+
+namespace {
+
+using namespace asv;
 
 // A column of a result row, or nullptr (absent or null).
 const json* column(const json& row, const Columns& columns, Columns::Id id) {
@@ -90,16 +188,8 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at, co
                      DeclaredMap* declared, ParsedList& out) {
   if (!row.is_object())
     if (auto st = expect(row, at, Kind::array); !st) return st;
-  Declared* decl = nullptr;
-  if (declared) {
-    auto it = declared->find(name);
-    if (it != declared->end()) {
-      decl = &it->second;
-      decl->has_result = true;
-    }
-  }
-  std::string type = decl && !decl->type.empty() ? decl->type : type_from_name(name);
-  auto how = metric_for(type, decl ? decl->unit : "", at);
+  const Declared* decl = declared_for(declared, name);
+  auto how = metric_of(name, decl, at);
   if (!how) return how.error();
 
   auto col_loc = [&](Columns::Id c) {
@@ -116,18 +206,7 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at, co
       values.push_back(std::move(v));
     }
   }
-  std::vector<std::map<std::string, std::string>> combos(1);
-  for (size_t i = 0; i < values.size(); ++i) {
-    std::string pname = decl && i < decl->param_names.size() ? decl->param_names[i] : "param" + std::to_string(i + 1);
-    std::vector<std::map<std::string, std::string>> next;
-    for (const auto& c : combos)
-      for (const auto& v : values[i]) {
-        auto n = c;
-        n[pname] = v;
-        next.push_back(std::move(n));
-      }
-    combos = std::move(next);
-  }
+  auto combos = combinations(values, decl);
 
   const json* result = column(row, columns, Columns::result);
   if (result && !result->is_array()) return col_loc(Columns::result).bad("expected an array (one value per parameter combination)");
@@ -142,37 +221,25 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at, co
   for (size_t j = 0; j < combos.size(); ++j) {
     // Built where it stays; on an error the whole list is dropped.
     model::Benchmark& b = out.emplace_at(at.ptr);
-    b.key.name = name;
-    b.key.params = combos[j];
-    b.key.metric = how->metric;
-    b.unit = how->unit;
-    b.direction = model::direction_for_unit(b.unit);
-    if (!version.empty()) b.extra["benchmark_version"] = version;
-    if (decl && !decl->version.empty() && !version.empty() && decl->version != version) {
-      b.status = model::BenchmarkStatus::skipped;
-      b.reason = "result is for benchmark version " + version + ", benchmarks.json has " + decl->version;
-      continue;
-    }
+    if (!begin(b, name, std::move(combos[j]), *how, version, decl)) continue;
     const json* value = result ? &(*result)[j] : nullptr;
-    if (!value || value->is_null()) {
-      b.status = model::BenchmarkStatus::failed;
-      b.reason = "asv recorded no result (the benchmark failed)";
-      continue;
+    std::optional<double> n;
+    if (value && !value->is_null()) {
+      n = number(*value);
+      if (!n) return col_loc(Columns::result).child(j).bad("expected a number, null (failed) or NaN (skipped)");
     }
-    auto n = number(*value);
-    if (!n) return col_loc(Columns::result).child(j).bad("expected a number, null (failed) or NaN (skipped)");
-    if (std::isnan(*n)) {
-      b.status = model::BenchmarkStatus::skipped;
-      b.reason = "asv skipped this parameter combination (NaN)";
-      continue;
+    const Value judged = judge(b, n);
+    if (judged == Value::infinite)
+      return col_loc(Columns::result).child(j).bad("expected a finite number, got infinity");
+    if (judged != Value::measured) continue;
+    std::array<double, 4> stats;
+    for (size_t k = 0; k < stats.size(); ++k) {
+      const json* s = column(row, columns, Columns::Id(Columns::ci_99_a + k));
+      std::optional<double> v;
+      if (s && s->is_array() && j < s->size()) v = number((*s)[j]);
+      stats[k] = v ? *v : NAN;
     }
-    if (!std::isfinite(*n)) return col_loc(Columns::result).child(j).bad("expected a finite number, got infinity");
-    b.summary["median"] = *n * how->scale;
-    for (Columns::Id stat : {Columns::ci_99_a, Columns::ci_99_b, Columns::q_25, Columns::q_75}) {
-      const json* s = column(row, columns, stat);
-      if (!s || !s->is_array() || j >= s->size()) continue;
-      if (auto v = number((*s)[j]); v && std::isfinite(*v)) b.summary[Columns::kNames[stat] + 6] = *v * how->scale;
-    }
+    put_summary(b, *n, stats, how->scale);
     double iters = 0;
     if (numbers && numbers->is_array() && j < numbers->size())
       if (auto v = number((*numbers)[j]); v && std::isfinite(*v)) iters = *v;
@@ -190,11 +257,7 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at, co
         if (iters > 0) b.iterations.push_back(iters);
       }
     }
-    if (b.samples.empty()) {
-      b.summary_only = true;
-      b.samples = {*n * how->scale};
-      b.iterations.clear();
-    }
+    samples_or_median(b, *n, how->scale);
   }
   return {};
 }
@@ -226,25 +289,6 @@ Result<DeclaredMap> read_benchmarks_json(std::string_view text, const std::strin
       }
     out[name] = std::move(d);
   }
-  return out;
-}
-
-// The benchmarks benchmarks.json lists that have no result: skipped, named.
-ParsedList add_undeclared(ParsedList out, DeclaredMap* declared, const Loc& root) {
-  if (declared)
-    for (const auto& [name, d] : *declared) {
-      if (d.has_result) continue;
-      Parsed p;
-      p.place = "/results";
-      p.bench.key.name = name;
-      auto how = metric_for(d.type, d.unit, root);
-      p.bench.key.metric = how ? how->metric : "wall_time";
-      p.bench.unit = how ? how->unit : "s";
-      p.bench.direction = model::direction_for_unit(p.bench.unit);
-      p.bench.status = model::BenchmarkStatus::skipped;
-      p.bench.reason = "listed in benchmarks.json but absent from this results file";
-      out.push_back(std::move(p));
-    }
   return out;
 }
 
@@ -287,84 +331,8 @@ Result<json> v1_row(const json& value, const Loc& at, const json* versions, cons
   return row;
 }
 
-// The columns, from the root's "result_columns" (api version 2).
-Result<Columns> read_columns(const json& doc, const Loc& root) {
-  auto cols = need(doc, root, "result_columns", Kind::array);
-  if (!cols) return cols.error();
-  Columns columns;
-  bool has_result = false;
-  for (size_t i = 0; i < (*cols)->size(); ++i) {
-    if (auto st = expect((**cols)[i], root.child("result_columns").child(i), Kind::string); !st) return st.error();
-    const auto& name = (**cols)[i].get_ref<const std::string&>();
-    has_result = has_result || name == "result";
-    // A name listed twice: the last one counts, as a map of them kept it.
-    for (int id = 0; id < Columns::count; ++id)
-      if (name == Columns::kNames[id]) columns.index[id] = i;
-  }
-  if (!has_result) return root.child("result_columns").bad("expected a \"result\" column");
-  return columns;
-}
-
-// asv writes "result_columns" before "results" (and the api version after
-// them): each row is then read as it streams past, and a large file is
-// never a DOM. Anything else (api version 1, columns after the results, a
-// name twice, any error) gives nullopt, and the DOM reader below reads the
-// file as it always has and words every error. On success both give the
-// same benchmarks in the same order: the DOM's, by name.
-std::optional<ParsedList> read_streamed(const Input& in, DeclaredMap* declared) {
-  const Loc root{&in.source, ""};
-  const Error stop = make_error(Errc::parse, "not streamed");
-  std::optional<DeclaredMap> mine;  // has_result marks, kept only on success
-  if (declared) mine = *declared;
-  Columns columns;
-  json columns_seen;
-  size_t starts = 0;
-  const StartFn on_start = [&](const json& before) -> Status {
-    auto c = before.find("result_columns");
-    if (++starts > 1 || c == before.end()) return stop;
-    auto read = read_columns(before, root);
-    if (!read) return stop;
-    columns = std::move(*read);
-    columns_seen = *c;
-    return {};
-  };
-  ParsedList out;
-  struct Row {
-    std::string name;
-    size_t begin, end;  // its benchmarks in `out`
-  };
-  std::vector<Row> rows;
-  const ChildFn on_row = [&](const std::string& name, json&& row, const Loc& at) -> Status {
-    const size_t begin = out.size();
-    if (!one_benchmark(name, row, at, columns, mine ? &*mine : nullptr, out)) return stop;
-    rows.push_back({name, begin, out.size()});
-    return {};
-  };
-  auto streamed = stream_children(in.json(), in.source, "results", on_row, /*python_nan=*/true, &on_start);
-  if (!streamed || !streamed->found || streamed->kind != Kind::object) return std::nullopt;
-  const json& rest = streamed->rest;
-  if (auto v = rest.find("version"); v != rest.end() && !(v->is_number_integer() && v->get<int64_t>() == 2))
-    return std::nullopt;
-  if (auto c = rest.find("result_columns"); c == rest.end() || *c != columns_seen) return std::nullopt;
-  // asv writes its rows in the order it ran them; the DOM reader goes by name.
-  auto by_name = [](const Row& a, const Row& b) { return a.name < b.name; };
-  if (!std::is_sorted(rows.begin(), rows.end(), by_name)) {
-    std::sort(rows.begin(), rows.end(), by_name);
-    ParsedList sorted;
-    sorted.reserve(out.size());
-    for (const Row& r : rows)
-      for (size_t i = r.begin; i < r.end; ++i) sorted.move_from(out, i);
-    out = std::move(sorted);
-  }
-  for (size_t i = 1; i < rows.size(); ++i)
-    if (rows[i - 1].name == rows[i].name) return std::nullopt;  // the DOM keeps the last one
-  if (declared) *declared = std::move(*mine);
-  return add_undeclared(std::move(out), declared, root);
-}
-
 Result<ParsedList> parse_results(const Input& in, DeclaredMap* declared) {
-  if (simdjson_enabled())
-    if (auto streamed = read_streamed(in, declared)) return std::move(*streamed);
+  if (auto fast = read_fast(in.json(), in.source, declared)) return std::move(*fast);
   auto doc = parse_json(in.json(), in.source, /*python_nan=*/true);
   if (!doc) return doc.error();
   Loc root{&in.source, ""};
@@ -386,7 +354,9 @@ Result<ParsedList> parse_results(const Input& in, DeclaredMap* declared) {
     }
     return add_undeclared(std::move(out), declared, root);
   }
-  auto columns = read_columns(*doc, root);
+  auto names = need(*doc, root, "result_columns", Kind::array);
+  if (!names) return names.error();
+  auto columns = read_columns(**names, root.child("result_columns"));
   if (!columns) return columns.error();
   auto results = need(*doc, root, "results", Kind::object);
   if (!results) return results.error();

@@ -97,6 +97,7 @@ Result<ParsedList> parse_pytest_benchmark(const Input& in);
 // shape, and every error).
 std::optional<ParsedList> pytest_benchmark_fast(JsonText text);
 std::optional<ParsedList> bmf_fast(JsonText text, const std::string& source);
+std::optional<ParsedList> asv_fast(JsonText text, const std::string& source);
 Result<ParsedList> parse_catch2_xml(const Input& in);
 Result<ParsedList> parse_go_test(const Input& in);
 // go's rule for a benchmark function's name: "Benchmark", then nothing or a

@@ -127,3 +127,96 @@ TEST_CASE("BMF: the fast reader takes the plain shape, read as the DOM reader re
     read_both_ways("bmf", refused);
   }
 }
+
+namespace {
+
+size_t asv_fast(const std::string& text) {
+  auto r = detail::asv_fast(text, "in");
+  return r ? r->size() : 0;
+}
+
+// An api version 2 file with these columns and rows, as asv writes it.
+std::string asv_file(const std::string& columns, const std::string& rows, const std::string& tail = R"(, "version": 2)") {
+  return R"({"commit_hash": "abc", "params": {"python": "3.11"}, "result_columns": [)" + columns +
+         R"(], "results": {)" + rows + "}" + tail + "}";
+}
+
+const std::string kAsvColumns =
+    R"("result", "params", "version", "started_at", "duration", "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", )"
+    R"("stats_q_75", "stats_number", "stats_repeat", "samples", "profile")";
+
+}  // namespace
+
+TEST_CASE("asv: the fast reader takes api version 2 as asv writes it, read as the DOM reader reads it") {
+  const std::string doc = fixture_text("asv-documented-schema/results/ci-box/4f1c2b3a-virtualenv-py3.11.json");
+  CHECK(asv_fast(doc) > 0);
+  read_both_ways("asv", doc);
+  for (const std::string& text : std::vector<std::string>{
+           // Every column, parameters of every kind, NaN (skipped) and null (failed) results.
+           asv_file(kAsvColumns, R"("b.S.time_a": [[1e-6, NaN, null, 2e-6], [[1, "x"], [2.5, {"k": [null]}]], "v1", 17e11, 1.5,
+                                    [1e-7, null, 3, "x"], [2e-6], [NaN], [1, 2, 3, 4], [10, -1, 0, null], [3], [[1, 2], null, [3], []],
+                                    "profile bytes"])"),
+           // Rows out of name order, a row without samples, stats that are not lists.
+           asv_file(kAsvColumns, R"("b.time_z": [[3], [], "v"], "b.mem_a": [[1024], null, null, 0, 0, "x", {}, 1, true, [5]],
+                                    "b.peakmem_m": [[7], [], 5, 0, 0, null, null, null, null, null, null, [[1, 2]]],
+                                    "b.track_t": [[0.5]])"),
+           // Only the result column, listed twice (the last counts); a version
+           // that is not a string; no version member; an empty row list.
+           asv_file(R"("result", "x", "result")", R"("b.time_x": [[9], {"any": 1}, [1]], "b.time_y": [null, 2, [null]])", ""),
+           asv_file(kAsvColumns, ""),
+           // Mantissas longer than simdjson's get_number reads right; -0.
+           asv_file(kAsvColumns, R"("b.time_l": [[1.2345678901234567891], [], "v", 0, 0, [-0], [12345678901234567890123], [], [],
+                                    [1], [1], [[1.00000000000000000001e-5, -0]]])"),
+           // No parameter values at all: no benchmarks.
+           asv_file(kAsvColumns, R"("b.time_e": [[], [[]]])"),
+       }) {
+    INFO(text);
+    CHECK(detail::asv_fast(text, "in").has_value());
+    read_both_ways("asv", text);
+  }
+}
+
+TEST_CASE("asv: what the fast reader refuses, the DOM reader reads or words") {
+  for (const std::string& text : std::vector<std::string>{
+           // Errors the DOM reader words.
+           asv_file(kAsvColumns, R"("b.time_a": [["x"]])"),
+           asv_file(kAsvColumns, R"("b.time_a": [[Infinity]])"),
+           asv_file(kAsvColumns, R"("b.time_a": [[1, 2]])"),
+           asv_file(kAsvColumns, R"("b.time_a": [1])"),
+           asv_file(kAsvColumns, R"("b.time_a": [[1], [1]])"),
+           asv_file(kAsvColumns, R"("b.time_a": [[1], [], "v", 0, 0, [], [], [], [], [], [], [[1, "x"]]])"),
+           asv_file(kAsvColumns, R"("b.time_a": [[1], [], "v", 0, 0, [], [], [], [], [], [], [3]])"),
+           asv_file(kAsvColumns, R"("b.x": [[1]])"),
+           asv_file(kAsvColumns, R"("b.time_a": "row")"),
+           asv_file(kAsvColumns, R"("b.time_a": [[1], [], "v", 0, 0, [1x]])"),
+           asv_file(R"("params")", R"("b.time_a": [[1]])"),
+           asv_file(kAsvColumns, R"("b.time_a": [[1]])", R"(, "version": 3)"),
+           asv_file(kAsvColumns, R"("b.time_a": [[1]])", R"(, "version": 2.0)"),
+           asv_file(kAsvColumns, R"("b.time_a": [[1]])", R"(, "durations": {"x": 1 2})"),
+           // Read as the DOM reads it, but not by the fast reader.
+           asv_file(kAsvColumns, R"("b.time_a": [[1]], "b.time_a": [[2]])"),              // the last row counts
+           asv_file(kAsvColumns, R"("b.time_a": {"result": [1]})"),                        // a row of named columns
+           asv_file(kAsvColumns, R"("b.time_a": [[1]])", R"(, "result_columns": ["result"])"),  // columns after the rows
+           R"({"results": {"b.time_a": [[1]]}, "result_columns": ["result"]})",
+           R"({"version": 1, "results": {"b.time_a": 1}})",
+           asv_file(kAsvColumns, R"("b.time_a": [[1], [], "v", 0, 0, [1e999]])"),         // infinite stats: ignored
+       }) {
+    INFO(text);
+    CHECK_FALSE(detail::asv_fast(text, "in").has_value());
+    read_both_ways("asv", text);
+  }
+}
+
+TEST_CASE("asv: with benchmarks.json, the fast reader reads as the DOM reader reads") {
+  // parse_path reads benchmarks.json beside the results; both readers are
+  // given the same declarations, and the same ones are marked as having run.
+  const std::string path = testing::fixture("asv-documented-schema/results/ci-box/4f1c2b3a-virtualenv-py3.11.json");
+  detail::use_simdjson(false);
+  auto slow = parse_path("asv", path, testing::opts());
+  detail::use_simdjson(true);
+  auto fast = parse_path("asv", path, testing::opts());
+  REQUIRE(slow);
+  REQUIRE(fast);
+  REQUIRE(fast->size() == slow->size());
+  for (size_t i = 0; i < fast->size(); ++i) CHECK(model::to_json((*fast)[i]) == model::to_json((*slow)[i]));
+}
