@@ -51,6 +51,14 @@ Result<std::map<std::string, double>> parse_callgrind_totals(std::string_view te
 
 Status add_callgrind_functions(std::string_view text, const std::string& source,
                                std::map<std::string, FunctionCost>& into) {
+  CallGraph graph;
+  graph.functions = std::move(into);
+  auto st = add_callgrind_calls(text, source, graph);
+  into = std::move(graph.functions);
+  return st;
+}
+
+Status add_callgrind_calls(std::string_view text, const std::string& source, CallGraph& into) {
   // The format (valgrind's docs/callgrind-format): "fn=(id) name" defines
   // a compressed name, "fn=(id)" refers to it; a cost line is `positions`
   // position columns, then the events in order (Ir first). The cost line
@@ -58,7 +66,7 @@ Status add_callgrind_functions(std::string_view text, const std::string& source,
   // self cost.
   std::map<std::string, std::string> names;  // "(id)" -> name, shared by fn= and cfn=
   size_t positions = 1;
-  std::string fn;
+  std::string fn, callee;
   bool after_calls = false, ir_first = false;
   auto name_of = [&](std::string_view spec) -> std::string {
     std::string s(spec);
@@ -83,9 +91,10 @@ Status add_callgrind_functions(std::string_view text, const std::string& source,
       ir_first = !ev.empty() && ev[0] == "Ir";
     } else if (line.rfind("fn=", 0) == 0) {
       fn = name_of(line.substr(3));
+      callee.clear();
       after_calls = false;
     } else if (line.rfind("cfn=", 0) == 0) {
-      name_of(line.substr(4));  // defines the name if new
+      callee = name_of(line.substr(4));  // and defines the name if new
     } else if (line.rfind("calls=", 0) == 0) {
       after_calls = true;
     } else if ((line[0] >= '0' && line[0] <= '9') || line[0] == '+' || line[0] == '-' || line[0] == '*') {
@@ -101,9 +110,10 @@ Status add_callgrind_functions(std::string_view text, const std::string& source,
           return false;
         }
       }
-      FunctionCost& c = into[fn];
+      FunctionCost& c = into.functions[fn];
       c.inclusive += ir;
       if (!after_calls) c.self += ir;
+      else if (!callee.empty()) into.calls[fn][callee] += ir;
       after_calls = false;
     }
     return true;

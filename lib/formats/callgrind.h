@@ -25,6 +25,17 @@ struct FunctionCost {
 Status add_callgrind_functions(std::string_view text, const std::string& source,
                                std::map<std::string, FunctionCost>& into);
 
+// The functions and who called whom: what a call tree (a flame graph) is
+// drawn from. callgrind keeps call edges, not whole stacks.
+struct CallGraph {
+  std::map<std::string, FunctionCost> functions;
+  // caller -> callee -> instructions of those calls, inclusive (the
+  // callee's own and everything below it), summed over the call sites.
+  std::map<std::string, std::map<std::string, double>> calls;
+};
+// As add_callgrind_functions, the calls as well.
+Status add_callgrind_calls(std::string_view text, const std::string& source, CallGraph& into);
+
 // A differential profile: the functions whose instruction counts changed
 // most from base to head, by |change in self| (then inclusive), at most
 // `limit`. `share` is the function's self change over the total change.
