@@ -140,4 +140,28 @@ nlohmann::json flame_json(const FlameNode& node) {
   return out;
 }
 
+namespace {
+
+void fold_json(const nlohmann::json& node, const char* own_key, std::vector<std::string>& path, Folded& out) {
+  auto c = node.find("c");
+  if (c == node.end() || !c->is_array()) return;
+  for (const auto& child : *c) {
+    if (!child.is_object() || !child.contains("n") || !child["n"].is_string()) continue;
+    path.push_back(child["n"].get<std::string>());
+    if (auto own = child.find(own_key); own != child.end() && own->is_number() && own->get<double>() > 0)
+      out[path] += own->get<double>();
+    fold_json(child, own_key, path, out);
+    path.pop_back();
+  }
+}
+
+}  // namespace
+
+std::string folded_of(const nlohmann::json& flame, bool head) {
+  Folded folded;
+  std::vector<std::string> path;
+  fold_json(flame, head ? "hs" : "bs", path, folded);
+  return folded_text(folded);
+}
+
 }  // namespace bb::report

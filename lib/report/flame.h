@@ -51,5 +51,8 @@ FlameNode merge_folded(const Folded& base, const Folded& head);
 // "bs": base self, "hs": head self, "c": [children]}, members that are 0
 // or empty left out.
 nlohmann::json flame_json(const FlameNode& root);
+// One side's folded stacks (folded_text) back from such a tree: every frame
+// with own instructions on that side, the root left out.
+std::string folded_of(const nlohmann::json& flame, bool head);
 
 }  // namespace bb::report

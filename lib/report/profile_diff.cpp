@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "formats/callgrind.h"
+#include "report/flame.h"
 #include "report/site_paths.h"
 #include "util/file.h"
 
@@ -17,9 +18,9 @@ const model::Benchmark* find(const model::ResultSet& rs, const model::BenchmarkK
   return nullptr;
 }
 
-// Every function of every process's profile, summed.
-Result<std::map<std::string, formats::FunctionCost>> load(const model::Benchmark& b) {
-  std::map<std::string, formats::FunctionCost> out;
+// Every function and call of every process's profile, summed.
+Result<formats::CallGraph> load(const model::Benchmark& b) {
+  formats::CallGraph out;
   auto it = b.extra.find("profiles");
   if (it == b.extra.end() || !it->is_array() || it->empty())
     return make_error(Errc::not_found, "no callgrind profile was kept");
@@ -33,7 +34,7 @@ Result<std::map<std::string, formats::FunctionCost>> load(const model::Benchmark
     if (!text && text.error().code == Errc::not_found)
       return make_error(Errc::not_found, "the profile " + name + " is no longer kept on the box");
     if (!text) return make_error(text.error().code, "the profile " + name + " could not be read");
-    if (auto st = formats::add_callgrind_functions(*text, name, out); !st) return st.error();
+    if (auto st = formats::add_callgrind_calls(*text, name, out); !st) return st.error();
   }
   return out;
 }
@@ -95,7 +96,7 @@ void add_profile_diffs(JobReport& report, const model::ResultSet& base, const mo
       md += "Not available: " + (bp ? hp.error().message : bp.error().message) + ".\n";
       continue;
     }
-    const auto changes = formats::profile_diff(*bp, *hp);
+    const auto changes = formats::profile_diff(bp->functions, hp->functions);
     nlohmann::json rows = nlohmann::json::array();
     md += "Instructions (Ir) per function, base → head; share is the function's own change over the whole "
           "change. The profiles open in `callgrind_annotate` and KCachegrind.\n\n"
@@ -115,10 +116,19 @@ void add_profile_diffs(JobReport& report, const model::ResultSet& base, const mo
     const nlohmann::json base_files = served(base, *b), head_files = served(head, *h);
     md += "\nProfiles, on the dashboard beside each run: base " + served_markdown(base_files, links) + "; head " +
           served_markdown(head_files, links) + ".\n";
+    // Head's call tree coloured by the change against base, on the run page.
+    const std::string flame_page = site::run_page(head.repository, std::to_string(head.job_id)) + "#" +
+                                   site::flame_anchor(all.size());
+    md += "Differential flame graph: " +
+          (links.site_url.empty() ? "`" + flame_page + "`"
+                                  : "[head's call tree, coloured by the change](" + links.site_url + flame_page + ")") +
+          ".\n";
     all.push_back({{"benchmark", row.key.to_string()},
                    {"functions", rows},
                    {"base_profiles", base_files},
-                   {"head_profiles", head_files}});
+                   {"head_profiles", head_files},
+                   {"flame_page", flame_page},
+                   {"flame", flame_json(merge_folded(fold_calls(*bp), fold_calls(*hp)))}});
   }
   if (md.empty()) return;
   report.markdown += md;

@@ -94,6 +94,10 @@ class SiteWriter {
   // `run_id`: the page's name; "" = the job's id.
   Status write_run(const JobReport& report, const std::optional<model::JobResult>& result,
                    const std::string& run_id = "");
+  // The differential flame graphs of a run's callgrind regressions (the
+  // report's profile_diffs): each tree as a data file and both sides'
+  // folded stacks; what the run page lists of them.
+  Result<nlohmann::json> write_flames(const JobReport& report, const std::string& run_id);
   // A run page for a job in history that has none (from before the
   // dashboard had them): what history kept of it, so no trend links nowhere.
   Status write_missing_run(const std::string& repository, int64_t job_id);

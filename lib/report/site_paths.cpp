@@ -62,6 +62,14 @@ std::string run_report_download(const std::string& r, int64_t job) { return run_
 std::string run_profile(const std::string& r, const std::string& id, const std::string& role, const std::string& file) {
   return repository_dir(r) + "/runs/" + id + ".profiles/" + component(role) + "/" + component(file);
 }
+std::string run_flame_data(const std::string& r, const std::string& id, size_t index) {
+  return "data/" + repository_dir(r) + "/runs/" + id + ".flame-" + std::to_string(index) + ".js";
+}
+std::string run_flame_folded(const std::string& r, const std::string& id, size_t index, const std::string& role) {
+  return repository_dir(r) + "/runs/" + id + ".profiles/flame-" + std::to_string(index) + "." + component(role) +
+         ".folded";
+}
+std::string flame_anchor(size_t index) { return "flame-" + std::to_string(index); }
 std::string pull_page(const std::string& r, int64_t n) { return repository_dir(r) + "/pulls/" + id_text(n) + ".html"; }
 std::string pull_data(const std::string& r, int64_t n) { return "data/" + repository_dir(r) + "/pulls/" + id_text(n) + ".js"; }
 
@@ -79,6 +87,7 @@ std::string chunk_name(const std::string& sid, int64_t chunk) {
 }
 std::string run_name(int64_t job) { return "run/" + id_text(job); }
 std::string run_name(const std::string& id) { return "run/" + id; }
+std::string run_flame_name(const std::string& id, size_t index) { return "flame/" + id + "/" + std::to_string(index); }
 std::string pull_name(int64_t n) { return "pull/" + id_text(n); }
 
 std::string data_file(const std::string& name, const nlohmann::json& value) {

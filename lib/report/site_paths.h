@@ -44,6 +44,13 @@ std::string run_report_download(const std::string& repository, const std::string
 // A callgrind profile of a run (role "base", "head", or "run"), copied in.
 std::string run_profile(const std::string& repository, const std::string& run_id, const std::string& role,
                         const std::string& file);
+// The differential flame graph of a run's regression `index` (its place in
+// the report's profile_diffs): the tree as a data file, each side's folded
+// stacks to download, and the anchor of its section on the run page.
+std::string run_flame_data(const std::string& repository, const std::string& run_id, size_t index);
+std::string run_flame_folded(const std::string& repository, const std::string& run_id, size_t index,
+                             const std::string& role);
+std::string flame_anchor(size_t index);
 std::string pull_page(const std::string& repository, int64_t number);
 std::string pull_data(const std::string& repository, int64_t number);
 
@@ -53,6 +60,7 @@ std::string chunk_name(const std::string& sid, int64_t chunk);
 std::string commits_name(const std::string& sid, int64_t chunk);
 std::string run_name(int64_t job_id);
 std::string run_name(const std::string& run_id);
+std::string run_flame_name(const std::string& run_id, size_t index);
 std::string pull_name(int64_t number);
 
 // A data file's text: `benchbox.receive("name", <json>);`.

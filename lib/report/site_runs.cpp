@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "report/flame.h"
 #include "report/site_paths.h"
 #include "util/file.h"
 #include "util/json_text.h"
@@ -99,9 +100,12 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
           profiles.push_back({{"key", b.key.to_string()}, {"role", rs->role.empty() ? "run" : rs->role}, {"files", files}});
       }
   }
+  auto flames = write_flames(report, id);
+  if (!flames) return flames.error();
   const nlohmann::json data = {
       {"schema", "benchbox.site.run/1"},
       {"profiles", profiles},
+      {"flames", *flames},
       {"job", public_job(job)},
       {"overall", to_string(report.overall)},
       {"summary", report.summary},
@@ -139,6 +143,35 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
   return write_shell(site::run_page(repository, id), "run",
                      (run_id.empty() ? "job " + id : id) + " · " + repository + " · benchbox",
                      site::run_data(repository, id), site::run_name(id));
+}
+
+Result<nlohmann::json> SiteWriter::write_flames(const JobReport& report, const std::string& id) {
+  const std::string& repository = report.job.spec.repository;
+  nlohmann::json flames = nlohmann::json::array();
+  auto diffs = report.json.find("profile_diffs");
+  if (diffs == report.json.end() || !diffs->is_array()) return flames;
+  for (size_t i = 0; i < diffs->size(); ++i) {
+    const nlohmann::json& d = (*diffs)[i];
+    auto tree = d.find("flame");
+    if (tree == d.end() || !tree->is_object()) continue;
+    const std::string benchmark = d.value("benchmark", "");
+    const std::string data = site::run_flame_data(repository, id, i);
+    if (auto st = write(data, site::data_file(site::run_flame_name(id, i), {{"benchmark", benchmark}, {"flame", *tree}}));
+        !st)
+      return st.error();
+    nlohmann::json folded = nlohmann::json::object();
+    for (const char* role : {"base", "head"}) {
+      const std::string path = site::run_flame_folded(repository, id, i, role);
+      if (auto st = write(path, folded_of(*tree, std::string(role) == "head")); !st) return st.error();
+      folded[role] = path;
+    }
+    flames.push_back({{"benchmark", benchmark},
+                      {"anchor", site::flame_anchor(i)},
+                      {"data", data},
+                      {"name", site::run_flame_name(id, i)},
+                      {"folded", folded}});
+  }
+  return flames;
 }
 
 Status SiteWriter::write_missing_run(const std::string& repository, int64_t id) {

@@ -304,6 +304,13 @@ TEST_CASE("a callgrind regression's report lists the functions that changed most
   CHECK(rep.markdown.find("| `parse` | 990 | 1090 | +100 | +100.0 % | +100 |") != std::string::npos);
   CHECK(rep.markdown.find("| `main` | 10 | 10 | 0 | +0.0 % | +100 |") != std::string::npos);
   CHECK(rep.json["profile_diffs"][0]["functions"][0]["function"] == "parse");
+  // And head's call tree against base's, for the run page's flame graph.
+  CHECK(rep.markdown.find("Differential flame graph: `" + report::site::run_page(jr.head.repository, "5") + "#flame-0`") !=
+        std::string::npos);
+  CHECK(rep.json["profile_diffs"][0]["flame_page"] == report::site::run_page(jr.head.repository, "5") + "#flame-0");
+  CHECK(rep.json["profile_diffs"][0]["flame"]["c"][0]["n"] == "main");
+  CHECK(rep.json["profile_diffs"][0]["flame"]["c"][0]["c"][0] ==
+        nlohmann::json{{"n", "parse"}, {"b", 990}, {"h", 1090}, {"bs", 990}, {"hs", 1090}});
   // The profiles are named where the dashboard serves them, beside each
   // run, never by the box's own paths.
   CHECK(rep.markdown.find(d.path) == std::string::npos);
@@ -313,6 +320,8 @@ TEST_CASE("a callgrind regression's report lists the functions that changed most
   report::add_profile_diffs(linked, *jr.base, jr.head, {"https://bench.example/"});
   CHECK(linked.markdown.find("[base.out](https://bench.example/" + report::site::run_profile(jr.head.repository, "5", "base", "base.out") +
                              ")") != std::string::npos);
+  CHECK(linked.markdown.find("[head's call tree, coloured by the change](https://bench.example/" +
+                             report::site::run_page(jr.head.repository, "5") + "#flame-0)") != std::string::npos);
   // A profile gone from disk: the section says so, the report stays.
   std::system(("rm " + d.path + "/head.out").c_str());
   auto again = report::build_report(done_job(5, JobKind::pull_request), jr, std::nullopt, {});

@@ -3,6 +3,8 @@
 // pages themselves are drawn in a real browser: tests/browser.)
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include <map>
 
 #include <cstdlib>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "store/test_location.h"
+#include "report/flame.h"
 #include "report/history.h"
 #include "report/job_report.h"
 #include "report/shard_merge.h"
@@ -81,7 +84,8 @@ struct Box {
     return o;
   }
 
-  void finish(const ResultSet& rs, const std::string& kind = "push", bool backfill = false) {
+  void finish(const ResultSet& rs, const std::string& kind = "push", bool backfill = false,
+              const std::function<void(report::JobReport&)>& edit = {}) {
     JobResult jr;
     jr.job_id = rs.job_id;
     jr.kind = kind;
@@ -91,6 +95,7 @@ struct Box {
     REQUIRE(history.ingest(rs, kind).ok());
     const JobKind k = kind == "tag" ? JobKind::tag : JobKind::push;
     auto rep = report::build_report(job_of(rs, k), jr, *previous, {});
+    if (edit) edit(rep);
     REQUIRE(history.record_job({rs.job_id, rs.repository, kind, rs.ref, 0, rs.commit, "", 1, 2, "done",
                                 report::to_string(rep.overall), rep.summary, rs.commit_info.time, backfill})
                 .ok());
@@ -355,6 +360,28 @@ TEST_CASE("a run's callgrind profiles are copied into the site") {
   REQUIRE(run["profiles"].size() == 1);
   CHECK(run["profiles"][0]["files"] == nlohmann::json({"r/octo/widgets/runs/1.profiles/run/callgrind.out.42"}));
   CHECK(box.file("r/octo/widgets/runs/1.profiles/run/callgrind.out.42") == "events: Ir\n");
+}
+
+TEST_CASE("a run's differential flame graphs: each tree as a data file, both sides' folded stacks") {
+  Box box;
+  const report::Folded base = {{{"main"}, 10}, {{"main", "hot"}, 900}};
+  const report::Folded head = {{{"main"}, 10}, {{"main", "hot"}, 990}, {{"main", "new"}, 5}};
+  box.finish(placed_run(1, 1, 0.1), "push", false, [&](report::JobReport& rep) {
+    rep.json["profile_diffs"] = {{{"benchmark", "s/a:instructions"}},  // its profiles were gone: no graph
+                                 {{"benchmark", "s/b:instructions"},
+                                  {"flame", report::flame_json(report::merge_folded(base, head))}}};
+  });
+  auto run = box.data("data/r/octo/widgets/runs/1.js", "run/1");
+  REQUIRE(run["flames"].size() == 1);
+  const auto& f = run["flames"][0];
+  CHECK(f["benchmark"] == "s/b:instructions");
+  CHECK(f["anchor"] == "flame-1");  // its place in the report's profile_diffs
+  auto tree = box.data(f["data"].get<std::string>(), f["name"].get<std::string>());
+  CHECK(tree["benchmark"] == "s/b:instructions");
+  CHECK(tree["flame"]["c"][0]["c"][0] == nlohmann::json{{"n", "hot"}, {"b", 900}, {"h", 990}, {"bs", 900}, {"hs", 990}});
+  CHECK(f["folded"]["base"] == "r/octo/widgets/runs/1.profiles/flame-1.base.folded");
+  CHECK(box.file(f["folded"]["base"].get<std::string>()) == "main 10\nmain;hot 900\n");
+  CHECK(box.file(f["folded"]["head"].get<std::string>()) == "main 10\nmain;hot 990\nmain;new 5\n");
 }
 
 TEST_CASE("site paths: odd repository names stay inside the site") {
