@@ -2,7 +2,8 @@
 """Real-browser check of a benchbox dashboard site (docs/dashboard.md).
 
     check_site.py --base URL_OR_PATH_OF_SITE_ROOT [--screenshots DIR] [--timing N]
-                  [--expect PAGE=TEXT]... [--reject PAGE=TEXT]... PAGE...
+                  [--expect PAGE=TEXT]... [--reject PAGE=TEXT]...
+                  [--flame PAGE=FUNCTION:slower|faster|unchanged]... PAGE...
 
 Drives Debian's Chromium (headless) through Debian's chromedriver over the
 W3C WebDriver HTTP protocol on 127.0.0.1; Python's standard library only.
@@ -19,6 +20,11 @@ full-page PNG per page, named after the page path. --expect PAGE=TEXT fails
 PAGE unless its rendered text (document.body.innerText, whitespace folded to
 single spaces) contains TEXT; --reject PAGE=TEXT fails it if it does. Both
 may repeat: what a page must say, and what it must never say.
+--flame PAGE=FUNCTION:CHANGE fails PAGE unless its differential flame graph
+(web/src/flame.js, drawn by d3-flame-graph) has a frame named FUNCTION, each
+such frame drawn wider than 0 and filled with the colour of CHANGE: slower
+red, faster blue, unchanged grey (read from the rect's fill: a channel at
+least 40 above the other two, or all three within 10).
 
 Prints one line per page:
     ok PAGE: N canvases drawn, M links checked
@@ -253,6 +259,33 @@ for (const s of document.querySelectorAll("script[src]")) out.push(["script", s.
 return out;
 """
 
+FLAME_JS = """
+const out = {};
+for (const g of document.querySelectorAll("svg.d3-flame-graph g.frame")) {
+  const r = g.querySelector("rect");
+  const name = g.getAttribute("name");
+  (out[name] = out[name] || []).push({fill: r ? r.getAttribute("fill") : null,
+                                      width: r ? parseFloat(r.getAttribute("width") || "0") : 0});
+}
+return out;
+"""
+
+
+def fill_change(fill):
+    """slower, faster or unchanged for an rgb(...) fill; None for anything else."""
+    m = re.match(r"\s*rgb\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)\s*$", fill or "")
+    if not m:
+        return None
+    r, g, b = (int(x) for x in m.groups())
+    if r - max(g, b) >= 40:
+        return "slower"
+    if b - max(r, g) >= 40:
+        return "faster"
+    if max(r, g, b) - min(r, g, b) <= 10:
+        return "unchanged"
+    return None
+
+
 RESOURCES_JS = """
 const nav = performance.getEntriesByType("navigation")[0];
 const res = performance.getEntriesByType("resource").map(e => [e.name, e.encodedBodySize || 0, e.transferSize || 0]);
@@ -263,6 +296,7 @@ return {doc: nav ? [nav.name, nav.encodedBodySize || 0] : [location.href, 0], re
 class Checker:
     expect = {}  # page -> [text it must show]
     reject = {}  # page -> [text it must not show]
+    flame = {}   # page -> [(function, change)] its flame graph must draw
 
     def __init__(self, wd, base, timeout, screenshots):
         self.wd = wd
@@ -313,6 +347,7 @@ class Checker:
             links, broken = self.check_links(page)
             why.extend(broken)
             why.extend(self.check_text(page))
+            why.extend(self.check_flame(page))
         for e in self.wd.browser_log():
             if e.get("level") == "SEVERE":
                 why.append("console: %s" % e.get("message", "").strip())
@@ -329,6 +364,23 @@ class Checker:
         text = " ".join((self.wd.execute("return document.body.innerText;") or "").split())
         why = ["does not show %r" % t for t in self.expect.get(page, []) if t not in text]
         why += ["shows %r" % t for t in self.reject.get(page, []) if t in text]
+        return why
+
+    def check_flame(self, page):
+        if not self.flame.get(page):
+            return []
+        frames = self.wd.execute(FLAME_JS) or {}
+        why = []
+        for function, change in self.flame[page]:
+            drawn = frames.get(function)
+            if not drawn:
+                why.append("no flame graph frame %r (frames: %s)" % (function, ", ".join(sorted(frames)[:12]) or "none"))
+                continue
+            for f in drawn:
+                if not f.get("width", 0) > 0:
+                    why.append("flame graph frame %r is not drawn (width %s)" % (function, f.get("width")))
+                elif fill_change(f.get("fill")) != change:
+                    why.append("flame graph frame %r is filled %s, not the colour of %s" % (function, f.get("fill"), change))
         return why
 
     def page_missing(self, page):
@@ -462,8 +514,18 @@ def main():
     ap.add_argument("--expect", action="append", default=[], metavar="PAGE=TEXT",
                     help="PAGE must show TEXT (its rendered text, whitespace folded)")
     ap.add_argument("--reject", action="append", default=[], metavar="PAGE=TEXT", help="PAGE must not show TEXT")
+    ap.add_argument("--flame", action="append", default=[], metavar="PAGE=FUNCTION:CHANGE",
+                    help="PAGE's flame graph draws FUNCTION coloured as CHANGE (slower, faster or unchanged)")
     ap.add_argument("pages", nargs="+", metavar="PAGE", help="page paths relative to the site root")
     a = ap.parse_args()
+    for item in a.flame:
+        page, sep, spec = item.partition("=")
+        function, colon, change = spec.rpartition(":")
+        if not sep or not colon or not function or change not in ("slower", "faster", "unchanged") or page not in a.pages:
+            print("check_site: --flame takes PAGE=FUNCTION:slower|faster|unchanged for a PAGE that is checked, not %r"
+                  % item, file=sys.stderr)
+            return 2
+        Checker.flame.setdefault(page, []).append((function, change))
     for option, into in ((a.expect, Checker.expect), (a.reject, Checker.reject)):
         for item in option:
             page, sep, text = item.partition("=")

@@ -13,6 +13,7 @@
 #include "bisect_answers.h"
 #include "reporterd_fixture.h"
 #include "skip.h"
+#include "util/file.h"
 
 using namespace bb;
 using namespace bb::test;
@@ -211,4 +212,58 @@ TEST_CASE("the culprit a bisection named, and the confirmation, show beside the 
   INFO(out);
   CHECK(rc == 0);
   CHECK(out.find("check_site: 4 passed, 0 failed") != std::string::npos);
+}
+
+TEST_CASE("a callgrind regression's differential flame graph: head's tree, coloured by the change against base") {
+  need_browser();
+  ReporterFixture s("");
+  // main -> parse -> hot and main -> other; head plants a 10 % change in
+  // hot's own code, nothing else.
+  auto profile = [&](const std::string& name, int hot) {
+    const std::string path = s.dir / name;
+    REQUIRE(write_file_atomic(path, "positions: line\nevents: Ir\n"
+                "fn=(1) main\n1 10\ncfn=(2) parse\ncalls=1 5\n2 " + std::to_string(100 + hot) + "\n"
+                "cfn=(3) other\ncalls=1 5\n3 500\n"
+                "fn=(2)\n5 100\ncfn=(4) hot\ncalls=1 6\n6 " + std::to_string(hot) + "\n"
+                "fn=(3)\n7 500\n"
+                "fn=(4)\n8 " + std::to_string(hot) + "\n"));
+    return path;
+  };
+  auto side = [&](const std::string& commit, const std::string& role, int hot) {
+    model::ResultSet rs = result_set(commit, 0.1, role);
+    rs.benchmarks.clear();
+    model::Benchmark b;
+    b.key = {"cg", "parse_file", {}, "instructions"};
+    b.unit = "count";
+    const double ir = 10 + 100 + hot + 500;
+    b.samples = {ir, ir};
+    b.rounds = {0, 1};
+    b.extra["profiles"] = {profile(role + ".callgrind.out", hot)};
+    rs.benchmarks.push_back(b);
+    return rs;
+  };
+  model::JobResult pr;
+  pr.kind = "pull_request";
+  pr.base = side(fake_sha(100), "base", 1000);
+  pr.head = side(fake_sha(300), "head", 1100);
+  const int64_t job = s.run_job(pr_spec(fake_sha(300), 7), pr);
+  INFO(s.logs());
+  REQUIRE(wait_until([&] { return s.reported(job); }, std::chrono::seconds(60)));
+
+  const std::string site = s.dir / "state/site";
+  const std::string run = "r/o/r/runs/" + std::to_string(job) + ".html";
+  const json data = data_file(site + "/data/" + run.substr(0, run.size() - 5) + ".js");
+  REQUIRE(data["flames"].size() == 1);
+  CHECK(slurp(site + "/" + data["flames"][0]["folded"]["head"].get<std::string>()) ==
+        "main 10\nmain;other 500\nmain;parse 100\nmain;parse;hot 1100\n");
+  std::string says = " --expect '" + run + "=Differential flame graphs'";
+  says += " --flame '" + run + "=hot:slower'";       // the planted change, red
+  says += " --flame '" + run + "=parse:unchanged'";  // its caller's own code did not change
+  says += " --flame '" + run + "=other:unchanged'";
+  says += " --flame '" + run + "=main:unchanged'";
+  int rc = 0;
+  const std::string out = check_pages(site, {run}, says, &rc);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK(out.find("check_site: 1 passed, 0 failed") != std::string::npos);
 }

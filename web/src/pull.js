@@ -5,7 +5,7 @@
   "use strict";
 
   const { load, h, link, muted, section, dirOf, repoDirFromPage, repoDirFromName, header, brand,
-    runsSection, renderRunBody } = benchbox._;
+    runsSection, renderRunBody, renderFlames } = benchbox._;
 
   async function renderPull(app, d) {
     const dir = repoDirFromName(d.repository) || repoDirFromPage(((d.runs || [])[0] || {}).page);
@@ -27,8 +27,9 @@
     const id = run.job && run.job.id != null ? run.job.id : "";
     holder.appendChild(h("h2", { class: "latest-title" }, "Latest run ",
       link(dirOf(run.repository_page) + "runs/" + id + ".html", "#" + id)));
-    renderRunBody(holder, run, 3);
+    const flames = renderRunBody(holder, run, 3);
     app.appendChild(holder);
+    if (flames) await renderFlames(flames, run.flames);
   }
 
   Object.assign(benchbox._, { renderPull });

@@ -8,7 +8,7 @@
 
   const { h, link, table, td, muted, section, code, dirOf, isNum, fmtValue, fmtTime, sha,
     commitRange, fmtRatio, pctDecimals, fmtChange, fmtPct, lowerIsBetter, normVerdict,
-    VERDICT_LABELS, badge, statusCell, header, brand, load, regressionsTable } = benchbox._;
+    VERDICT_LABELS, badge, statusCell, header, brand, load, regressionsTable, flameCard, renderFlames } = benchbox._;
 
   const MAIN_ORDER = ["regressed", "failed", "missing", "improved", "inconclusive", "not_comparable"];
 
@@ -21,6 +21,8 @@
     return ka < kb ? -1 : ka > kb ? 1 : 0;
   }
 
+  // Returns the card of the run's differential flame graphs (or null),
+  // placed after the comparison, for the caller to draw them into.
   function renderRunBody(app, d, level) {
     const hx = "h" + level;
     const job = d.job || {};
@@ -78,8 +80,10 @@
     }
 
     const c = d.comparison;
+    let flames = null;
     if (c && Array.isArray(c.rows)) {
       app.appendChild(comparisonSection(c, keyCell, hx));
+      if ((d.flames || []).length) app.appendChild(flames = flameCard(d.flames));
     } else {
       const rec = d.recorded || [];
       app.appendChild(section("Recorded (first run: nothing to compare against)",
@@ -116,6 +120,7 @@
       rep.length ? [h("p", null, "Measure the same thing on a laptop:"), h("pre", { class: "reproduce" }, rep.join("\n"))] : null,
       d.markdown ? h("details", null, h("summary", null, "The report as posted to GitHub (Markdown)"),
         h("pre", { class: "markdown" }, d.markdown)) : null));
+    return flames;
   }
 
   function comparisonSection(c, keyCell, hx) {
@@ -215,7 +220,8 @@
     crumbs.push(["run #" + id]);
     document.title = "run #" + id + " · " + repoName + " · benchbox";
     app.appendChild(header(crumbs, "Run #" + id));
-    renderRunBody(app, d, 2);
+    const flames = renderRunBody(app, d, 2);
+    if (flames) await renderFlames(flames, d.flames);
     await regressionOfRun(app, d);
   }
 
