@@ -90,6 +90,9 @@ struct RegressedBenchmark {
   // first_bad in one job: then the two jobs are the same).
   std::string last_good_role;
   std::string resolved_by;                    // the commit that brought it back; "" = still regressed
+  // Its differential flame graph on the first bad run's page (callgrind
+  // suites, report profile_diffs' flame_page); "" = none.
+  std::string flame_page;
 };
 
 // A regression on a branch, from the run that found it until a run shows

@@ -37,7 +37,7 @@ nlohmann::json to_json(const RegressedBenchmark& b) {
           {"higher_is_better", b.higher_is_better}, {"ratio", b.ratio}, {"ci_low", b.ci_low},
           {"ci_high", b.ci_high},   {"last_good", b.last_good}, {"first_bad", b.first_bad},
           {"last_good_job", b.last_good_job}, {"first_bad_job", b.first_bad_job}, {"resolved_by", b.resolved_by},
-          {"last_good_role", b.last_good_role}};
+          {"last_good_role", b.last_good_role}, {"flame_page", b.flame_page}};
 }
 
 RegressedBenchmark regressed_from_json(const nlohmann::json& j) {
@@ -55,6 +55,7 @@ RegressedBenchmark regressed_from_json(const nlohmann::json& j) {
   b.first_bad_job = j.value("first_bad_job", int64_t{0});
   b.last_good_role = j.value("last_good_role", "");
   b.resolved_by = j.value("resolved_by", "");
+  b.flame_page = j.value("flame_page", "");
   return b;
 }
 

@@ -89,6 +89,9 @@ RegressionStep step_regression(std::optional<Regression> open, const JobReport& 
       b.last_good_job = push.baseline_job;
       b.last_good_role = push.baseline_job == job.id ? "base" : "";
       b.first_bad_job = job.id;
+      if (auto diffs = push.json.find("profile_diffs"); diffs != push.json.end() && diffs->is_array())
+        for (const auto& d : *diffs)
+          if (d.value("benchmark", "") == key && d.contains("flame")) b.flame_page = d.value("flame_page", "");
       open->benchmarks.push_back(std::move(b));
     }
   }
@@ -140,10 +143,12 @@ std::string regression_issue_body(const Regression& r, const IssueLinks& links) 
   for (const auto& b : r.benchmarks) {
     char interval[64];
     std::snprintf(interval, sizeof interval, "[%.3f, %.3f]", b.ci_low, b.ci_high);
-    const std::string trend = links.site_url.empty()
-                                  ? "–"
-                                  : "[trend](" + links.site_url +
-                                        site::trend_page(r.repository, site::series_id(r.ref, b.key)) + ")";
+    std::string trend = links.site_url.empty()
+                            ? "–"
+                            : "[trend](" + links.site_url +
+                                  site::trend_page(r.repository, site::series_id(r.ref, b.key)) + ")";
+    if (!links.site_url.empty() && !b.flame_page.empty())
+      trend += " · [flame graph](" + links.site_url + b.flame_page + ")";
     out += "| `" + b.key + "`" + (b.resolved_by.empty() ? "" : " (back at `" + short_sha(b.resolved_by) + "`)") +
            " | " + effect_phrase(b.ratio, b.ci_low, b.ci_high, b.metric, b.higher_is_better) + " " + interval +
            " | `" + short_sha(b.last_good) + "` → `" + short_sha(b.first_bad) + "` (job " +

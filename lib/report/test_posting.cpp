@@ -261,6 +261,29 @@ TEST_CASE("a branch regression opens an issue, stays while it lasts, and closes 
   CHECK(issue.body.find("[trend](https://bench.example.org/r/o/r/t/") != std::string::npos);
   CHECK(issue.body.find("make bench    # build, suite micro") != std::string::npos);
   CHECK(issue.body.find("benchboxctl compare base.json head.json") != std::string::npos);
+  CHECK(issue.body.find("flame graph") == std::string::npos);  // not a callgrind suite
+
+  // A callgrind suite's: the issue links straight to the benchmark's
+  // differential flame graph on the first bad run's page, kept in history.
+  auto cg = r2;
+  cg.json["profile_diffs"] = {{{"benchmark", "other/x:instructions"}, {"flame_page", "r/o/r/runs/2.html#flame-0"}, {"flame", {{"n", "all"}}}},
+                              {{"benchmark", "micro/loop:wall_time"}, {"flame_page", "r/o/r/runs/2.html#flame-1"}, {"flame", {{"n", "all"}}}}};
+  auto with_flame = report::step_regression(std::nullopt, cg, {}, now);
+  REQUIRE(with_flame.regression);
+  CHECK(with_flame.regression->benchmarks.at(0).flame_page == "r/o/r/runs/2.html#flame-1");
+  {
+    bb::test::TempDir d;
+    auto h = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
+    REQUIRE(h.ok());
+    report::Regression saved = *with_flame.regression;
+    REQUIRE(h->save_regression(saved).ok());
+    auto back = h->regression(saved.id);
+    REQUIRE(back.ok());
+    REQUIRE(back->has_value());
+    CHECK((*back)->benchmarks.at(0).flame_page == "r/o/r/runs/2.html#flame-1");
+  }
+  CHECK(report::regression_issue_body(*with_flame.regression, links)
+            .find(" · [flame graph](https://bench.example.org/r/o/r/runs/2.html#flame-1)") != std::string::npos);
 
   // Job 3: still slow against the last good run: the same issue, updated.
   compare::BenchmarkComparison still;
