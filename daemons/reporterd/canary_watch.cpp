@@ -6,6 +6,8 @@
 // isolation or canary version starts the history over), judges them with
 // lib/canary/health.h, and tells a shift or its end where maintainers
 // asked (health_held, health_released; once each, by id).
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "canary/runs.h"
@@ -43,7 +45,10 @@ bool read_run(const canary::RunFile& f, canary::Run& run, std::string& key, std:
     for (const auto& s : b["samples"])
       if (s.is_number()) samples.push_back(s.get<double>());
     if (samples.empty()) continue;
-    run.medians[b.value("suite", "") + "/" + b.value("name", "")] = stats::median(samples);
+    const std::string workload = b.value("suite", "") + "/" + b.value("name", "");
+    run.medians[workload] = stats::median(samples);
+    if (samples.size() > 1 && stats::mean(samples) > 0)
+      run.cv[workload] = std::sqrt(stats::variance(samples)) / stats::mean(samples);
   }
   if (run.medians.empty()) {
     why = "holds no samples";
@@ -107,6 +112,8 @@ void Manager::check_canary() {
   if (now.level != canary::Level::shifted && (was.level == canary::Level::shifted || starting)) release_held();
   if (notifier_)
     if (auto n = report::health_notice(was, now, notifier_->box(), config_.reporter.site_url)) tell(*n);
+  if (auto st = site_->box_canary(health_, canary_runs_, canary_key_); !st)
+    daemon::log_warning("box health page not written: " + st.error().message);
 }
 
 }  // namespace bb::reporterd

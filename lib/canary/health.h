@@ -24,6 +24,7 @@ namespace bb::canary {
 struct Run {
   int64_t time = 0;  // unix seconds it finished
   std::map<std::string, double> medians;
+  std::map<std::string, double> cv;  // each workload's coefficient of variation in the run (shown, not judged)
 };
 
 struct HealthOptions {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "report/box_page.h"
 #include "report/site_paths.h"
 #include "stats/describe.h"
 #include "util/text.h"
@@ -76,17 +77,13 @@ std::optional<github_api::Want> check_run_want(const model::Job& job, const Post
 }
 
 std::string resolution_note(const JobReport& report, const std::string& box_health) {
-  if (!report.comparison) return "";
-  std::map<std::string, std::vector<double>> by_suite;
-  for (const auto& row : report.comparison->rows)
-    if (std::isfinite(row.min_detectable) && row.min_detectable > 0)
-      by_suite[row.key.suite].push_back(row.min_detectable);
+  const auto by_suite = suite_resolutions(report);
   if (by_suite.empty()) return "";
   std::string out = "**What this box resolves now:** ";
   bool first = true;
-  for (const auto& [suite, values] : by_suite) {
+  for (const auto& [suite, value] : by_suite) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "≥ %.1f %%", 100 * stats::median(values));
+    std::snprintf(buf, sizeof buf, "≥ %.1f %%", 100 * value);
     out += std::string(first ? "" : "; ") + "`" + suite + "` " + buf;
     first = false;
   }

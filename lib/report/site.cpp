@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "report/box_page.h"
 #include "report/site_assets.h"
 #include "report/site_paths.h"
 #include "util/file.h"
@@ -101,7 +102,12 @@ Status SiteWriter::job_finished(const JobReport& report, const std::optional<mod
   if (report.job.spec.pr_number > 0)
     if (auto st = write_pull(repository, report.job.spec.pr_number); !st) return st;
   if (auto st = write_repository(repository); !st) return st;
-  return write_index();
+  if (auto st = write_index(); !st) return st;
+  // What the box resolves, and the tuning it ran under, on the box page.
+  const std::string tuning = result ? tuning_of(result->head) : "";
+  const std::string page = site::run_page(repository, report.job.id);
+  const int64_t now = options_.clock ? options_.clock->now_unix() : int64_t(0);
+  return write_box([&](nlohmann::json& data) { add_box_job(data, report, tuning, page, now); });
 }
 
 Status SiteWriter::write_all_series(const std::string& repository,
@@ -186,6 +192,7 @@ Result<bool> SiteWriter::render_some(size_t budget) {
       }
       case RenderTask::Kind::finish:
         if (auto st = write_index(); !st) return st.error();
+        if (auto st = write_box(); !st) return st.error();
         if (auto st = write(kStamp, std::string(bb::version()) + "\n"); !st) return st.error();
         break;
     }

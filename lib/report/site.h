@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "canary/health.h"
 #include "model/pull_request.h"
 #include "report/change_points.h"
 #include "report/history.h"
@@ -77,6 +78,11 @@ class SiteWriter {
   // True when the site was written by another version of benchbox (or
   // never): render_all() brings it up to date.
   bool stale() const;
+  // The box health page (box_page.h) after the canary's history or its
+  // judgement changed: the runs of its newest environment, oldest first.
+  Status box_canary(const canary::Health& health, const std::vector<canary::Run>& runs,
+                    const std::string& environment_key);
+
   // Rewrites the result downloads of these jobs from history (after their
   // raw samples were dropped: the site keeps no more than history does).
   Status prune_downloads(const std::vector<int64_t>& jobs);
@@ -104,6 +110,10 @@ class SiteWriter {
   Status write_pull(const std::string& repository, int64_t number);
   Status write_repository(const std::string& repository);
   Status write_index();
+  // The box health page: its data as it stands (data/box.js is where the
+  // page keeps what it learned from jobs and the canary), changed by
+  // `change`, with the held regressions read again from history.
+  Status write_box(const std::function<void(nlohmann::json&)>& change = {});
   // The culprits the bisection of the ref's open regression named, where
   // it concerns `key`, for the trend's marker.
   Result<nlohmann::json> culprits(const std::string& repository, const std::string& ref, const std::string& key);

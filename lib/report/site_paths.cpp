@@ -37,6 +37,8 @@ std::string series_id(const std::string& ref, const std::string& key) {
 
 std::string index_page() { return "index.html"; }
 std::string index_data() { return "data/index.js"; }
+std::string box_page() { return "box.html"; }
+std::string box_data() { return "data/box.js"; }
 std::string repository_page(const std::string& r) { return repository_dir(r) + "/index.html"; }
 std::string repository_data(const std::string& r) { return "data/" + repository_dir(r) + "/repo.js"; }
 std::string trend_page(const std::string& r, const std::string& sid) { return repository_dir(r) + "/t/" + sid + ".html"; }

@@ -23,6 +23,9 @@ std::string series_id(const std::string& ref, const std::string& key);
 
 std::string index_page();
 std::string index_data();
+// The box health page (box_page.h).
+std::string box_page();
+std::string box_data();
 std::string repository_page(const std::string& repository);
 std::string repository_data(const std::string& repository);
 std::string trend_page(const std::string& repository, const std::string& sid);
@@ -61,6 +64,7 @@ std::string commits_name(const std::string& sid, int64_t chunk);
 std::string run_name(int64_t job_id);
 std::string run_name(const std::string& run_id);
 std::string run_flame_name(const std::string& run_id, size_t index);
+inline const char* box_name() { return "box"; }
 std::string pull_name(int64_t number);
 
 // A data file's text: `benchbox.receive("name", <json>);`.

@@ -265,8 +265,9 @@ TEST_CASE("a new result rewrites only the chunk it lands in; render_all rewrites
   CHECK(*read_file(chunk0) == "untouched");
   CHECK(*read_file(commits0) == "untouched");
   // Per metric: chunk 1, its commits and the series file; then the run's
-  // data, two downloads, the repository's data and the index and its shell.
-  CHECK(box.site.stats().files_written - before == 2 * 3 + 3 + 1 + 2 + 1);
+  // data, two downloads, the repository's data, the index and its shell,
+  // and the box page's data (its shell is unchanged).
+  CHECK(box.site.stats().files_written - before == 2 * 3 + 3 + 1 + 2 + 1 + 1);
   auto series = box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid);
   REQUIRE(series["chunks"].size() == 2);
   CHECK(series["chunks"][1]["points"] == 2);
@@ -382,6 +383,54 @@ TEST_CASE("a run's differential flame graphs: each tree as a data file, both sid
   CHECK(f["folded"]["base"] == "r/octo/widgets/runs/1.profiles/flame-1.base.folded");
   CHECK(box.file(f["folded"]["base"].get<std::string>()) == "main 10\nmain;hot 900\n");
   CHECK(box.file(f["folded"]["head"].get<std::string>()) == "main 10\nmain;hot 990\nmain;new 5\n");
+}
+
+TEST_CASE("the box health page: the canary, the tuning and what each suite resolves, kept across writes") {
+  Box box;
+  canary::Health shifted;
+  shifted.level = canary::Level::shifted;
+  shifted.runs = 12;
+  shifted.band = 0.05;
+  shifted.ratio = 1.3;
+  shifted.workload = "canary/cpu";
+  shifted.since = 1700000100;
+  const std::vector<canary::Run> runs = {{1700000000, {{"canary/cpu", 0.060}}, {{"canary/cpu", 0.02}}},
+                                         {1700000100, {{"canary/cpu", 0.078}}, {}}};
+  REQUIRE(box.site.box_canary(shifted, runs, "canary-env").ok());
+  auto d = box.data("data/box.js", "box");
+  CHECK(d["health"]["level"] == "shifted");
+  CHECK(d["health"]["band"] == 0.05);
+  CHECK(d["health"]["describe"] == shifted.describe());
+  CHECK(d["canary"]["environment_key"] == "canary-env");
+  REQUIRE(d["canary"]["runs"].size() == 2);
+  CHECK(d["canary"]["runs"][0]["cv"]["canary/cpu"] == 0.02);
+  CHECK(d["canary"]["runs"][1]["medians"]["canary/cpu"] == 0.078);
+  CHECK(d["suites"].empty());
+  CHECK(d["held"].empty());
+  CHECK(d["tuning"].is_null());
+  CHECK(box.file("box.html").find("data-page=\"box\"") != std::string::npos);
+
+  // Two pushes: the second is compared with the first; what its suite
+  // resolves and the tuning it ran under join the page, the canary stays.
+  ResultSet first = placed_run(1, 1, 0.1), second = placed_run(2, 2, 0.1);
+  second.tuning = "tuned";
+  box.finish(first);
+  box.finish(second);
+  d = box.data("data/box.js", "box");
+  CHECK(d["health"]["level"] == "shifted");
+  CHECK(d["canary"]["runs"].size() == 2);
+  REQUIRE(d["suites"].size() == 1);
+  CHECK(d["suites"][0]["repository"] == "octo/widgets");
+  CHECK(d["suites"][0]["suite"] == "micro");
+  CHECK(d["suites"][0]["job"] == 2);
+  CHECK(d["suites"][0]["run_page"] == site::run_page("octo/widgets", 2));
+  CHECK(d["suites"][0]["min_detectable"].get<double>() > 0);
+  CHECK(d["tuning"]["state"] == "tuned");
+  CHECK(d["tuning"]["job"] == 2);
+  // A render of the whole site keeps what the page learned.
+  REQUIRE(box.site.render_all().ok());
+  CHECK(box.data("data/box.js", "box")["suites"] == d["suites"]);
+  CHECK(box.data("data/box.js", "box")["health"] == d["health"]);
 }
 
 TEST_CASE("site paths: odd repository names stay inside the site") {

@@ -6,6 +6,7 @@
 // must. Screenshots are kept in meson-logs/dashboard-screenshots.
 #include <catch2/catch.hpp>
 
+#include <ctime>
 #include <fstream>
 
 #include <unistd.h>
@@ -266,4 +267,42 @@ TEST_CASE("a callgrind regression's differential flame graph: head's tree, colou
   INFO(out);
   CHECK(rc == 0);
   CHECK(out.find("check_site: 1 passed, 0 failed") != std::string::npos);
+}
+
+TEST_CASE("the box health page: the canary's level and runs, what each suite resolves, the regressions held") {
+  need_browser();
+  ReporterFixture s("  regression_issues: true\n");
+  INFO(s.logs());
+  // The box slowed down after five steady canary runs.
+  const int64_t t0 = std::time(nullptr) - 3600;
+  for (int i = 0; i < 5; ++i) s.write_canary(t0 + i * 60, 0.069, 0.166);
+  s.write_canary(t0 + 300, 0.069 * 1.25, 0.166 * 1.1);
+  s.restart_reporter();
+  REQUIRE(s.box_health().find("shifted") != std::string::npos);
+  // A push under it looks slower: held, not filed.
+  s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10, "refs/heads/main"));
+  const int64_t bad = s.run_job(push_spec(fake_sha(13)), push_result(fake_sha(13), 0.110, 13, "refs/heads/main"));
+  REQUIRE(wait_until([&] { return s.reported(bad); }));
+  REQUIRE(wait_until([&] { return s.reporterd->log().find("held: the box is shifted") != std::string::npos; }));
+
+  const std::string site = s.dir / "state/site";
+  REQUIRE(wait_until([&] { return slurp(site + "/data/box.js").find("\"held\":[{") != std::string::npos; }));
+  const json box = data_file(site + "/data/box.js");
+  CHECK(box["health"]["level"] == "shifted");
+  CHECK(box["canary"]["runs"].size() == 6);
+  CHECK(box["suites"].size() == 1);
+  std::string says;
+  says += " --expect 'box.html=shifted'";
+  says += " --expect 'box.html=6 runs since'";
+  says += " --expect 'box.html=Held regressions'";
+  says += " --expect 'box.html=micro/loop:wall_time'";  // the held regression's benchmark
+  says += " --expect 'box.html=What this box resolves'";
+  says += " --reject 'box.html=None held'";
+  says += " --expect 'index.html=box health'";
+  int rc = 0;
+  const std::string out = check_pages(site, {"index.html", "box.html"}, says, &rc);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK(out.find("ok box.html: 1 canvases drawn") != std::string::npos);
+  CHECK(out.find("check_site: 2 passed, 0 failed") != std::string::npos);
 }

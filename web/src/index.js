@@ -9,7 +9,7 @@
   function renderIndex(app, d) {
     app.appendChild(header([["benchbox"]], "Benchmarks",
       h("p", { class: "muted" }, (d.repositories || []).length + " repositories · generated " + fmtTime(d.generated) +
-        (d.version ? " · benchbox " + d.version : ""))));
+        (d.version ? " · benchbox " + d.version : "") + " · ", link("box.html", "box health"))));
     const repos = d.repositories || [];
     if (!repos.length) app.appendChild(section("Nothing yet", muted("No repository has been measured yet.")));
     for (const r of repos) {

@@ -5,7 +5,7 @@
   "use strict";
 
   const { site, load, h, renderIndex, renderRepository, renderTrend, renderRun,
-    renderPull } = benchbox._;
+    renderPull, renderBox } = benchbox._;
 
   let failed = false;
   function fail(err) {
@@ -31,7 +31,8 @@
     e.preventDefault();
   });
 
-  const PAGES = { index: renderIndex, repository: renderRepository, trend: renderTrend, run: renderRun, pull: renderPull };
+  const PAGES = { index: renderIndex, repository: renderRepository, trend: renderTrend, run: renderRun, pull: renderPull,
+    box: renderBox };
 
   benchbox.start = function () {
     const ds = document.body.dataset;
