@@ -64,6 +64,11 @@ class RowReader {
     return true;
   }
 
+  // True while every row's combinations were distinct: with the rows' names
+  // distinct too (by_name), every key is, and finish() need not sort the
+  // list to look for a duplicate.
+  bool keys_distinct() const { return distinct_; }
+
   // The row's benchmarks, one per parameter combination, at the end of `out`.
   bool emit(const std::string& name, const Loc& at, DeclaredMap* declared, ParsedList& out) {
     const Declared* decl = declared_for(declared, name);
@@ -71,6 +76,7 @@ class RowReader {
     if (!how) return false;
     auto combos = combinations(params_, decl);
     if (has_result_ && result_.size() != combos.size()) return false;
+    distinct_ = distinct_ && distinct_combinations(decl);
     for (size_t j = 0; j < combos.size(); ++j) {
       model::Benchmark& b = out.emplace_at(at.ptr);
       if (!begin(b, name, std::move(combos[j]), *how, version_, decl)) continue;
@@ -99,6 +105,20 @@ class RowReader {
     samples_.clear();
     number_.clear();
     for (auto& s : stats_) s.clear();
+  }
+
+  // The row's combinations differ when its parameters' names do and each
+  // parameter's values do (asv's are their reprs: they always do).
+  bool distinct_combinations(const Declared* decl) const {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      names.push_back(decl && i < decl->param_names.size() ? decl->param_names[i] : "param" + std::to_string(i + 1));
+      std::vector<std::string_view> values(params_[i].begin(), params_[i].end());
+      std::sort(values.begin(), values.end());
+      if (std::adjacent_find(values.begin(), values.end()) != values.end()) return false;
+    }
+    std::sort(names.begin(), names.end());
+    return std::adjacent_find(names.begin(), names.end()) == names.end();
   }
 
   double stat(size_t k, size_t j) const { return j < stats_[k].size() ? stats_[k][j] : kAbsent; }
@@ -228,6 +248,7 @@ class RowReader {
 
   const char* end_;
   std::vector<int> id_at_;  // the column id at each position of a row, -1 for unused ones
+  bool distinct_ = true;
   bool has_result_ = false;
   std::vector<std::optional<double>> result_;
   std::vector<std::vector<std::string>> params_;
@@ -310,7 +331,11 @@ std::optional<ParsedList> read_fast(JsonText text, const std::string& source, De
   if (!seen_results || doc.current_location().error() != simdjson::OUT_OF_BOUNDS || !by_name(rows, out))
     return std::nullopt;
   if (declared) *declared = std::move(*mine);
-  return add_undeclared(std::move(out), declared, top);
+  const bool distinct = !reader || reader->keys_distinct();
+  // The declared benchmarks without a result are named apart from every row.
+  ParsedList all = add_undeclared(std::move(out), declared, top);
+  all.keys_unique = distinct;
+  return all;
 }
 
 }  // namespace bb::formats::detail::asv

@@ -169,6 +169,9 @@ TEST_CASE("asv: the fast reader takes api version 2 as asv writes it, read as th
                                     [1], [1], [[1.00000000000000000001e-5, -0]]])"),
            // No parameter values at all: no benchmarks.
            asv_file(kAsvColumns, R"("b.time_e": [[], [[]]])"),
+           // A parameter value listed twice: two benchmarks with one key,
+           // which finish() words as a duplicate for both readers.
+           asv_file(kAsvColumns, R"("b.time_d": [[1, 2], [["1", "1"]]])"),
        }) {
     INFO(text);
     CHECK(detail::asv_fast(text, "in").has_value());
