@@ -46,8 +46,31 @@ require_tools() {
   done
 }
 
+# A free port below the ephemeral range (ip_local_port_range). A port from
+# that range (what binding port 0 gives) can be handed to a client as its
+# own source port while the socket unit is restarting, even to a connect()
+# to that very port (a TCP self-connect), and the unit then cannot listen
+# again: "Address already in use" (seen once in `systemctl restart
+# benchbox.target` under load).
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+  python3 -c '
+import random, socket
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for _ in range(500):
+    port = random.randint(10000, max(10001, low - 1))
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(port)
+    break
+else:
+    raise SystemExit("free_port: no free port below %d" % low)
+'
 }
 
 in_ct() { nsenter -t "$ct_pid" -a "$@"; }
