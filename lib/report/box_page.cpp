@@ -23,6 +23,18 @@ nlohmann::json box_canary_json(const canary::Health& health, const std::vector<c
   nlohmann::json list = nlohmann::json::array();
   for (size_t i = runs.size() > keep ? runs.size() - keep : 0; i < runs.size(); ++i)
     list.push_back({{"time", runs[i].time}, {"medians", runs[i].medians}, {"cv", runs[i].cv}});
+  // The canary series' change points: each run at which the level it
+  // judges began (learning, steady, shifted, or steady at a new level), as
+  // health.h judges the runs up to it.
+  nlohmann::json changes = nlohmann::json::array();
+  int64_t since = -1;
+  for (size_t i = 1; i <= runs.size(); ++i) {
+    const canary::Health at = canary::judge(std::vector<canary::Run>(runs.begin(), runs.begin() + long(i)));
+    if (at.since == since) continue;
+    since = at.since;
+    changes.push_back({{"time", at.since}, {"level", canary::to_string(at.level)}, {"new_level", at.new_level},
+                       {"describe", at.describe()}});
+  }
   nlohmann::json h = nullptr;
   if (health.runs > 0)
     h = {{"level", canary::to_string(health.level)},
@@ -33,7 +45,7 @@ nlohmann::json box_canary_json(const canary::Health& health, const std::vector<c
          {"runs", health.runs},
          {"new_level", health.new_level},
          {"describe", health.describe()}};
-  return {{"health", h}, {"canary", {{"environment_key", environment_key}, {"runs", list}}}};
+  return {{"health", h}, {"canary", {{"environment_key", environment_key}, {"runs", list}, {"changes", changes}}}};
 }
 
 void add_box_job(nlohmann::json& data, const JobReport& report, const std::string& tuning, const std::string& run_page,

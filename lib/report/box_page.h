@@ -22,8 +22,10 @@ namespace bb::report {
 std::map<std::string, double> suite_resolutions(const JobReport& report);
 
 // The page's canary part, {"health": {...} or null, "canary":
-// {"environment_key", "runs": [{"time", "medians", "cv"}]}}: `runs` oldest
-// first, the newest `keep` of them.
+// {"environment_key", "runs": [{"time", "medians", "cv"}], "changes":
+// [{"time", "level", "new_level", "describe"}]}}: `runs` oldest first, the
+// newest `keep` of them; `changes` the series' change points, each run at
+// which the level health.h judges began.
 nlohmann::json box_canary_json(const canary::Health& health, const std::vector<canary::Run>& runs,
                                const std::string& environment_key, size_t keep = 200);
 

@@ -410,6 +410,19 @@ TEST_CASE("the box health page: the canary, the tuning and what each suite resol
   CHECK(d["tuning"].is_null());
   CHECK(box.file("box.html").find("data-page=\"box\"") != std::string::npos);
 
+  // The change points of the canary's series: where each level began.
+  std::vector<canary::Run> series;
+  for (int i = 0; i < 5; ++i) series.push_back({1700000000 + i * 60, {{"canary/cpu", 0.069}}, {}});
+  series.push_back({1700000300, {{"canary/cpu", 0.069 * 1.25}}, {}});
+  REQUIRE(box.site.box_canary(canary::judge(series), series, "canary-env").ok());
+  const auto changes = box.data("data/box.js", "box")["canary"]["changes"];
+  REQUIRE(changes.size() == 3);
+  CHECK(changes[0]["level"] == "learning");
+  CHECK(changes[1]["level"] == "steady");
+  CHECK(changes[2]["level"] == "shifted");
+  CHECK(changes[2]["time"] == 1700000300);
+  REQUIRE(box.site.box_canary(shifted, runs, "canary-env").ok());
+
   // Two pushes: the second is compared with the first; what its suite
   // resolves and the tuning it ran under join the page, the canary stays.
   ResultSet first = placed_run(1, 1, 0.1), second = placed_run(2, 2, 0.1);

@@ -297,6 +297,7 @@ TEST_CASE("the box health page: the canary's level and runs, what each suite res
   says += " --expect 'box.html=Held regressions'";
   says += " --expect 'box.html=micro/loop:wall_time'";  // the held regression's benchmark
   says += " --expect 'box.html=What this box resolves'";
+  says += " --expect 'box.html=Level changes'";  // the canary series' change points
   says += " --reject 'box.html=None held'";
   says += " --expect 'index.html=box health'";
   int rc = 0;

@@ -39,6 +39,15 @@
     }, [xs].concat(cols), holder);
   }
 
+  // The canary series' change points, newest first.
+  function changesList(changes) {
+    if (!changes.length) return null;
+    return [h("h3", null, "Level changes"),
+      table(["since", "level", ""], changes.slice(-20).reverse().map((c) => h("tr", null,
+        td({ class: "nowrap" }, fmtTime(c.time)), td(null, badge(LEVEL_BADGE[c.level] || "recorded", c.level + (c.new_level ? " (new level)" : ""))),
+        td({ class: "note" }, c.describe || ""))), "changes")];
+  }
+
   function canarySection(d) {
     const hl = d.health;
     const runs = ((d.canary || {}).runs || []);
@@ -57,6 +66,7 @@
         workloads.map((w) => h("tr", null, td({ class: "key" }, code(w)), td({ class: "num" }, fmtMs(latest.medians[w])),
           td({ class: "num" }, fmtPct((latest.cv || {})[w], 1, false)))), "canary"),
       chart,
+      changesList(d.canary.changes || []),
       h("p", { class: "muted small" }, runs.length + " runs since " + fmtTime(runs[0].time) + " · environment " ,
         code((d.canary || {}).environment_key || "–")));
     return { card, draw: () => drawRuns(chart, runs, workloads) };
