@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <functional>
 
 #include "runnerd_fixture.h"
 
@@ -16,8 +17,14 @@ using nlohmann::json;
 
 namespace {
 
-// The benchmark: a shell loop on the benchmark CPU.
-const char* kBench = "#!/bin/sh\ni=0; while [ $i -lt 20000 ]; do i=$((i+1)); done\n";
+// The benchmark: a shell loop on the benchmark CPU, about 0.2 s a round.
+// Not shorter: a process that has just started gets the CPU ahead of a
+// busy loop that has run for a while (the scheduler places it at the
+// queue's least runtime), so a 40 ms round was slowed by only about 1.2x
+// under the load, within its own noise, and the push then looked
+// inconclusive instead of slower (1 run in about 10). The canary, a
+// longer process, was slowed 2x.
+const char* kBench = "#!/bin/sh\ni=0; while [ $i -lt 100000 ]; do i=$((i+1)); done\n";
 const char* kConfig = "version: 1\nsuites:\n  - name: loop\n    run: sh bench.sh\n    repetitions: 10\n    warmup: 1\n";
 
 std::string box_health(RunnerdFixture& f) {
@@ -52,8 +59,13 @@ TEST_CASE("a competing load: the canary sees it, the push's regression is held, 
   Process reporterd({build_path("daemons/reporterd/benchbox-reporterd"), "--config", f.config_path()},
                     {{"DBUS_SYSTEM_BUS_ADDRESS", f.address()}, {"BENCHBOX_LOG", "stderr"}}, f.dir() / "reporterd.log");
   auto logs = [&] { return f.runner_log() + "\n---\n" + reporterd.log() + "\n--- canary runs\n" + canary_runs(f); };
-  INFO(logs());
-  REQUIRE(wait_until([&] { return box_health(f).find("steady") != std::string::npos; }, std::chrono::seconds(90)));
+  // The logs as they are when a wait fails (INFO would keep them as they
+  // were when it was written).
+  auto wait_for = [&](const std::function<bool()>& pred, int seconds, const char* what) {
+    if (!wait_until(pred, std::chrono::seconds(seconds))) FAIL(what << " within " << seconds << " s\n" << logs());
+  };
+  auto logged = [&](const std::string& text) { return [&, text] { return reporterd.log().find(text) != std::string::npos; }; };
+  wait_for([&] { return box_health(f).find("steady") != std::string::npos; }, 90, "no steady canary");
   REQUIRE(f.wait_finished(f.enqueue(f.push_spec(good)), 120)["state"] == "done");
 
   // A competing load on the benchmark CPU, as a noisy neighbour would be.
@@ -61,14 +73,13 @@ TEST_CASE("a competing load: the canary sees it, the push's regression is held, 
   // (The harness execs without a PATH search: whole paths.)
   Process load({"/usr/bin/taskset", "-c", cpu, "/bin/sh", "-c", "while :; do :; done"}, {}, f.dir() / "load.log");
   std::fprintf(stderr, "load on CPU '%s'\n", cpu.c_str());
-  REQUIRE(wait_until([&] { return box_health(f).find("shifted") != std::string::npos; }, std::chrono::seconds(90)));
+  wait_for([&] { return box_health(f).find("shifted") != std::string::npos; }, 90, "the canary did not see the load");
   // Measured alone (no previous head beside it), as a push whose suite asks
   // for its previous run is: compared with the good push's run.
   const int64_t pushed = f.enqueue(f.push_spec(same));
   REQUIRE(f.wait_finished(pushed, 180)["state"] == "done");
   // Under the load the push looked slower: held, no confirmation queued.
-  REQUIRE(wait_until([&] { return reporterd.log().find("held: the box is shifted") != std::string::npos; },
-                     std::chrono::seconds(60)));
+  wait_for(logged("held: the box is shifted"), 60, "the push's regression was not held");
   std::vector<json> jobs;
   REQUIRE_FALSE(f.client().list("", 0, &jobs));
   for (const auto& j : jobs) CHECK(j["kind"] != "compare");
@@ -76,10 +87,8 @@ TEST_CASE("a competing load: the canary sees it, the push's regression is held, 
   // The load is gone: the canary steadies, the confirmation runs on a box
   // that is itself again, and finds nothing.
   load.kill_hard();
-  REQUIRE(wait_until([&] { return reporterd.log().find("released: the box is steady again") != std::string::npos; },
-                     std::chrono::seconds(180)));
-  REQUIRE(wait_until([&] { return reporterd.log().find("not confirmed") != std::string::npos; },
-                     std::chrono::seconds(180)));
+  wait_for(logged("released: the box is steady again"), 180, "the held regression was not released");
+  wait_for(logged("not confirmed"), 180, "the confirmation did not refute it");
   CHECK(reporterd.log().find("is confirmed before it is filed") == std::string::npos);
   std::fprintf(stderr, "%s", canary_runs(f).c_str());
 }
