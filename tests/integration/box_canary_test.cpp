@@ -87,7 +87,7 @@ TEST_CASE("a competing load: the canary sees it, the push's regression is held, 
   // The load is gone: the canary steadies, the confirmation runs on a box
   // that is itself again, and finds nothing.
   load.kill_hard();
-  wait_for(logged("released: the box is steady again"), 180, "the held regression was not released");
+  wait_for(logged("released: the box is steady again"), 300, "the held regression was not released");
   wait_for(logged("not confirmed"), 180, "the confirmation did not refute it");
   CHECK(reporterd.log().find("is confirmed before it is filed") == std::string::npos);
   std::fprintf(stderr, "%s", canary_runs(f).c_str());
