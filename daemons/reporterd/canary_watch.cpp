@@ -47,8 +47,8 @@ bool read_run(const canary::RunFile& f, canary::Run& run, std::string& key, std:
     if (samples.empty()) continue;
     const std::string workload = b.value("suite", "") + "/" + b.value("name", "");
     run.medians[workload] = stats::median(samples);
-    if (samples.size() > 1 && stats::mean(samples) > 0)
-      run.cv[workload] = std::sqrt(stats::variance(samples)) / stats::mean(samples);
+    if (const double mean = stats::mean(samples); samples.size() > 1 && mean > 0)
+      run.cv[workload] = std::sqrt(stats::variance(samples)) / mean;
   }
   if (run.medians.empty()) {
     why = "holds no samples";

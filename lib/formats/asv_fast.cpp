@@ -284,11 +284,10 @@ bool by_name(std::vector<Row>& rows, ParsedList& out) {
 
 std::optional<ParsedList> read_fast(JsonText text, const std::string& source, DeclaredMap* declared) {
   if (!simdjson_enabled()) return std::nullopt;
-  SimdText buf(text, /*python_nan=*/true);
-  od::parser parser;
-  od::document doc;
+  SimdRoot doc(text, /*python_nan=*/true);
+  const SimdText& buf = doc.buf;
   od::object root;
-  if (parser.iterate(buf.view()).get(doc) || doc.get_object().get(root)) return std::nullopt;
+  if (!doc.open(root)) return std::nullopt;
   std::optional<DeclaredMap> mine;  // marked here, kept only on success
   if (declared) mine = *declared;
   const Loc top{&source, ""};
@@ -328,7 +327,7 @@ std::optional<ParsedList> read_fast(JsonText text, const std::string& source, De
       return std::nullopt;
     }
   }
-  if (!seen_results || doc.current_location().error() != simdjson::OUT_OF_BOUNDS || !by_name(rows, out))
+  if (!seen_results || !doc.at_end() || !by_name(rows, out))
     return std::nullopt;
   if (declared) *declared = std::move(*mine);
   const bool distinct = !reader || reader->keys_distinct();

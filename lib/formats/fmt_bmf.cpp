@@ -61,12 +61,10 @@ void measure(model::Benchmark& b, const std::string& name, const std::string& sl
 std::optional<ParsedList> bmf_fast(JsonText text, const std::string& source) {
   namespace od = simdjson::ondemand;
   if (!simdjson_enabled()) return std::nullopt;
-  SimdText buf(text, false);
-  od::parser parser;
-  od::document doc;
+  SimdRoot file(text, false);
   od::object root;
-  if (parser.iterate(buf.view()).get(doc) || doc.get_object().get(root)) return std::nullopt;
-  const char* end = buf.end();
+  if (!file.open(root)) return std::nullopt;
+  const char* end = file.buf.end();
   // Count the measures first (a skim over simdjson's index, not the text),
   // so the list is allocated once: grown by doubling, it would hold the
   // old and the new array at once, a third of the peak on a large file.
@@ -84,8 +82,8 @@ std::optional<ParsedList> bmf_fast(JsonText text, const std::string& source) {
   };
   auto count = measures_in();
   if (!count) return std::nullopt;  // a document simdjson stopped in cannot be rewound
-  doc.rewind();
-  if (doc.get_object().get(root)) return std::nullopt;
+  file.doc.rewind();
+  if (file.doc.get_object().get(root)) return std::nullopt;
   ParsedList out;
   out.reserve(*count);
   const Loc top{&source, ""};
@@ -135,7 +133,7 @@ std::optional<ParsedList> bmf_fast(JsonText text, const std::string& source) {
       measure(out.emplace(at.child(slug).ptr), name, slug, r.value, r.lower, r.upper);
     }
   }
-  if (doc.current_location().error() != simdjson::OUT_OF_BOUNDS) return std::nullopt;
+  if (!file.at_end()) return std::nullopt;
   return out;
 }
 

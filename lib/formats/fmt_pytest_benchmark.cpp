@@ -249,11 +249,10 @@ class PytestRow {
 
 std::optional<ParsedList> pytest_benchmark_fast(JsonText text) {
   if (!simdjson_enabled()) return std::nullopt;
-  SimdText buf(text, /*python_nan=*/true);
-  od::parser parser;
-  od::document doc;
+  SimdRoot doc(text, /*python_nan=*/true);
+  const SimdText& buf = doc.buf;
   od::object root;
-  if (parser.iterate(buf.view()).get(doc) || doc.get_object().get(root)) return std::nullopt;
+  if (!doc.open(root)) return std::nullopt;
   PytestRow reader(buf.end());
   ParsedList out;
   bool found = false;
@@ -275,7 +274,7 @@ std::optional<ParsedList> pytest_benchmark_fast(JsonText text) {
         return std::nullopt;
     }
   }
-  if (!found || doc.current_location().error() != simdjson::OUT_OF_BOUNDS) return std::nullopt;
+  if (!found || !doc.at_end()) return std::nullopt;
   return out;
 }
 

@@ -204,11 +204,10 @@ class RowReader {
 
 bool for_each_plain_row(JsonText text, const std::function<bool(const GbRow&, size_t)>& row) {
   if (!simdjson_enabled()) return false;
-  SimdText buf(text, false);
-  od::parser parser;
-  od::document doc;
+  SimdRoot doc(text, false);
+  const SimdText& buf = doc.buf;
   od::object root;
-  if (parser.iterate(buf.view()).get(doc) || doc.get_object().get(root)) return false;
+  if (!doc.open(root)) return false;
   RowReader reader(buf.end());
   GbRow r;
   bool found = false;
@@ -229,7 +228,7 @@ bool for_each_plain_row(JsonText text, const std::function<bool(const GbRow&, si
       if (element.get_object().get(o) || !reader.read(o, r) || !row(r, i++)) return false;
     }
   }
-  return found && doc.current_location().error() == simdjson::OUT_OF_BOUNDS;
+  return found && doc.at_end();
 }
 
 }  // namespace bb::formats::detail

@@ -31,6 +31,22 @@ class SimdText {
   simdjson::padded_string_view view_;
 };
 
+// A document whose root is an object, read by a format's own reader: the
+// text, the parser and the document, which must live as long as anything
+// read from them. open() is false where simdjson stops or the root is not
+// an object; at_end() is true once nothing follows the root.
+struct SimdRoot {
+  SimdRoot(JsonText text, bool python_nan) : buf(text, python_nan) {}
+  bool open(simdjson::ondemand::object& root) {
+    return !parser.iterate(buf.view()).get(doc) && !doc.get_object().get(root);
+  }
+  bool at_end() { return doc.current_location().error() == simdjson::OUT_OF_BOUNDS; }
+
+  SimdText buf;
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document doc;
+};
+
 // A string's content straight from the input when it has no escapes
 // (stage 1 has already checked its UTF-8 and control characters), so it
 // is not copied into simdjson's string buffer, which a large file would
