@@ -7,7 +7,7 @@ namespace bb::store {
 
 const char* to_string(Backend b) { return b == Backend::postgresql ? "postgresql" : "sqlite"; }
 
-Status Statement::run() {
+Status StatementImpl::run() {
   for (;;) {
     auto row = step();
     if (!row) return row.error();

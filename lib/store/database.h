@@ -42,6 +42,10 @@ class StatementImpl {
   virtual void bind_real(int index, double value) = 0;
   virtual void bind_null(int index) = 0;
   virtual Result<bool> step() = 0;
+  // Steps until done, for a statement whose rows nobody reads. A back end
+  // may send it later, with the transaction's next statement or its
+  // COMMIT (PostgreSQL's pipeline); its error is then that one's.
+  virtual Status run();
   virtual void reset() = 0;
   virtual int64_t column_int64(int column) const = 0;
   virtual std::string column_text(int column) const = 0;
@@ -63,8 +67,9 @@ class Connection {
   // (BEGIN IMMEDIATE); PostgreSQL locks rows as statements touch them.
   virtual Status begin() = 0;
   virtual bool in_transaction() const = 0;
-  // Rows changed by the last INSERT/UPDATE/DELETE.
-  virtual int changes() const = 0;
+  // Rows changed by the last INSERT/UPDATE/DELETE (sending what a
+  // back end held back first).
+  virtual int changes() = 0;
   // The schema version of `schema` (0 when never migrated) and its update,
   // inside the migration's transaction.
   virtual Result<int64_t> schema_version(const std::string& schema) = 0;
@@ -92,8 +97,11 @@ class Statement {
   Statement& bind_real(int index, double value) { impl_->bind_real(index, value); return *this; }
 
   Result<bool> step() { return impl_->step(); }
-  // Steps until done; for statements that return no rows.
-  Status run();
+  // Steps until done; for statements whose rows nobody reads. Inside a
+  // transaction PostgreSQL sends it with the next statement (or COMMIT):
+  // an error may then come from that one, and the transaction is lost
+  // all the same.
+  Status run() { return impl_->run(); }
   void reset() { impl_->reset(); }
 
   int64_t column_int64(int column) const { return impl_->column_int64(column); }
@@ -127,7 +135,7 @@ class Database {
 
   Result<Statement> prepare(const std::string& sql);
   Status exec(const std::string& sql) { return conn_->exec(sql); }
-  int changes() const { return conn_->changes(); }
+  int changes() { return conn_->changes(); }
 
   // Applies the migrations of `schema` whose index is >= its version, each
   // in its own transaction. A database written by a newer benchbox (version

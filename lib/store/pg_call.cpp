@@ -1,6 +1,8 @@
 #include "store/pg_call.h"
 
 #include <poll.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <sys/socket.h>
 
@@ -42,6 +44,51 @@ Error abandon(PGconn* c, std::chrono::milliseconds deadline) {
 // Waits for what `sent` (a PQsend* call's result) put on the wire.
 Result<PGresult*> answer(PGconn* c, int sent, std::chrono::milliseconds deadline);
 
+// Sends what libpq holds for the server; false with `error` set when the
+// connection failed or the deadline passed.
+bool flush_all(PGconn* c, Clock::time_point until, std::chrono::milliseconds deadline, Error& error) {
+  for (;;) {
+    const int f = PQflush(c);
+    if (f == 0) return true;
+    if (f < 0) {
+      error = make_error(Errc::unavailable, "cannot send to PostgreSQL: " + last_error(c));
+      return false;
+    }
+    if (!wait_for(c, POLLOUT | POLLIN, until)) {
+      error = abandon(c, deadline);
+      return false;
+    }
+    if (!PQconsumeInput(c)) {
+      error = make_error(Errc::unavailable, "PostgreSQL: " + last_error(c));
+      return false;
+    }
+  }
+}
+
+// The next result, waiting for it with the deadline. Null is libpq's own
+// "this query's results are done" (or no more at all).
+Result<PGresult*> next_result(PGconn* c, Clock::time_point until, std::chrono::milliseconds deadline) {
+  while (PQisBusy(c)) {
+    if (!wait_for(c, POLLIN, until)) return abandon(c, deadline);
+    if (!PQconsumeInput(c)) return make_error(Errc::unavailable, "PostgreSQL: " + last_error(c));
+  }
+  return PQgetResult(c);
+}
+
+bool failed(PGresult* r) {
+  const ExecStatusType s = PQresultStatus(r);
+  return s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK;
+}
+
+// Owns a pipeline's results until they are handed over.
+struct Results {
+  std::vector<PGresult*> list;
+  ~Results() {
+    for (PGresult* r : list)
+      if (r) PQclear(r);
+  }
+};
+
 }  // namespace
 
 Result<PGresult*> call(PGconn* c, const std::string& sql, const std::vector<const char*>* params,
@@ -66,17 +113,85 @@ Result<PGresult*> call_prepared(PGconn* c, const std::string& name, const std::v
 
 namespace {
 
+Result<std::vector<PGresult*>> send_pipeline(PGconn* c, const std::vector<Query>& queries,
+                                             std::chrono::milliseconds deadline) {
+  const auto until = Clock::now() + deadline;
+  if (PQenterPipelineMode(c) != 1)
+    return make_error(Errc::unavailable, "cannot enter pipeline mode: " + last_error(c));
+  for (const Query& q : queries) {
+    const int n = static_cast<int>(q.params.size());
+    const int sent = q.name.empty()
+                         ? PQsendQueryParams(c, q.sql.c_str(), n, nullptr, q.params.data(), nullptr, nullptr, 0)
+                         : PQsendQueryPrepared(c, q.name.c_str(), n, q.params.data(), nullptr, nullptr, 0);
+    if (!sent) return make_error(Errc::unavailable, "cannot send to PostgreSQL: " + last_error(c));
+  }
+  if (PQpipelineSync(c) != 1) return make_error(Errc::unavailable, "cannot send to PostgreSQL: " + last_error(c));
+  Error error;
+  if (!flush_all(c, until, deadline, error)) return error;
+  // Each query's results end with a null; the Sync's own result ends all.
+  // A connection that fails mid-way yields nulls only: counted, they end
+  // the loop too.
+  Results results;
+  results.list.assign(queries.size(), nullptr);
+  size_t at = 0;
+  for (;;) {
+    auto r = next_result(c, until, deadline);
+    if (!r) return r.error();
+    if (!*r) {
+      if (++at > queries.size())
+        return make_error(Errc::unavailable, "PostgreSQL: the pipeline ended without its answer: " + last_error(c));
+      continue;
+    }
+    if (PQresultStatus(*r) == PGRES_PIPELINE_SYNC) {
+      PQclear(*r);
+      break;
+    }
+    PGresult*& slot = results.list[std::min(at, queries.size() - 1)];
+    if (slot && failed(slot)) {
+      PQclear(*r);  // the first error is the one to report
+      continue;
+    }
+    if (slot) PQclear(slot);
+    slot = *r;
+  }
+  if (PQexitPipelineMode(c) != 1) {
+    (void)abandon(c, deadline);
+    return make_error(Errc::unavailable, "PostgreSQL: cannot leave pipeline mode: " + last_error(c));
+  }
+  std::vector<PGresult*> out;
+  out.swap(results.list);
+  for (PGresult* r : out)
+    if (!r) {
+      for (PGresult* o : out)
+        if (o) PQclear(o);
+      return make_error(Errc::unavailable, "PostgreSQL: a pipelined statement got no answer: " + last_error(c));
+    }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<PGresult*>> pipeline(PGconn* c, const std::vector<Query>& queries,
+                                        std::chrono::milliseconds deadline) {
+  if (queries.empty()) return std::vector<PGresult*>();
+  auto out = send_pipeline(c, queries, deadline);
+  // A pipeline broken off half-way leaves libpq expecting answers the
+  // caller will never read: drop the connection, the next call connects.
+  if (!out && PQpipelineStatus(c) != PQ_PIPELINE_OFF) {
+    ::shutdown(PQsocket(c), SHUT_RDWR);
+    (void)PQconsumeInput(c);
+  }
+  return out;
+}
+
+namespace {
+
 Result<PGresult*> answer(PGconn* c, int sent, std::chrono::milliseconds deadline) {
   const auto until = Clock::now() + deadline;
   if (!sent) return make_error(Errc::unavailable, "cannot send to PostgreSQL: " + last_error(c));
   // Non-blocking, so a full socket buffer shows as "more to send".
-  for (;;) {
-    const int f = PQflush(c);
-    if (f == 0) break;
-    if (f < 0) return make_error(Errc::unavailable, "cannot send to PostgreSQL: " + last_error(c));
-    if (!wait_for(c, POLLOUT | POLLIN, until)) return abandon(c, deadline);
-    if (!PQconsumeInput(c)) return make_error(Errc::unavailable, "PostgreSQL: " + last_error(c));
-  }
+  Error error;
+  if (!flush_all(c, until, deadline, error)) return error;
   PGresult* kept = nullptr;
   for (;;) {
     while (PQisBusy(c)) {

@@ -35,4 +35,21 @@ Result<PGresult*> prepare(PGconn* conn, const std::string& name, const std::stri
 Result<PGresult*> call_prepared(PGconn* conn, const std::string& name, const std::vector<const char*>& params,
                                 std::chrono::milliseconds deadline = kCallDeadline);
 
+// One statement of a pipeline: prepared on this connection as `name`, or,
+// when `name` is empty, `sql` sent unnamed (extended protocol: one
+// statement, no "BEGIN; ..." strings).
+struct Query {
+  std::string name;
+  std::string sql;
+  std::vector<const char*> params;
+};
+
+// Sends every query at once in pipeline mode with one Sync, and waits for
+// all their answers: one round trip instead of one per statement. Returns
+// each query's result in order (the first error result if it had several);
+// once one fails, the server skips the rest (PGRES_PIPELINE_ABORTED) until
+// the Sync, as one transaction would. The caller owns the results.
+Result<std::vector<PGresult*>> pipeline(PGconn* conn, const std::vector<Query>& queries,
+                                        std::chrono::milliseconds deadline = kCallDeadline);
+
 }  // namespace bb::store::pg

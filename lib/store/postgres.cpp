@@ -3,6 +3,12 @@
 // never a wait without a deadline), parameters as
 // text and typed by the server from their context, so the stores' SQL with
 // `?` placeholders runs unchanged once they are numbered ($1, $2, ...).
+//
+// Inside a transaction, what nobody waits on (BEGIN, a lock, a NOTIFY, a
+// statement only run()) is held back and sent in one pipeline with the
+// next statement whose rows are read, or with COMMIT: each round trip to
+// the server is paid once for several statements. An Enqueue was ten
+// round trips; it is five.
 #include <libpq-fe.h>
 
 #include <charconv>
@@ -115,6 +121,7 @@ class PgStatement final : public StatementImpl {
   }
   void bind_null(int index) override { slot(index).reset(); }
   Result<bool> step() override;
+  Status run() override;
   void reset() override {
     result_.reset();
     row_ = -1;
@@ -169,12 +176,32 @@ class PgConnection final : public Connection {
   }
 
   Status exec(const std::string& sql) override {
+    BB_TRY(take_deferred_error());
     const bool ends = sql == "COMMIT" || sql == "ROLLBACK";
+    if (ends && begin_held_) {
+      // Nothing of the transaction reached the server: nothing to end.
+      // (A COMMIT of held statements sends them all, BEGIN first.)
+      if (sql == "ROLLBACK" || pending_.size() == 1) return drop_held();
+    }
+    if (sql == "ROLLBACK") pending_.clear();  // never to run
     if (ends && PQstatus(conn_.get()) != CONNECTION_OK) {
       // The server rolled the transaction back when the connection went.
+      pending_.clear();
+      begin_held_ = false;
       in_tx_ = false;
       return make_error(Errc::unavailable, name_ + ": the connection was lost inside a transaction; "
                                                "nothing of it was committed");
+    }
+    if (!pending_.empty()) {
+      if (sql == "COMMIT") {
+        // The held statements and the COMMIT: one round trip. One that
+        // fails leaves the transaction open and failed; Transaction's
+        // destructor rolls it back (in_transaction()).
+        auto r = send_held(sql, {});
+        in_tx_ = false;
+        return r ? Status{} : Status(r.error());
+      }
+      BB_TRY(send_held());
     }
     BB_TRY(ensure_connected());
     auto r = pg::call(conn_.get(), sql, nullptr);
@@ -184,13 +211,45 @@ class PgConnection final : public Connection {
     return check(owned.get(), "exec '" + sql.substr(0, 60) + "'");
   }
 
+  // BEGIN waits for the transaction's first statement (pipelined with it).
   Status begin() override {
-    BB_TRY(exec("BEGIN"));
+    BB_TRY(take_deferred_error());
+    if (!pending_.empty()) BB_TRY(send_held());
+    // A lost connection is mended now, while nothing is lost with it.
+    BB_TRY(ensure_connected());
+    pending_.push_back(Held{"", "BEGIN", {}});
+    begin_held_ = true;
     in_tx_ = true;
     return {};
   }
-  bool in_transaction() const override { return PQtransactionStatus(conn_.get()) != PQTRANS_IDLE; }
-  int changes() const override { return changes_; }
+  bool in_transaction() const override {
+    return begin_held_ || PQtransactionStatus(conn_.get()) != PQTRANS_IDLE;
+  }
+  // The count is the last statement's: what is held is sent first. An
+  // error then is the next call's (this one returns a count only).
+  int changes() override {
+    if (!pending_.empty() && !deferred_error_) {
+      if (auto sent = send_held(); !sent) {
+        deferred_error_ = sent.error();
+        return 0;
+      }
+    }
+    return changes_;
+  }
+
+  // Inside a transaction, a statement only run() waits for the next one
+  // that is sent (its error is then reported there).
+  Status run_later(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
+    BB_TRY(take_deferred_error());
+    if (!in_tx_ || pending_.size() >= kMaxHeld) {
+      auto r = run(sql, params);
+      return r ? Status{} : Status(r.error());
+    }
+    auto name = prepared(sql, static_cast<int>(params.size()));
+    if (!name) return name.error();
+    pending_.push_back(Held{*name, sql, params});
+    return {};
+  }
 
   // One table holds every schema's version, so the queue and the history
   // can share a database.
@@ -243,6 +302,8 @@ class PgConnection final : public Connection {
   }
 
   Result<PgResult> run(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
+    BB_TRY(take_deferred_error());
+    if (!pending_.empty()) return send_held(sql, params);
     BB_TRY(ensure_connected());
     std::vector<const char*> values;
     values.reserve(params.size());
@@ -270,6 +331,74 @@ class PgConnection final : public Connection {
   }
 
  private:
+  // A statement held back until the next one is sent (name "": unnamed).
+  struct Held {
+    std::string name;
+    std::string sql;
+    std::vector<std::optional<std::string>> params;
+  };
+
+  Status take_deferred_error() {
+    if (!deferred_error_) return {};
+    Error e = std::move(*deferred_error_);
+    deferred_error_.reset();
+    return e;
+  }
+
+  // Ends a transaction that never reached the server.
+  Status drop_held() {
+    pending_.clear();
+    begin_held_ = false;
+    in_tx_ = false;
+    return {};
+  }
+
+  // Sends the held statements, then `sql` (when given) in one pipeline,
+  // and returns the last one's result. The first that failed is the error.
+  Result<PgResult> send_held(const std::optional<std::string>& sql = std::nullopt,
+                             const std::vector<std::optional<std::string>>& params = {}) {
+    std::vector<Held> held;
+    held.swap(pending_);
+    begin_held_ = false;
+    // (A connection lost before BEGIN went is mended by the next
+    // transaction's begin(), as one lost between transactions is.)
+    if (PQstatus(conn_.get()) != CONNECTION_OK)
+      return make_error(Errc::unavailable, name_ + ": the connection was lost inside a transaction; "
+                                               "nothing of it was committed");
+    if (sql) {
+      std::string name;
+      // COMMIT and ROLLBACK are sent unnamed, as BEGIN is.
+      if (*sql != "COMMIT") {
+        auto n = prepared(*sql, static_cast<int>(params.size()));
+        if (!n) return n.error();
+        name = *n;
+      }
+      held.push_back(Held{name, *sql, params});
+    }
+    std::vector<pg::Query> queries;
+    queries.reserve(held.size());
+    for (const Held& h : held) {
+      pg::Query q{h.name, h.sql, {}};
+      q.params.reserve(h.params.size());
+      for (const auto& p : h.params) q.params.push_back(p ? p->c_str() : nullptr);
+      queries.push_back(std::move(q));
+    }
+    auto sent = pg::pipeline(conn_.get(), queries);
+    if (!sent) return sent.error().with_context(name_ + ": '" + held.back().sql.substr(0, 60) + "'");
+    std::vector<PgResult> results;
+    for (PGresult* r : *sent) results.emplace_back(r);
+    for (size_t i = 0; i < results.size(); ++i) {
+      PGresult* r = results[i].get();
+      if (PQresultStatus(r) == PGRES_PIPELINE_ABORTED) continue;  // after the failed one
+      if (const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE); state && std::string(state) == "26000")
+        prepared_.clear();  // the session lost its statements (a pooler): make them again
+      BB_TRY(check(r, "'" + held[i].sql.substr(0, 60) + "'"));
+    }
+    const char* n = PQcmdTuples(results.back().get());
+    changes_ = n && *n ? std::atoi(n) : 0;
+    return std::move(results.back());
+  }
+
   // The server-side name `sql` is prepared under on this connection, made
   // now if it is new: the server then parses and plans each statement
   // once per connection, not once per call (five to eight per Enqueue).
@@ -325,6 +454,11 @@ class PgConnection final : public Connection {
   std::string name_;
   std::string search_path_;  // "" = the server's default
   bool in_tx_ = false;       // between begin() and COMMIT/ROLLBACK
+  bool begin_held_ = false;  // BEGIN is in pending_, not yet sent
+  // Held statements: a pipeline of at most this many, then they are sent.
+  static constexpr size_t kMaxHeld = 64;
+  std::vector<Held> pending_;
+  std::optional<Error> deferred_error_;  // from changes(), for the next call
   static constexpr size_t kMaxPrepared = 256;
   std::unordered_map<std::string, std::string> prepared_;  // SQL -> its name on this session
   int changes_ = 0;
@@ -340,6 +474,12 @@ Result<bool> PgStatement::step() {
   if (row_ + 1 >= PQntuples(result_.get())) return false;
   ++row_;
   return true;
+}
+
+// A statement already stepped is only read to its end, never sent again.
+Status PgStatement::run() {
+  if (result_) return StatementImpl::run();
+  return conn_->run_later(sql_, params_);
 }
 
 }  // namespace

@@ -170,7 +170,7 @@ class SqliteConnection final : public Connection {
   // IMMEDIATE: a writer never has to upgrade a read lock.
   Status begin() override { return exec("BEGIN IMMEDIATE"); }
   bool in_transaction() const override { return !sqlite3_get_autocommit(db_.get()); }
-  int changes() const override { return sqlite3_changes(db_.get()); }
+  int changes() override { return sqlite3_changes(db_.get()); }
 
   // One schema per file: PRAGMA user_version.
   Result<int64_t> schema_version(const std::string&) override {

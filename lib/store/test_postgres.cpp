@@ -322,3 +322,117 @@ TEST_CASE("connecting to a server that does not answer gives up after connect_ti
   INFO(std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms");
   CHECK(took < std::chrono::seconds(7));
 }
+
+TEST_CASE("inside a transaction, what nobody reads is sent with the next statement: an Enqueue is 5 round trips",
+          "[postgres]") {
+  const std::string where = testdb::postgres_database("/postgres-case/pipeline");
+  testdb::TcpProxy proxy(testdb::postgres_socket(testdb::postgres_admin()));
+  REQUIRE(proxy.port() > 0);
+  FakeClock clock;
+  auto q = QueueStore::open(Location::postgresql(where + " host=127.0.0.1 port=" + std::to_string(proxy.port())),
+                            clock, {});
+  REQUIRE(q);
+  // As a webhook's: a delivery id and a replay key. The first call
+  // prepares each statement once for the connection.
+  auto webhook_push = [](char c) {
+    model::JobSpec s = push_of(c);
+    s.delivery_id = std::string("delivery-") + c;
+    s.replay_key = std::string(64, c);  // a sha256 of the body, in hex
+    return s;
+  };
+  auto warm = q->enqueue(webhook_push('a'));
+  if (!warm) FAIL(warm.error().message);
+  REQUIRE(q->claim("warm", 60));
+
+  // BEGIN, the writers' lock and the replay lookup; the delivery lookup;
+  // the duplicate lookup; the INSERT; the replay window's prune, the
+  // replay record, NOTIFY and COMMIT. (Ten, one statement at a time.)
+  int before = proxy.client_sends();
+  auto e = q->enqueue(webhook_push('b'));
+  REQUIRE(e);
+  CHECK(e->created);
+  CHECK(proxy.client_sends() - before == 5);
+
+  // The lease check; BEGIN and the pick; the UPDATE; NOTIFY and COMMIT.
+  before = proxy.client_sends();
+  auto c = q->claim("runner", 60);
+  REQUIRE(c);
+  REQUIRE(c->job);
+  CHECK(c->job->id == e->job.id);
+  CHECK(proxy.client_sends() - before == 4);
+  CHECK(q->counts()->running == 2);
+}
+
+TEST_CASE("a statement held back reports its error at the next one, and nothing of its transaction stays",
+          "[postgres]") {
+  auto db = fresh("held-error");
+  REQUIRE(db.exec("CREATE TABLE t (k TEXT PRIMARY KEY, n BIGINT)"));
+  REQUIRE(db.exec("INSERT INTO t (k, n) VALUES ('a', 1)"));
+  {
+    auto tx = Transaction::begin(db);
+    REQUIRE(tx);
+    auto up = db.prepare("UPDATE t SET n = n + 1 WHERE k = ?");
+    up->bind(1, std::string("a"));
+    REQUIRE(up->run());  // held: sent with the next statement
+    auto dup = db.prepare("INSERT INTO t (k, n) VALUES (?, 2)");
+    dup->bind(1, std::string("a"));
+    REQUIRE(dup->run());  // held too; fails on the server
+    auto committed = tx->commit();
+    REQUIRE_FALSE(committed);
+    CHECK(committed.error().code == Errc::conflict);
+    CHECK(committed.error().message.find("INSERT INTO t") != std::string::npos);
+    CHECK(committed.error().message.find("duplicate key") != std::string::npos);
+  }
+  // The destructor rolled the failed transaction back: the UPDATE is gone
+  // and the connection takes the next one.
+  CHECK(scalar(db, "SELECT n FROM t WHERE k = 'a'") == 1);
+  {
+    auto tx = Transaction::begin(db);
+    REQUIRE(tx);
+    auto up = db.prepare("UPDATE t SET n = n + 10 WHERE k = ?");
+    up->bind(1, std::string("a"));
+    REQUIRE(up->run());
+    // changes() counts the held statement: it is sent first.
+    CHECK(db.changes() == 1);
+    auto read = db.prepare("SELECT n FROM t WHERE k = ?");
+    read->bind(1, std::string("a"));
+    REQUIRE(*read->step());
+    CHECK(read->column_int64(0) == 11);  // the held UPDATE ran before it
+    REQUIRE(tx->commit());
+  }
+  CHECK(scalar(db, "SELECT n FROM t WHERE k = 'a'") == 11);
+}
+
+TEST_CASE("a transaction that ends before anything reached the server sends nothing", "[postgres]") {
+  const std::string where = testdb::postgres_database("/postgres-case/empty-transaction");
+  testdb::TcpProxy proxy(testdb::postgres_socket(testdb::postgres_admin()));
+  REQUIRE(proxy.port() > 0);
+  auto db = Database::connect(where + " host=127.0.0.1 port=" + std::to_string(proxy.port()));
+  REQUIRE(db);
+  REQUIRE(db->exec("CREATE TABLE t (n BIGINT)"));
+  auto insert = [&](int64_t n) {
+    auto ins = db->prepare("INSERT INTO t (n) VALUES (?)");
+    ins->bind(1, n);
+    return ins->run();
+  };
+  REQUIRE(insert(1));  // outside a transaction: sent at once (and prepared)
+  const int before = proxy.client_sends();
+  {
+    auto tx = Transaction::begin(*db);
+    REQUIRE(tx);
+    REQUIRE(db->connection().in_transaction());
+  }  // rolled back: BEGIN never went
+  {
+    auto tx = Transaction::begin(*db);
+    REQUIRE(tx);
+    REQUIRE(tx->commit());
+  }
+  {
+    auto tx = Transaction::begin(*db);
+    REQUIRE(tx);
+    REQUIRE(insert(2));
+  }  // the held INSERT and BEGIN are dropped with the rollback
+  CHECK(proxy.client_sends() == before);
+  CHECK_FALSE(db->connection().in_transaction());
+  CHECK(scalar(*db, "SELECT COUNT(*) FROM t") == 1);
+}

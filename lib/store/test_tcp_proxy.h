@@ -2,7 +2,9 @@
 // both ways until told to black-hole, when it stops forwarding (and
 // reading) without closing anything, as a dropped link or a stopped VM
 // looks to the client. Each accepted connection gets a connection of its
-// own to the target. Test-only; one thread.
+// own to the target. It counts what the clients send: a client that
+// waits for each answer before it sends again (libpq, one statement at a
+// time) sends once per round trip. Test-only; one thread.
 #pragma once
 
 #include <arpa/inet.h>
@@ -59,6 +61,8 @@ class TcpProxy {
 
   int port() const { return port_; }
   void black_hole(bool on) { black_hole_ = on; }
+  // Reads of client data forwarded to the server so far.
+  int client_sends() const { return client_sends_; }
 
  private:
   struct Pair {
@@ -116,7 +120,10 @@ class TcpProxy {
           continue;
         }
         bool ok = true;
-        if (fds[1 + 2 * i].revents) ok = pump(p.client, p.server);
+        if (fds[1 + 2 * i].revents) {
+          ok = pump(p.client, p.server);
+          if (ok) ++client_sends_;
+        }
         if (ok && fds[2 + 2 * i].revents) ok = pump(p.server, p.client);
         if (ok) {
           alive.push_back(p);
@@ -133,6 +140,7 @@ class TcpProxy {
   int listen_fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false}, black_hole_{false};
+  std::atomic<int> client_sends_{0};
   std::vector<Pair> pairs_;
   std::thread thread_;
 };
