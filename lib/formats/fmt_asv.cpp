@@ -137,6 +137,7 @@ Value judge(model::Benchmark& b, std::optional<double> value) {
 }
 
 void put_summary(model::Benchmark& b, double median, const std::array<double, 4>& stats, double scale) {
+  b.summary.reserve(1 + stats.size());
   b.summary["median"] = median * scale;
   for (size_t k = 0; k < stats.size(); ++k)
     if (std::isfinite(stats[k])) b.summary[Columns::kNames[Columns::ci_99_a + k] + 6] = stats[k] * scale;

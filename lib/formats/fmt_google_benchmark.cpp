@@ -33,7 +33,7 @@ std::string counter_unit(const std::string& name) {
 // three or four whole benchmarks (a quarter of a large file's memory).
 struct Series {
   std::vector<double> samples, iterations;
-  std::map<std::string, double> summary;
+  model::Summary summary;
 };
 
 struct Group {

@@ -7,6 +7,11 @@
 
 namespace bb::model {
 
+void to_json(nlohmann::json& j, const Summary& s) {
+  j = nlohmann::json::object();
+  for (const auto& [name, value] : s) j[name] = value;
+}
+
 std::string BenchmarkKey::to_string() const {
   std::string out = suite + "/" + name;
   if (!params.empty()) {

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/summary.h"
 #include "util/result.h"
 #include "util/version.h"
 
@@ -57,7 +58,7 @@ struct Benchmark {
                                  // same round ran adjacent (pairing); empty = unknown
   std::vector<double> iterations;  // iterations behind each sample, where the format says
   bool summary_only = false;     // the harness gave only summaries (see `summary`)
-  std::map<std::string, double> summary;  // mean/median/stddev/min/max as the harness reported
+  Summary summary;               // mean/median/stddev/min/max as the harness reported
   BenchmarkStatus status = BenchmarkStatus::ok;
   std::string reason;            // why failed/skipped
   // Format-specific (counters, exit codes): null until something is put in

@@ -195,3 +195,40 @@ TEST_CASE("a result set with an integer field out of range is an error, not unde
   CHECK(rs.error().message.find("/created") != std::string::npos);
   CHECK(rs.error().message.find("out of range") != std::string::npos);
 }
+
+TEST_CASE("a summary keeps its names sorted and unique, as the std::map it replaced did") {
+  Summary s;
+  CHECK(s.empty());
+  CHECK(s.emplace("median", 2.0).second);
+  CHECK(s.emplace("max", 3.0).second);   // before the last: inserted in its place
+  CHECK(s.emplace("stddev", 0.5).second);
+  CHECK(s.emplace("mean", 2.5).second);
+  auto again = s.emplace("mean", 9.0);
+  CHECK_FALSE(again.second);              // the first value stays
+  CHECK(again.first->second == 2.5);
+  s.emplace_hint(s.end(), "min", 1.0);
+  std::vector<std::string> names;
+  for (const auto& [name, value] : s) names.push_back(name);
+  CHECK(names == std::vector<std::string>{"max", "mean", "median", "min", "stddev"});
+  CHECK(s.size() == 5);
+  CHECK(s.at("min") == 1.0);
+  CHECK_THROWS_AS(s.at("q1"), std::out_of_range);
+  CHECK(s.count("q1") == 0);
+  CHECK(s.find("q1") == s.end());
+  s["q1"] = 1.5;  // made, then set
+  CHECK(s.contains("q1"));
+  CHECK(s["iqr"] == 0.0);
+  CHECK(s.erase("iqr") == 1);
+  CHECK(s.erase("iqr") == 0);
+  CHECK(s == Summary{{"stddev", 0.5}, {"q1", 1.5}, {"min", 1.0}, {"median", 2.0}, {"mean", 2.5}, {"max", 3.0}});
+  CHECK(Summary{{"mean", 1.0}, {"mean", 2.0}}.at("mean") == 1.0);
+
+  // JSON: an object in name order, read back by json_as as a map would be.
+  nlohmann::json j = s;
+  CHECK(j.dump() == R"({"max":3.0,"mean":2.5,"median":2.0,"min":1.0,"q1":1.5,"stddev":0.5})");
+  auto back = json_as<Summary>(j);
+  REQUIRE(back);
+  CHECK(*back == s);
+  CHECK_FALSE(json_as<Summary>(nlohmann::json::parse(R"({"mean": "1"})")));
+  CHECK_FALSE(json_as<Summary>(nlohmann::json::parse("[1]")));
+}

@@ -25,10 +25,12 @@ template <class T>
 struct is_vector : std::false_type {};
 template <class E>
 struct is_vector<std::vector<E>> : std::true_type {};
-template <class T>
+// std::map<std::string, V>, or a map-like type of its own (model::Summary).
+template <class T, class = void>
 struct is_string_map : std::false_type {};
-template <class V>
-struct is_string_map<std::map<std::string, V>> : std::true_type {};
+template <class T>
+struct is_string_map<T, std::void_t<typename T::key_type, typename T::mapped_type>>
+    : std::is_same<typename T::key_type, std::string> {};
 }  // namespace detail
 
 // The value of `j` as T, or nullopt when `j` does not hold a T exactly.
