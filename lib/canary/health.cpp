@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "stats/describe.h"
+#include "stats/distributions.h"
 
 namespace bb::canary {
 
@@ -17,6 +18,22 @@ struct Distance {
   double band = 0;
   bool outside = false;
 };
+
+// How much wider than a full baseline's the band is while fewer runs are
+// known: the ratio of Student's t quantiles with n-1 and N-1 degrees of
+// freedom, at the level spread_k stands for (spread_k × the MAD is
+// spread_k / 1.4826 standard deviations of a normal). With 20 as the full
+// baseline: 3 runs ×3.9, 5 ×1.7, 10 ×1.15. Without it, three runs close by
+// chance gave a box that moves ±9 % the 3 % floor; only runs inside that
+// joined the baseline, so it never learned otherwise, and the box stayed
+// "shifted" for good.
+double small_baseline_factor(size_t n, const HealthOptions& o) {
+  if (n >= o.baseline_runs || n < 2 || o.baseline_runs < 2) return 1;
+  const double q = stats::normal_cdf(o.spread_k / 1.4826);
+  const double f =
+      stats::student_t_quantile(q, double(n - 1)) / stats::student_t_quantile(q, double(o.baseline_runs - 1));
+  return std::isfinite(f) && f > 1 ? f : 1;
+}
 
 class Baseline {
  public:
@@ -41,7 +58,8 @@ class Baseline {
           logs.push_back(std::log(it->second));
       if (logs.size() < o_.min_baseline || !(value > 0)) continue;
       const double level = stats::median(logs);
-      const double band = std::max(std::log1p(o_.min_band), o_.spread_k * stats::mad(logs));
+      const double band = small_baseline_factor(logs.size(), o_) *
+                          std::max(std::log1p(o_.min_band), o_.spread_k * stats::mad(logs));
       const double off = std::log(value) - level;
       const double excess = std::fabs(off) - band;
       if (excess > worst_excess) {
@@ -82,6 +100,7 @@ Health judge(const std::vector<Run>& runs, const HealthOptions& o) {
   Health h;
   Baseline base(o);
   std::vector<const Run*> outside;  // the shift's runs, in order
+  std::vector<const Run*> suspect;  // steady, runs outside in a row, fewer than shift_runs
   size_t back = 0;                  // runs back inside since the last one outside
   for (const Run& r : runs) {
     ++h.runs;
@@ -104,13 +123,21 @@ Health judge(const std::vector<Run>& runs, const HealthOptions& o) {
     h.band = d.band;
     if (h.level == Level::steady) {
       if (!d.outside) {
+        // A lone run outside was the box's own noise: it joins the
+        // baseline too, or the band would only ever learn the runs
+        // inside it and never widen to the box's real spread.
+        for (const Run* s : suspect) base.add(*s);
+        suspect.clear();
         base.add(r);
         continue;
       }
+      suspect.push_back(&r);
+      if (suspect.size() < std::max<size_t>(o.shift_runs, 1)) continue;
       h.level = Level::shifted;
-      h.since = r.time;
+      h.since = suspect.front()->time;
       h.new_level = false;
-      outside = {&r};
+      outside = suspect;
+      suspect.clear();
       back = 0;
       continue;
     }

@@ -5,7 +5,8 @@
 // run to run by more than any one run's spread. So each run is judged
 // against the box's own recent history: its baseline is the median of the
 // last steady runs' medians, its band the larger of a floor and a multiple
-// of their run-to-run spread (the MAD of their logs). A run outside the
+// of their run-to-run spread (the MAD of their logs), widened while fewer
+// than baseline_runs are known, as Student's t is for a small sample. A run outside the
 // band in any workload shifts the box; it is steady again after runs back
 // inside, or, when the runs outside agree with each other, at their new
 // level (a microcode or firmware change that stays). Until a few runs are
@@ -28,10 +29,11 @@ struct Run {
 };
 
 struct HealthOptions {
-  size_t baseline_runs = 10;   // the newest steady runs the level is taken from
+  size_t baseline_runs = 20;   // the newest steady runs the level is taken from
   size_t min_baseline = 3;     // fewer steady runs known: learning
   double min_band = 0.03;      // a shift under 3 % is never one
   double spread_k = 4;         // the band: spread_k × the baseline's robust spread (log scale)
+  size_t shift_runs = 2;       // runs outside in a row that shift a steady box
   size_t back_runs = 2;        // runs back inside the band that end a shift
   size_t new_level_runs = 5;   // runs outside that agree with each other: the new level ...
   int64_t new_level_seconds = 1800;  // ... over at least this long: a passing load is not a level

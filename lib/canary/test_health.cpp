@@ -49,7 +49,9 @@ TEST_CASE("canary health: learning until a few runs are known, then steady") {
   CHECK(many.level == Level::steady);
   CHECK(many.since == h.runs[2].time);  // steady since it learned
   CHECK(many.band == Approx(0.03).margin(1e-9));  // ±0.5 % noise: the floor
-  CHECK(three.band == Approx(0.03).margin(1e-9));  // said from the moment it is steady
+  // Said from the moment it is steady, and wide while only three runs are
+  // known: Student's t with 2 degrees of freedom against 19.
+  CHECK(three.band > 0.09);
   CHECK(many.describe().rfind("steady (last run ×", 0) == 0);
 }
 
@@ -57,9 +59,11 @@ TEST_CASE("canary health: a 10 % slower box is a shift; back to its level, stead
   History h(7);
   h.add(12, 1, 1, 0.005);
   h.add(1, 1.10, 1, 0.005);
+  CHECK(judge(h.runs).level == Level::steady);  // one run outside may be the box's noise
+  h.add(1, 1.10, 1, 0.005);
   Health s = judge(h.runs);
   REQUIRE(s.level == Level::shifted);
-  CHECK(s.since == h.runs.back().time);
+  CHECK(s.since == h.runs[h.runs.size() - 2].time);  // from the first run outside
   CHECK(s.workload == "canary/cpu");
   CHECK(s.ratio == Approx(1.10).epsilon(0.02));
   CHECK(s.describe().rfind("shifted: canary/cpu ×1.", 0) == 0);
@@ -91,7 +95,7 @@ TEST_CASE("canary health: a slower level that stays becomes the box's level") {
   CHECK(n.new_level);
   CHECK(n.describe().rfind("steady at a new level", 0) == 0);
   // Judged against the new level from now on: going back is a shift again.
-  h.add(1, 1, 1, 0.005);
+  h.add(2, 1, 1, 0.005);
   CHECK(judge(h.runs).level == Level::shifted);
 }
 
@@ -123,13 +127,13 @@ TEST_CASE("canary health: the band is as wide as the box is noisy") {
   CHECK(n.band > 0.05);
   noisy.add(1, 1.05, 1, 0.0);
   CHECK(judge(noisy.runs).level == Level::steady);
-  noisy.add(1, 1.40, 1, 0.0);
+  noisy.add(2, 1.40, 1, 0.0);
   CHECK(judge(noisy.runs).level == Level::shifted);
 
   // A quiet box (±0.2 %) resolves a 4 % step.
   History quiet(5);
   quiet.add(10, 1, 1, 0.002);
-  quiet.add(1, 1.04, 1, 0.0);
+  quiet.add(2, 1.04, 1, 0.0);
   CHECK(judge(quiet.runs).level == Level::shifted);
 }
 
@@ -141,4 +145,44 @@ TEST_CASE("canary health: a workload the baseline does not know is not judged") 
   r.medians["canary/disk"] = 5.0;
   h.runs.push_back(r);
   CHECK(judge(h.runs).level == Level::steady);
+}
+
+TEST_CASE("canary health: three runs close by chance are no narrow band for a noisy box") {
+  // The first three runs within ±0.2 %, then a box that moves ±9 % run to
+  // run (seen on this project's VM after a load went): a baseline of three
+  // gets a band wide enough for it, and the band learns the box's noise
+  // as runs join.
+  History h(20261207);
+  h.add(3, 1, 1, 0.002);
+  Health three = judge(h.runs);
+  REQUIRE(three.level == Level::steady);
+  CHECK(three.band > 0.09);  // the 3 % floor, widened for knowing only three runs
+  h.add(30, 1, 1, 0.09);
+  Health later = judge(h.runs);
+  CHECK(later.level == Level::steady);
+  CHECK(later.band > 0.08);
+  // Still a shift when one is there: 40 % slower.
+  h.add(2, 1.4, 1, 0.0);
+  CHECK(judge(h.runs).level == Level::shifted);
+}
+
+TEST_CASE("canary health: how often a steady box is called shifted (seeds 1-300)") {
+  // 300 histories of 40 runs of a box that does not change, ±3 % (uniform)
+  // run to run: the fraction that is ever "shifted" is the canary's false
+  // alarm rate for that box. Each holds regressions until it ends.
+  size_t alarms = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    History h(seed);
+    h.add(40, 1, 1, 0.03);
+    std::vector<Run> prefix;
+    bool shifted = false;
+    for (const Run& r : h.runs) {
+      prefix.push_back(r);
+      shifted = shifted || judge(prefix).level == Level::shifted;
+    }
+    alarms += shifted;
+  }
+  INFO("histories ever shifted: " << alarms << " of 300");
+  WARN("canary false shifts, ±3 % box, 40 runs: " << alarms << " of 300");
+  CHECK(alarms <= 15);  // at most 5 %
 }

@@ -414,6 +414,7 @@ TEST_CASE("the box health page: the canary, the tuning and what each suite resol
   std::vector<canary::Run> series;
   for (int i = 0; i < 5; ++i) series.push_back({1700000000 + i * 60, {{"canary/cpu", 0.069}}, {}});
   series.push_back({1700000300, {{"canary/cpu", 0.069 * 1.25}}, {}});
+  series.push_back({1700000330, {{"canary/cpu", 0.069 * 1.25}}, {}});  // shifted from the first
   REQUIRE(box.site.box_canary(canary::judge(series), series, "canary-env").ok());
   const auto changes = box.data("data/box.js", "box")["canary"]["changes"];
   REQUIRE(changes.size() == 3);

@@ -47,6 +47,14 @@ double student_t_cdf(double t, double df) {
   return bm::cdf(StudentT(df), t);
 }
 
+double student_t_quantile(double p, double df) {
+  if (!(p >= 0 && p <= 1) || !(df > 0)) return kNaN;
+  if (std::isinf(df)) return normal_quantile(p);
+  if (p == 0) return -kInfinity;
+  if (p == 1) return kInfinity;
+  return bm::quantile(StudentT(df), p);
+}
+
 double chi_square_upper(double x, double df) {
   if (std::isnan(x) || !(df > 0)) return kNaN;
   if (!(x > 0)) return 1;

@@ -14,6 +14,8 @@ double normal_quantile(double p);
 // Student's t distribution function with df > 0 degrees of freedom (an
 // infinite df is the normal).
 double student_t_cdf(double t, double df);
+// Its inverse: ±inf at 0 and 1.
+double student_t_quantile(double p, double df);
 
 // Upper tail P(X > x) of the chi-square distribution with df > 0 degrees of
 // freedom; 1 for x <= 0.

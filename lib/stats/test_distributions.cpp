@@ -131,6 +131,17 @@ TEST_CASE("Student's t: reference values") {
   CHECK(student_t_cdf(0.3, 2) == Approx(0.60375716957991119).epsilon(1e-12));
   CHECK(student_t_cdf(0, 3) == 0.5);
   CHECK(student_t_cdf(1.7, kInfinity) == normal_cdf(1.7));
+  // The quantile: textbook t tables, and the inverse of the cdf.
+  CHECK(student_t_quantile(0.975, 8) == Approx(2.306004135).epsilon(1e-9));
+  CHECK(student_t_quantile(0.995, 2) == Approx(9.924843201).epsilon(1e-9));
+  CHECK(student_t_quantile(0.5, 3) == Approx(0).margin(1e-12));
+  for (double df : {1.0, 2.0, 4.5, 9.0, 100.0})
+    for (double p : {0.001, 0.2, 0.9, 0.9965})
+      CHECK(student_t_cdf(student_t_quantile(p, df), df) == Approx(p).epsilon(1e-10));
+  CHECK(student_t_quantile(0.9, kInfinity) == normal_quantile(0.9));
+  CHECK(std::isinf(student_t_quantile(1, 3)));
+  CHECK(std::isnan(student_t_quantile(1.5, 3)));
+  CHECK(std::isnan(student_t_quantile(0.5, 0)));
 }
 
 TEST_CASE("chi-square upper tail: reference values, any degrees of freedom") {

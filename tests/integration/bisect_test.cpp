@@ -249,6 +249,7 @@ TEST_CASE("a regression found while the box's canary has shifted is held, then c
   const int64_t t0 = std::time(nullptr) - 3600;
   for (int i = 0; i < 5; ++i) s.write_canary(t0 + i * 60, 0.069, 0.166);
   s.write_canary(t0 + 300, 0.069 * 1.25, 0.166 * 1.1);
+  s.write_canary(t0 + 330, 0.069 * 1.25, 0.166 * 1.1);  // two in a row: not the box's noise
   s.restart_reporter();
   REQUIRE(s.box_health().find("shifted") != std::string::npos);
 
@@ -284,6 +285,7 @@ TEST_CASE("a held regression a later push closes is never confirmed nor told") {
   const int64_t t0 = std::time(nullptr) - 3600;
   for (int i = 0; i < 5; ++i) s.write_canary(t0 + i * 60, 0.069, 0.166);
   s.write_canary(t0 + 300, 0.069 * 1.25, 0.166);
+  s.write_canary(t0 + 330, 0.069 * 1.25, 0.166);
   s.restart_reporter();
   s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
   const int64_t bad = s.run_job(push_spec(fake_sha(11)), push_result(fake_sha(11), 0.110, 11));

@@ -74,9 +74,9 @@ TEST_CASE("a competing load: the canary sees it, the push's regression is held, 
   auto logged = [&](const std::string& text) { return [&, text] { return reporterd.log().find(text) != std::string::npos; }; };
   wait_for([&] { return box_health(f).find("steady") != std::string::npos; }, 90, "no steady canary");
   // A baseline of ten runs, as a box has before long, not the three that
-  // first make it steady: three close runs give the band's 3 % floor, and
-  // on this VM two runs in a row inside it can take many minutes (once
-  // 40 runs did not, and the held regression was never released).
+  // first make it steady: the band is then nearer what this VM's canary
+  // moves, and the release after the load (two runs in a row inside it)
+  // comes in minutes.
   wait_for([&] { return canary_count(f) >= 10; }, 120, "ten canary runs");
   REQUIRE(f.wait_finished(f.enqueue(f.push_spec(good)), 120)["state"] == "done");
 
