@@ -436,3 +436,59 @@ TEST_CASE("a transaction that ends before anything reached the server sends noth
   CHECK_FALSE(db->connection().in_transaction());
   CHECK(scalar(*db, "SELECT COUNT(*) FROM t") == 1);
 }
+
+TEST_CASE("a notification inside a transaction is heard once it commits, and never when it rolls back",
+          "[postgres]") {
+  const std::string where = testdb::postgres_database("/postgres-case/notify-after-commit");
+  auto db = Database::connect(where);
+  REQUIRE(db);
+  REQUIRE(db->exec("CREATE TABLE t (n BIGINT)"));
+  auto listener = Listener::listen(where, "changes");
+  REQUIRE(listener);
+  auto heard = [&](size_t want) {
+    std::vector<std::string> got;
+    for (int i = 0; i < 50 && got.size() < want; ++i) {
+      auto more = listener->drain();
+      REQUIRE(more);
+      got.insert(got.end(), more->begin(), more->end());
+      if (got.size() < want) ::usleep(20000);
+    }
+    return got;
+  };
+  {
+    auto tx = Transaction::begin(*db);
+    REQUIRE(tx);
+    auto ins = db->prepare("INSERT INTO t (n) VALUES (1)");
+    REQUIRE(ins->run());
+    REQUIRE(db->notify("changes", "one"));
+    REQUIRE(db->notify("changes", "two"));
+    CHECK(heard(1).empty());  // nothing before the COMMIT
+    REQUIRE(tx->commit());
+  }
+  CHECK(heard(2) == std::vector<std::string>{"one", "two"});
+  {
+    auto tx = Transaction::begin(*db);
+    REQUIRE(tx);
+    auto ins = db->prepare("INSERT INTO t (n) VALUES (2)");
+    REQUIRE(ins->run());
+    REQUIRE(db->notify("changes", "rolled back"));
+  }
+  {
+    // A transaction whose statement fails sends none either.
+    auto tx = Transaction::begin(*db);
+    REQUIRE(tx);
+    REQUIRE(db->notify("changes", "failed"));
+    auto bad = db->prepare("INSERT INTO t (n) VALUES (?)");
+    bad->bind(1, std::string("not a number"));  // fails when it runs, at the COMMIT's round trip
+    REQUIRE(bad->run());
+    CHECK_FALSE(tx->commit());
+  }
+  {
+    // Nothing but a notification: it is still sent.
+    auto tx = Transaction::begin(*db);
+    REQUIRE(db->notify("changes", "alone"));
+    REQUIRE(tx->commit());
+  }
+  CHECK(heard(1) == std::vector<std::string>{"alone"});
+  CHECK(scalar(*db, "SELECT COUNT(*) FROM t") == 1);
+}
