@@ -96,13 +96,14 @@ const char* to_string(Level l) {
   return "learning";
 }
 
-Health judge(const std::vector<Run>& runs, const HealthOptions& o) {
+Health judge(const std::vector<Run>& runs, const HealthOptions& o, const std::function<void(const Health&)>& each) {
   Health h;
   Baseline base(o);
   std::vector<const Run*> outside;  // the shift's runs, in order
   std::vector<const Run*> suspect;  // steady, runs outside in a row, fewer than shift_runs
   size_t back = 0;                  // runs back inside since the last one outside
-  for (const Run& r : runs) {
+  // One run judged: h as it stands after `r`.
+  auto step = [&](const Run& r) {
     ++h.runs;
     if (h.since == 0) h.since = r.time;
     if (!base.ready()) {
@@ -115,7 +116,7 @@ Health judge(const std::vector<Run>& runs, const HealthOptions& o) {
         h.ratio = d.ratio;
         h.band = d.band;
       }
-      continue;
+      return;
     }
     const Distance d = base.distance(r);
     h.workload = d.workload;
@@ -129,17 +130,17 @@ Health judge(const std::vector<Run>& runs, const HealthOptions& o) {
         for (const Run* s : suspect) base.add(*s);
         suspect.clear();
         base.add(r);
-        continue;
+        return;
       }
       suspect.push_back(&r);
-      if (suspect.size() < std::max<size_t>(o.shift_runs, 1)) continue;
+      if (suspect.size() < std::max<size_t>(o.shift_runs, 1)) return;
       h.level = Level::shifted;
       h.since = suspect.front()->time;
       h.new_level = false;
       outside = suspect;
       suspect.clear();
       back = 0;
-      continue;
+      return;
     }
     // Shifted.
     if (!d.outside) {
@@ -148,7 +149,7 @@ Health judge(const std::vector<Run>& runs, const HealthOptions& o) {
         h.since = r.time;
         base.add(r);
       }
-      continue;
+      return;
     }
     back = 0;
     outside.push_back(&r);
@@ -164,6 +165,10 @@ Health judge(const std::vector<Run>& runs, const HealthOptions& o) {
       h.ratio = 1;
       outside.clear();
     }
+  };
+  for (const Run& r : runs) {
+    step(r);
+    if (each) each(h);
   }
   return h;
 }

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -55,7 +56,10 @@ struct Health {
   std::string describe() const;  // one line for benchboxctl status and the journal
 };
 
-// `runs` oldest first.
-Health judge(const std::vector<Run>& runs, const HealthOptions& options = {});
+// `runs` oldest first. `each`, when given, hears the judgement as it
+// stands after each run, in order: the series' change points in one pass
+// (each is what judge() of the runs up to it returns).
+Health judge(const std::vector<Run>& runs, const HealthOptions& options = {},
+             const std::function<void(const Health&)>& each = nullptr);
 
 }  // namespace bb::canary

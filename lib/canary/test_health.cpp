@@ -174,15 +174,30 @@ TEST_CASE("canary health: how often a steady box is called shifted (seeds 1-300)
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     History h(seed);
     h.add(40, 1, 1, 0.03);
-    std::vector<Run> prefix;
     bool shifted = false;
-    for (const Run& r : h.runs) {
-      prefix.push_back(r);
-      shifted = shifted || judge(prefix).level == Level::shifted;
-    }
+    (void)judge(h.runs, {}, [&](const Health& at) { shifted = shifted || at.level == Level::shifted; });
     alarms += shifted;
   }
   INFO("histories ever shifted: " << alarms << " of 300");
   WARN("canary false shifts, ±3 % box, 40 runs: " << alarms << " of 300");
   CHECK(alarms <= 15);  // at most 5 %
+}
+
+TEST_CASE("canary health: judging a series once tells each run's judgement, as judging up to it would") {
+  History h(17);
+  h.add(12, 1, 1, 0.01);
+  h.add(3, 1.3, 1, 0.01);  // shifted
+  h.add(3, 1, 1, 0.01);    // steady again
+  std::vector<Health> each;
+  const Health last = judge(h.runs, {}, [&](const Health& at) { each.push_back(at); });
+  REQUIRE(each.size() == h.runs.size());
+  for (size_t i = 0; i < h.runs.size(); ++i) {
+    const Health alone = judge(std::vector<Run>(h.runs.begin(), h.runs.begin() + long(i) + 1));
+    CHECK(each[i].level == alone.level);
+    CHECK(each[i].since == alone.since);
+    CHECK(each[i].describe() == alone.describe());
+  }
+  CHECK(last.describe() == each.back().describe());
+  CHECK(each[13].level == Level::shifted);  // the second run outside
+  CHECK(each[13].since == h.runs[12].time);  // dated from the first
 }

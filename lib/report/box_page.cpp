@@ -25,16 +25,15 @@ nlohmann::json box_canary_json(const canary::Health& health, const std::vector<c
     list.push_back({{"time", runs[i].time}, {"medians", runs[i].medians}, {"cv", runs[i].cv}});
   // The canary series' change points: each run at which the level it
   // judges began (learning, steady, shifted, or steady at a new level), as
-  // health.h judges the runs up to it.
+  // health.h judges the runs up to it, in one pass.
   nlohmann::json changes = nlohmann::json::array();
   int64_t since = -1;
-  for (size_t i = 1; i <= runs.size(); ++i) {
-    const canary::Health at = canary::judge(std::vector<canary::Run>(runs.begin(), runs.begin() + long(i)));
-    if (at.since == since) continue;
+  (void)canary::judge(runs, {}, [&](const canary::Health& at) {
+    if (at.since == since) return;
     since = at.since;
     changes.push_back({{"time", at.since}, {"level", canary::to_string(at.level)}, {"new_level", at.new_level},
                        {"describe", at.describe()}});
-  }
+  });
   nlohmann::json h = nullptr;
   if (health.runs > 0)
     h = {{"level", canary::to_string(health.level)},
