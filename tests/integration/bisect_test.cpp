@@ -247,11 +247,7 @@ TEST_CASE("a regression found while the box's canary has shifted is held, then c
   INFO(s.logs());
   // The box slowed down: a competing load on the benchmark CPUs.
   const int64_t t0 = std::time(nullptr) - 3600;
-  for (int i = 0; i < 5; ++i) s.write_canary(t0 + i * 60, 0.069, 0.166);
-  s.write_canary(t0 + 300, 0.069 * 1.25, 0.166 * 1.1);
-  s.write_canary(t0 + 330, 0.069 * 1.25, 0.166 * 1.1);  // two in a row: not the box's noise
-  s.restart_reporter();
-  REQUIRE(s.box_health().find("shifted") != std::string::npos);
+  s.write_shifted_canary(t0, 1.25, 1.1);
 
   const History h{3, 2};
   s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
@@ -283,10 +279,7 @@ TEST_CASE("a held regression a later push closes is never confirmed nor told") {
   ReporterFixture s;
   INFO(s.logs());
   const int64_t t0 = std::time(nullptr) - 3600;
-  for (int i = 0; i < 5; ++i) s.write_canary(t0 + i * 60, 0.069, 0.166);
-  s.write_canary(t0 + 300, 0.069 * 1.25, 0.166);
-  s.write_canary(t0 + 330, 0.069 * 1.25, 0.166);
-  s.restart_reporter();
+  s.write_shifted_canary(t0, 1.25, 1);
   s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
   const int64_t bad = s.run_job(push_spec(fake_sha(11)), push_result(fake_sha(11), 0.110, 11));
   REQUIRE(wait_until([&] { return s.reported(bad); }));

@@ -154,6 +154,15 @@ void ReporterFixture::write_canary(int64_t time, double cpu, double memory) {
              .dump();
 }
 
+void ReporterFixture::write_shifted_canary(int64_t t0, double cpu, double memory) {
+  for (int i = 0; i < 5; ++i) write_canary(t0 + i * 60, 0.069, 0.166);
+  // Two in a row: one run outside may be the box's own noise.
+  write_canary(t0 + 300, 0.069 * cpu, 0.166 * memory);
+  write_canary(t0 + 330, 0.069 * cpu, 0.166 * memory);
+  restart_reporter();
+  REQUIRE(box_health().find("shifted") != std::string::npos);
+}
+
 std::string ReporterFixture::box_health() {
   std::string out;
   run_shell("busctl --address=" + bus.address() +

@@ -58,6 +58,11 @@ struct ReporterFixture {
   // A canary run as runnerd keeps it (<state>/results/canary/<time>.json):
   // the two workloads at about these seconds, environment "hw-1".
   void write_canary(int64_t time, double cpu, double memory);
+  // A box that slowed down: five steady canary runs a minute apart from
+  // t0, then two in a row at `cpu` and `memory` times their level (at
+  // t0 + 300 and + 330); reporterd is restarted to read them and BoxHealth
+  // is "shifted". The next runs go from t0 + 360.
+  void write_shifted_canary(int64_t t0, double cpu, double memory);
   // Reporter1.BoxHealth as busctl prints it (non-ASCII escaped).
   std::string box_health();
 };
