@@ -25,6 +25,10 @@ using nlohmann::json;
 // How often the spool is retried while it holds deliveries (also on the
 // queue's NameOwnerChanged, which is usually sooner).
 constexpr uint64_t kReplayIntervalUsec = 5'000'000;
+// How late the STATUS= line may follow a delivery. systemd turns every
+// STATUS= into a PropertiesChanged signal of the unit on the system bus:
+// one per delivery was thousands a second in a burst.
+constexpr uint64_t kStatusDelayUsec = 250'000;
 // Before every other exit handler, sd-bus's (which closes the bus) included.
 constexpr int64_t kDrainPriority = -1'000'000;
 
@@ -193,7 +197,7 @@ void Manager::on_request(HttpRequest&& request, Responder respond) {
       }
     }
     respond(answer_for(o));
-    sd_notifyf(0, "STATUS=%s", status_line().c_str());
+    status_changed();
   });
 }
 
@@ -309,6 +313,23 @@ void Manager::schedule_replay(uint64_t delay_usec) {
   sd_event_source_set_enabled(replay_timer_.get(), SD_EVENT_ONESHOT);
 }
 
+void Manager::status_changed() {
+  if (status_timer_) return;  // one is due already
+  sd_event_source* raw = nullptr;
+  if (sd_event_add_time_relative(event_, &raw, CLOCK_MONOTONIC, kStatusDelayUsec, 50'000, on_status_timer, this) < 0) {
+    sd_notifyf(0, "STATUS=%s", status_line().c_str());  // no timer: now, as before
+    return;
+  }
+  status_timer_.reset(raw);
+}
+
+int Manager::on_status_timer(sd_event_source*, uint64_t, void* userdata) {
+  auto* self = static_cast<Manager*>(userdata);
+  self->status_timer_.reset();
+  sd_notifyf(0, "STATUS=%s", self->status_line().c_str());
+  return 0;
+}
+
 int Manager::on_replay_timer(sd_event_source*, uint64_t, void* userdata) {
   try {
     static_cast<Manager*>(userdata)->replay();
@@ -337,7 +358,7 @@ void Manager::replay_next(std::shared_ptr<std::vector<std::string>> files, size_
     replaying_ = false;
     auto left = spool_.list();  // deliveries spooled while this round ran
     if (left && !left->empty()) schedule_replay(kReplayIntervalUsec);
-    sd_notifyf(0, "STATUS=%s", status_line().c_str());
+    status_changed();
     return;
   }
   const std::string path = (*files)[index];

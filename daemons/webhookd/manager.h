@@ -69,6 +69,10 @@ class Manager {
   void replay();
   void replay_next(std::shared_ptr<std::vector<std::string>> files, size_t index);
   static int on_replay_timer(sd_event_source*, uint64_t, void* userdata);
+  // The counts changed: the STATUS= line follows within kStatusDelayUsec,
+  // once for however many deliveries came meanwhile.
+  void status_changed();
+  static int on_status_timer(sd_event_source*, uint64_t, void* userdata);
   static int on_exit(sd_event_source*, void* userdata);
 
   sd_event* event_;
@@ -80,6 +84,7 @@ class Manager {
   std::unique_ptr<HttpServer> http_;
   bus::SourcePtr replay_timer_;
   bus::SourcePtr exit_source_;
+  bus::SourcePtr status_timer_;  // armed while a STATUS= line is due
   bool replaying_ = false;
   uint64_t accepted_ = 0, ignored_ = 0, refused_ = 0, spooled_ = 0, replayed_ = 0;
   // Callbacks in flight hold this; they do nothing once the manager is gone.

@@ -517,3 +517,23 @@ TEST_CASE("the watchdog is petted only while webhookd answers through its socket
   CHECK(w.log().find("no HTTP self-probe of 127.0.0.1:" + std::to_string(w.port())) != std::string::npos);
   CHECK(w.daemon().running());  // systemd, not webhookd, ends it (WatchdogSec=)
 }
+
+TEST_CASE("the status line follows a burst of deliveries once, not once per delivery", "[webhookd][door]") {
+  WebhookdFixture w;
+  NotifyListener notify(w.dir() / "notify");
+  w.set_env("NOTIFY_SOCKET", w.dir() / "notify");
+  w.queue().start_and_wait();
+  w.start();
+  notify.collect(milliseconds(300));  // READY=1 and its status
+  constexpr int kBurst = 40;
+  for (int i = 0; i < kBurst; ++i) REQUIRE(w.post("push", "burst-" + std::to_string(i), push_body(200 + i)).status == 202);
+  std::vector<std::string> status;
+  for (const auto& m : notify.collect(milliseconds(1000)))
+    if (m.rfind("STATUS=", 0) == 0) status.push_back(m);
+  INFO(w.log());
+  REQUIRE_FALSE(status.empty());
+  // systemd makes each STATUS= a signal on the system bus: a handful for
+  // the burst (one per 250 ms while it lasts), not one per delivery.
+  CHECK(status.size() < kBurst / 4);
+  CHECK(status.back().find(": serving webhooks: " + std::to_string(kBurst) + " accepted,") != std::string::npos);
+}
