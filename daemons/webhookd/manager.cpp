@@ -326,7 +326,11 @@ void Manager::status_changed() {
 int Manager::on_status_timer(sd_event_source*, uint64_t, void* userdata) {
   auto* self = static_cast<Manager*>(userdata);
   self->status_timer_.reset();
-  sd_notifyf(0, "STATUS=%s", self->status_line().c_str());
+  try {
+    sd_notifyf(0, "STATUS=%s", self->status_line().c_str());
+  } catch (const std::exception& e) {  // no exception crosses sd-event
+    daemon::log_error(std::string("status line failed: ") + e.what());
+  }
   return 0;
 }
 
