@@ -98,6 +98,7 @@ const char* to_string(Level l) {
 
 Health judge(const std::vector<Run>& runs, const HealthOptions& o, const std::function<void(const Health&)>& each) {
   Health h;
+  h.shift_runs = std::max<size_t>(o.shift_runs, 1);
   Baseline base(o);
   std::vector<const Run*> outside;  // the shift's runs, in order
   std::vector<const Run*> suspect;  // steady, runs outside in a row, fewer than shift_runs
@@ -168,20 +169,26 @@ Health judge(const std::vector<Run>& runs, const HealthOptions& o, const std::fu
   };
   for (const Run& r : runs) {
     step(r);
+    h.outside = h.level == Level::steady ? suspect.size() : 0;
     if (each) each(h);
   }
   return h;
 }
 
 std::string Health::describe() const {
-  char buf[200];
+  char buf[256];
   switch (level) {
     case Level::learning:
       std::snprintf(buf, sizeof buf, "learning (%zu canary run%s so far)", runs, runs == 1 ? "" : "s");
       break;
     case Level::steady:
-      std::snprintf(buf, sizeof buf, "steady%s (last run ×%.3f, band ±%.1f%%)", new_level ? " at a new level" : "",
-                    ratio, band * 100);
+      if (outside > 0)
+        std::snprintf(buf, sizeof buf,
+                      "steady%s, but the last run is outside: %s ×%.3f, band ±%.1f%% (%zu of %zu in a row shift it)",
+                      new_level ? " at a new level" : "", workload.c_str(), ratio, band * 100, outside, shift_runs);
+      else
+        std::snprintf(buf, sizeof buf, "steady%s (last run ×%.3f, band ±%.1f%%)", new_level ? " at a new level" : "",
+                      ratio, band * 100);
       break;
     case Level::shifted:
       std::snprintf(buf, sizeof buf, "shifted: %s ×%.3f, outside its band of ±%.1f%%", workload.c_str(), ratio,

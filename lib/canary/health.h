@@ -53,6 +53,10 @@ struct Health {
   double band = 0;          // as a fraction: 0.05 = ±5 %
   size_t runs = 0;          // runs judged
   bool new_level = false;   // steady at a level it shifted to (a baseline started over)
+  // steady: the runs outside the band in a row so far (fewer than
+  // shift_runs; the last run's ratio and band are then that run's).
+  size_t outside = 0;
+  size_t shift_runs = 2;    // HealthOptions::shift_runs, for describe()
   std::string describe() const;  // one line for benchboxctl status and the journal
 };
 

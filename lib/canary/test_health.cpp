@@ -59,7 +59,11 @@ TEST_CASE("canary health: a 10 % slower box is a shift; back to its level, stead
   History h(7);
   h.add(12, 1, 1, 0.005);
   h.add(1, 1.10, 1, 0.005);
-  CHECK(judge(h.runs).level == Level::steady);  // one run outside may be the box's noise
+  Health one = judge(h.runs);
+  CHECK(one.level == Level::steady);  // one run outside may be the box's noise
+  CHECK(one.outside == 1);
+  CHECK(one.describe().rfind("steady, but the last run is outside: canary/cpu ×1.", 0) == 0);
+  CHECK(one.describe().find("(1 of 2 in a row shift it)") != std::string::npos);
   h.add(1, 1.10, 1, 0.005);
   Health s = judge(h.runs);
   REQUIRE(s.level == Level::shifted);
