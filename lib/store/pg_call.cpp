@@ -80,6 +80,17 @@ bool failed(PGresult* r) {
   return s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK;
 }
 
+// Takes `r`, one of a statement's results, into `slot`, which keeps the
+// one to report: the first error, else the last.
+void keep(PGresult*& slot, PGresult* r) {
+  if (slot && failed(slot)) {
+    PQclear(r);
+    return;
+  }
+  if (slot) PQclear(slot);
+  slot = r;
+}
+
 // Owns a pipeline's results until they are handed over.
 struct Results {
   std::vector<PGresult*> list;
@@ -146,26 +157,15 @@ Result<std::vector<PGresult*>> send_pipeline(PGconn* c, const std::vector<Query>
       PQclear(*r);
       break;
     }
-    PGresult*& slot = results.list[std::min(at, queries.size() - 1)];
-    if (slot && failed(slot)) {
-      PQclear(*r);  // the first error is the one to report
-      continue;
-    }
-    if (slot) PQclear(slot);
-    slot = *r;
+    keep(results.list[std::min(at, queries.size() - 1)], *r);
   }
-  if (PQexitPipelineMode(c) != 1) {
-    (void)abandon(c, deadline);
+  // (pipeline() drops the connection on these errors.)
+  if (PQexitPipelineMode(c) != 1)
     return make_error(Errc::unavailable, "PostgreSQL: cannot leave pipeline mode: " + last_error(c));
-  }
+  if (std::find(results.list.begin(), results.list.end(), nullptr) != results.list.end())
+    return make_error(Errc::unavailable, "PostgreSQL: a pipelined statement got no answer: " + last_error(c));
   std::vector<PGresult*> out;
   out.swap(results.list);
-  for (PGresult* r : out)
-    if (!r) {
-      for (PGresult* o : out)
-        if (o) PQclear(o);
-      return make_error(Errc::unavailable, "PostgreSQL: a pipelined statement got no answer: " + last_error(c));
-    }
   return out;
 }
 
@@ -194,26 +194,13 @@ Result<PGresult*> answer(PGconn* c, int sent, std::chrono::milliseconds deadline
   if (!flush_all(c, until, deadline, error)) return error;
   PGresult* kept = nullptr;
   for (;;) {
-    while (PQisBusy(c)) {
-      if (!wait_for(c, POLLIN, until)) {
-        if (kept) PQclear(kept);
-        return abandon(c, deadline);
-      }
-      if (!PQconsumeInput(c)) {
-        if (kept) PQclear(kept);
-        return make_error(Errc::unavailable, "PostgreSQL: " + last_error(c));
-      }
+    auto r = next_result(c, until, deadline);
+    if (!r) {
+      if (kept) PQclear(kept);
+      return r.error();
     }
-    PGresult* r = PQgetResult(c);
-    if (!r) break;
-    // The first error is the one to report; later results are dropped.
-    const bool kept_failed = kept && PQresultStatus(kept) != PGRES_COMMAND_OK && PQresultStatus(kept) != PGRES_TUPLES_OK;
-    if (kept_failed) {
-      PQclear(r);
-      continue;
-    }
-    if (kept) PQclear(kept);
-    kept = r;
+    if (!*r) break;
+    keep(kept, *r);
   }
   if (!kept) return make_error(Errc::unavailable, "PostgreSQL: no result: " + last_error(c));
   return kept;

@@ -73,6 +73,27 @@ Errc errc_for(const std::string& state) {
   return Errc::internal;
 }
 
+// libpq's parameter array: each value's text, or null for SQL NULL.
+std::vector<const char*> param_values(const std::vector<std::optional<std::string>>& params) {
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+  return values;
+}
+
+// The session lost its prepared statements (SQLSTATE 26000: a pooler in
+// transaction mode hands each transaction another session).
+bool statements_lost(const PGresult* r) {
+  const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+  return state && std::string(state) == "26000";
+}
+
+// Rows an INSERT/UPDATE/DELETE changed, from its result.
+int rows_changed(PGresult* r) {
+  const char* n = PQcmdTuples(r);
+  return n && *n ? std::atoi(n) : 0;
+}
+
 // FNV-1a: a stable 64-bit key for pg_advisory_xact_lock from a name.
 int64_t lock_key(const std::string& what) {
   return static_cast<int64_t>(fnv1a64(what));
@@ -178,7 +199,7 @@ class PgConnection final : public Connection {
   Status exec(const std::string& sql) override {
     BB_TRY(take_deferred_error());
     const bool ends = sql == "COMMIT" || sql == "ROLLBACK";
-    if (ends && begin_held_) {
+    if (ends && begin_held()) {
       // Nothing of the transaction reached the server: nothing to end.
       // (A COMMIT of held statements sends them all, BEGIN first.)
       if (sql == "ROLLBACK" || pending_.size() == 1) return drop_held();
@@ -187,7 +208,6 @@ class PgConnection final : public Connection {
     if (ends && PQstatus(conn_.get()) != CONNECTION_OK) {
       // The server rolled the transaction back when the connection went.
       pending_.clear();
-      begin_held_ = false;
       in_tx_ = false;
       return make_error(Errc::unavailable, name_ + ": the connection was lost inside a transaction; "
                                                "nothing of it was committed");
@@ -218,12 +238,11 @@ class PgConnection final : public Connection {
     // A lost connection is mended now, while nothing is lost with it.
     BB_TRY(ensure_connected());
     pending_.push_back(Held{"", "BEGIN", {}});
-    begin_held_ = true;
     in_tx_ = true;
     return {};
   }
   bool in_transaction() const override {
-    return begin_held_ || PQtransactionStatus(conn_.get()) != PQTRANS_IDLE;
+    return begin_held() || PQtransactionStatus(conn_.get()) != PQTRANS_IDLE;
   }
   // The count is the last statement's: what is held is sent first. An
   // error then is the next call's (this one returns a count only).
@@ -305,9 +324,7 @@ class PgConnection final : public Connection {
     BB_TRY(take_deferred_error());
     if (!pending_.empty()) return send_held(sql, params);
     BB_TRY(ensure_connected());
-    std::vector<const char*> values;
-    values.reserve(params.size());
-    for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+    const std::vector<const char*> values = param_values(params);
     auto name = prepared(sql, static_cast<int>(params.size()));
     if (!name) return name.error();
     auto sent = name->empty() ? pg::call(conn_.get(), sql, &values) : pg::call_prepared(conn_.get(), *name, values);
@@ -316,7 +333,7 @@ class PgConnection final : public Connection {
     // The session lost its statements (a pooler in transaction mode hands
     // each transaction another one): forget them; outside a transaction
     // the statement is sent again unnamed.
-    if (const char* state = PQresultErrorField(r.get(), PG_DIAG_SQLSTATE); state && std::string(state) == "26000") {
+    if (statements_lost(r.get())) {
       prepared_.clear();
       if (!in_tx_) {
         auto again = pg::call(conn_.get(), sql, &values);
@@ -325,8 +342,7 @@ class PgConnection final : public Connection {
       }
     }
     BB_TRY(check(r.get(), "'" + sql.substr(0, 60) + "'"));
-    const char* n = PQcmdTuples(r.get());
-    changes_ = n && *n ? std::atoi(n) : 0;
+    changes_ = rows_changed(r.get());
     return r;
   }
 
@@ -338,6 +354,12 @@ class PgConnection final : public Connection {
     std::vector<std::optional<std::string>> params;
   };
 
+  // BEGIN is held, not yet sent: nothing of the transaction reached the
+  // server (begin() sends what was held before it holds BEGIN).
+  bool begin_held() const {
+    return !pending_.empty() && pending_.front().name.empty() && pending_.front().sql == "BEGIN";
+  }
+
   Status take_deferred_error() {
     if (!deferred_error_) return {};
     Error e = std::move(*deferred_error_);
@@ -348,7 +370,6 @@ class PgConnection final : public Connection {
   // Ends a transaction that never reached the server.
   Status drop_held() {
     pending_.clear();
-    begin_held_ = false;
     in_tx_ = false;
     return {};
   }
@@ -359,7 +380,6 @@ class PgConnection final : public Connection {
                              const std::vector<std::optional<std::string>>& params = {}) {
     std::vector<Held> held;
     held.swap(pending_);
-    begin_held_ = false;
     // (A connection lost before BEGIN went is mended by the next
     // transaction's begin(), as one lost between transactions is.)
     if (PQstatus(conn_.get()) != CONNECTION_OK)
@@ -377,12 +397,7 @@ class PgConnection final : public Connection {
     }
     std::vector<pg::Query> queries;
     queries.reserve(held.size());
-    for (const Held& h : held) {
-      pg::Query q{h.name, h.sql, {}};
-      q.params.reserve(h.params.size());
-      for (const auto& p : h.params) q.params.push_back(p ? p->c_str() : nullptr);
-      queries.push_back(std::move(q));
-    }
+    for (const Held& h : held) queries.push_back(pg::Query{h.name, h.sql, param_values(h.params)});
     auto sent = pg::pipeline(conn_.get(), queries);
     if (!sent) return sent.error().with_context(name_ + ": '" + held.back().sql.substr(0, 60) + "'");
     std::vector<PgResult> results;
@@ -390,12 +405,10 @@ class PgConnection final : public Connection {
     for (size_t i = 0; i < results.size(); ++i) {
       PGresult* r = results[i].get();
       if (PQresultStatus(r) == PGRES_PIPELINE_ABORTED) continue;  // after the failed one
-      if (const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE); state && std::string(state) == "26000")
-        prepared_.clear();  // the session lost its statements (a pooler): make them again
+      if (statements_lost(r)) prepared_.clear();  // made again as they are next used
       BB_TRY(check(r, "'" + held[i].sql.substr(0, 60) + "'"));
     }
-    const char* n = PQcmdTuples(results.back().get());
-    changes_ = n && *n ? std::atoi(n) : 0;
+    changes_ = rows_changed(results.back().get());
     return std::move(results.back());
   }
 
@@ -454,7 +467,6 @@ class PgConnection final : public Connection {
   std::string name_;
   std::string search_path_;  // "" = the server's default
   bool in_tx_ = false;       // between begin() and COMMIT/ROLLBACK
-  bool begin_held_ = false;  // BEGIN is in pending_, not yet sent
   // Held statements: a pipeline of at most this many, then they are sent.
   static constexpr size_t kMaxHeld = 64;
   std::vector<Held> pending_;
