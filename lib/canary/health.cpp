@@ -134,7 +134,7 @@ Health judge(const std::vector<Run>& runs, const HealthOptions& o, const std::fu
         return;
       }
       suspect.push_back(&r);
-      if (suspect.size() < std::max<size_t>(o.shift_runs, 1)) return;
+      if (suspect.size() < h.shift_runs) return;
       h.level = Level::shifted;
       h.since = suspect.front()->time;
       h.new_level = false;

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <initializer_list>
-#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -36,7 +35,6 @@ class Summary {
   Summary(std::initializer_list<value_type> entries) {
     for (const auto& [k, v] : entries) emplace(k, v);
   }
-  explicit Summary(const std::map<std::string, double>& sorted) : entries_(sorted.begin(), sorted.end()) {}
 
   bool empty() const { return entries_.empty(); }
   size_t size() const { return entries_.size(); }
