@@ -66,6 +66,25 @@ check("under CI a root-only skip is a failure with its reason",
           for line in lines))
 check("under CI a -host skip is listed, not failed", "SKIP unit-exec-host: meter: no cgroup-v2 cpu.stat here" in lines)
 
+# A failed test's line is followed by why: Catch2's failed assertion with
+# its expansion (not the INFO message after it), and a sanitizer's error.
+catch2 = ("-" * 79 + "\na case\n" + "-" * 79 + "\n/src/t.cpp:250\n" + "." * 79 + "\n\n"
+          "/src/t.cpp:256: FAILED:\n  REQUIRE( wait_until(...) )\nwith expansion:\n  false\n"
+          "with message:\n  " + "queued log line\n  " * 500 + "\n" + "=" * 79 + "\ntest cases: 8 | 7 passed | 1 failed\n")
+asan = "==12==ERROR: AddressSanitizer: heap-use-after-free on address 0x1\n" + "frame\n" * 40 + \
+    "SUMMARY: AddressSanitizer: heap-use-after-free /src/a.cpp:3 in f\n"
+lines, counts = run([{"name": "integration-c", "result": "FAIL", "stdout": catch2},
+                     {"name": "integration-a", "result": "FAIL", "stdout": "", "stderr": asan}])
+check("a failed assertion follows its test's line",
+      lines[:6] == ["FAIL integration-c: fail", '  in "a case":', "  /src/t.cpp:256: FAILED:", "  REQUIRE( wait_until(...) )",
+                    "  with expansion:", "  false"])
+check("an INFO message is left out", not any("queued log line" in line for line in lines))
+check("a sanitizer's error follows its test's line",
+      lines[6:] == ["FAIL integration-a: fail", "  ==12==ERROR: AddressSanitizer: heap-use-after-free on address 0x1",
+                    "  SUMMARY: AddressSanitizer: heap-use-after-free /src/a.cpp:3 in f"])
+check("the why lines are bounded", len(run([{"name": "x", "result": "FAIL", "stdout": "FAIL " + "y" * 900 + "\n" * 2 +
+                                              "not ok\n" * 40}])[0]) == 1 + 12)
+
 out = subprocess.run([sys.executable, counter, "/nonexistent/testlog.json"], capture_output=True, text=True)
 check("a missing log is a failure", out.stdout.splitlines()[-1] == "counts 0 1 0")
 
