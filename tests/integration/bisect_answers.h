@@ -4,6 +4,7 @@
 // one commit of a range made the benchmark slower.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,10 @@
 
 namespace bb::test {
 
-// The next queued job, claimed: 0 when none is queued within the wait.
-inline nlohmann::json claim_next(ReporterFixture& s, int seconds = 10) {
+// The next queued job, claimed: null when none is queued within the wait
+// (a test that expects one waits long: an ASan reporterd beside a compiler
+// is slow; one that expects none asks for a short wait).
+inline nlohmann::json claim_next(ReporterFixture& s, int seconds = 30) {
   nlohmann::json job;
   int64_t id = 0;
   wait_until(
@@ -24,6 +27,32 @@ inline nlohmann::json claim_next(ReporterFixture& s, int seconds = 10) {
       },
       std::chrono::seconds(seconds));
   return id ? job : nlohmann::json();
+}
+
+// Claims and answers (`each`) every job reporterd queues until `done()`
+// holds; returns how many it answered. What ends a bisection is its
+// outcome, never a pause: under ASan, beside the compiler the test command
+// runs next to these tests, reporterd may take seconds to queue the next
+// step. Fails when neither a job nor the outcome came within `seconds`.
+template <class Each>
+int answer_until(ReporterFixture& s, const std::function<bool()>& done, Each each, int seconds = 60) {
+  for (int answered = 0;; ++answered) {
+    nlohmann::json job;
+    int64_t id = 0;
+    bool finished = false;
+    wait_until(
+        [&] {
+          id = 0;
+          if (!s.queue->claim("test-runner", 60, &id, &job) && id != 0) return true;
+          return finished = done();
+        },
+        std::chrono::seconds(seconds));
+    if (id == 0) {
+      if (!finished) FAIL("after " << answered << " jobs, neither another job nor the outcome in " << seconds << " s");
+      return answered;
+    }
+    each(job);
+  }
 }
 
 // Commits 10 (last good) .. 10+n (first bad): commit 10+k for k >= culprit_k is slow.

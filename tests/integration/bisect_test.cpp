@@ -63,19 +63,18 @@ TEST_CASE("a regression is confirmed before it is filed, then bisected to its fi
   // Confirmed: filed. Then each step, until the culprit is named.
   REQUIRE(wait_until([&] { return s.github->issues().size() == 1; }));
   CHECK(s.github->issues()[0]["body"].get<std::string>().find("**Confirmed**") != std::string::npos);
-  int steps = 0;
-  for (json job = claim_next(s); job.is_object(); job = claim_next(s, 5)) {
-    CHECK(job["kind"] == "compare");
-    CHECK(job["group_id"] == confirm["group_id"]);
-    CHECK(job["threshold"].get<double>() > 0.02);  // half the confirmed 10 %
-    answer(s, job, h);
-    ++steps;
-  }
+  const int steps = answer_until(
+      s,
+      [&] { return s.github->issues()[0]["body"].get<std::string>().find("**First bad commit:**") != std::string::npos; },
+      [&](const json& job) {
+        CHECK(job["kind"] == "compare");
+        CHECK(job["group_id"] == confirm["group_id"]);
+        CHECK(job["threshold"].get<double>() > 0.02);  // half the confirmed 10 %
+        answer(s, job, h);
+      });
   CHECK(steps >= 4);
   CHECK(steps <= 6);  // log2(16) and the range's end against the culprit
-  REQUIRE(wait_until([&] {
-    return s.github->issues()[0]["body"].get<std::string>().find("**First bad commit:**") != std::string::npos;
-  }));
+  CHECK_FALSE(claim_next(s, 2).is_object());  // nothing once it is named
   const std::string body = s.github->issues()[0]["body"];
   INFO(body);
   CHECK(body.find("**First bad commit:** `" + fake_sha(19) + "` Unroll the loop (#42) (Dev 9 <dev@example.org>), "
@@ -155,12 +154,14 @@ TEST_CASE("a step whose commit does not build is skipped; reporterd restarted mi
   answer(s, second, h);
   s.start_reporter();
   INFO(s.logs());
-  for (json job = claim_next(s); job.is_object(); job = claim_next(s, 5)) answer(s, job, h);
-  REQUIRE(wait_until([&] {
-    auto issues = s.github->issues();
-    return issues.size() == 1 &&
-           issues[0]["body"].get<std::string>().find("**First bad commit:** `" + fake_sha(17) + "`") != std::string::npos;
-  }));
+  answer_until(
+      s,
+      [&] {
+        auto issues = s.github->issues();
+        return issues.size() == 1 &&
+               issues[0]["body"].get<std::string>().find("**First bad commit:** `" + fake_sha(17) + "`") != std::string::npos;
+      },
+      [&](const json& job) { answer(s, job, h); });
   const std::string body = s.github->issues()[0]["body"];
   CHECK(body.find("skipped: build: make") != std::string::npos);
 }
@@ -171,14 +172,16 @@ TEST_CASE("when every commit next to the culprit fails to build, the range is na
   s.run_job(push_spec(fake_sha(10)), push_result(fake_sha(10), 0.100, 10));
   s.run_job(push_spec(fake_sha(18)), push_result(fake_sha(18), 0.110, 18));
   INFO(s.logs());
-  for (json job = claim_next(s); job.is_object(); job = claim_next(s, 5)) {
-    if (job["head_sha"] == fake_sha(14)) REQUIRE_FALSE(s.queue->fail(job["id"].get<int64_t>(), "test-runner", "build failed"));
-    else answer(s, job, h);
-  }
-  REQUIRE(wait_until([&] {
-    auto issues = s.github->issues();
-    return issues.size() == 1 && issues[0]["body"].get<std::string>().find("**Bisection narrowed to") != std::string::npos;
-  }));
+  answer_until(
+      s,
+      [&] {
+        auto issues = s.github->issues();
+        return issues.size() == 1 && issues[0]["body"].get<std::string>().find("**Bisection narrowed to") != std::string::npos;
+      },
+      [&](const json& job) {
+        if (job["head_sha"] == fake_sha(14)) REQUIRE_FALSE(s.queue->fail(job["id"].get<int64_t>(), "test-runner", "build failed"));
+        else answer(s, job, h);
+      });
   const std::string body = s.github->issues()[0]["body"];
   INFO(body);
   CHECK(body.find("(2 commits)") != std::string::npos);
@@ -193,14 +196,16 @@ TEST_CASE("a change too small to decide at a step is run once more, then reporte
   s.run_job(push_spec(fake_sha(18)), push_result(fake_sha(18), 0.110, 18));
   INFO(s.logs());
   std::map<std::string, int> measured;
-  for (json job = claim_next(s); job.is_object(); job = claim_next(s, 5)) {
-    ++measured[job["head_sha"].get<std::string>() + (job.value("threshold", 0.0) > 0 ? "" : " (confirmation)")];
-    answer(s, job, h, false, /*too_small=*/true);
-  }
-  REQUIRE(wait_until([&] {
-    auto issues = s.github->issues();
-    return issues.size() == 1 && issues[0]["body"].get<std::string>().find("too small to decide") != std::string::npos;
-  }));
+  answer_until(
+      s,
+      [&] {
+        auto issues = s.github->issues();
+        return issues.size() == 1 && issues[0]["body"].get<std::string>().find("too small to decide") != std::string::npos;
+      },
+      [&](const json& job) {
+        ++measured[job["head_sha"].get<std::string>() + (job.value("threshold", 0.0) > 0 ? "" : " (confirmation)")];
+        answer(s, job, h, false, /*too_small=*/true);
+      });
   const std::string body = s.github->issues()[0]["body"];
   INFO(body);
   CHECK(body.find("**Bisection narrowed to") != std::string::npos);
@@ -219,8 +224,7 @@ TEST_CASE("benchboxctl bisect names the culprit on demand, printing each step") 
                "https://github.com/o/r.git", "--benchmark", "micro/loop"},
               daemon_env(s.bus.address()), s.dir / "bisect.log");
   INFO(s.logs());
-  for (json job = claim_next(s); job.is_object(); job = claim_next(s, 5)) answer(s, job, h);
-  REQUIRE(wait_until([&] { return !ctl.running(); }));
+  answer_until(s, [&] { return !ctl.running(); }, [&](const json& job) { answer(s, job, h); });
   const std::string out = ctl.log();
   INFO(out);
   CHECK(out.find("bisection 1: ") != std::string::npos);
