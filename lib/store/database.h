@@ -77,8 +77,9 @@ class Connection {
   // Serialises writers of `what` across every connection until the
   // transaction ends. SQLite's BEGIN IMMEDIATE already has: no-op there.
   virtual Status lock_writers(const std::string& what) = 0;
-  // Sends `payload` on `channel` to every listener when the transaction
-  // commits (PostgreSQL NOTIFY); SQLite has no listeners: no-op.
+  // Sends `payload` on `channel` to every listener once the transaction
+  // committed, never if it did not (PostgreSQL: a NOTIFY of its own right
+  // after the COMMIT, postgres.cpp says why); SQLite has no listeners: no-op.
   virtual Status notify(const std::string& channel, const std::string& payload) = 0;
   // Keeps this store's tables apart from other stores' in one database
   // (PostgreSQL: a schema of that name, on the search path of this

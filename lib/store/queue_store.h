@@ -6,8 +6,8 @@
 // On PostgreSQL many boxes share the tables: Claim takes the first queued
 // row no other box has locked (FOR UPDATE SKIP LOCKED), a runner's
 // transition locks its row, enqueues are serialised by an advisory lock so
-// duplicate work is still found, and every change NOTIFYs kJobsChannel with
-// "ORIGIN JOB_ID" so each box's queued can tell its own bus. Leases are
+// duplicate work is still found, and every change, once committed, NOTIFYs
+// kJobsChannel with "ORIGIN JOB_ID" so each box's queued can tell its own bus. Leases are
 // compared with each box's clock: the boxes must agree on the time (NTP).
 //
 // States: queued -> running -> done | failed | cancelled, and

@@ -491,4 +491,21 @@ TEST_CASE("a notification inside a transaction is heard once it commits, and nev
   }
   CHECK(heard(1) == std::vector<std::string>{"alone"});
   CHECK(scalar(*db, "SELECT COUNT(*) FROM t") == 1);
+  {
+    // A notification is told after its COMMIT, in a transaction of its
+    // own: one the server refuses (longer than NOTIFY allows) loses
+    // nothing of the change, and the connection goes on.
+    auto tx = Transaction::begin(*db);
+    REQUIRE(tx);
+    auto ins = db->prepare("INSERT INTO t (n) VALUES (3)");
+    REQUIRE(ins->run());
+    REQUIRE(db->notify("changes", std::string(9000, 'x')));
+    REQUIRE(tx->commit());
+  }
+  CHECK_FALSE(db->connection().in_transaction());
+  CHECK(scalar(*db, "SELECT COUNT(*) FROM t") == 2);
+  CHECK(heard(1).empty());
+  // Outside a transaction, one is told at once.
+  REQUIRE(db->notify("changes", "now"));
+  CHECK(heard(1) == std::vector<std::string>{"now"});
 }
