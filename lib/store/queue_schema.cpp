@@ -155,6 +155,12 @@ const std::vector<Migration>& queue_migrations() {
        "ALTER TABLE pull_requests ADD COLUMN author TEXT NOT NULL DEFAULT '';",
        "ALTER TABLE pull_requests ADD COLUMN title TEXT NOT NULL DEFAULT '';"
        "ALTER TABLE pull_requests ADD COLUMN author TEXT NOT NULL DEFAULT '';"},
+      {"lease_index",
+       // Every Claim and every second's lease check ask for a running job
+       // whose lease ran out: found by its lease, not by reading every
+       // running job (jobs_claim_order's state prefix). Not a partial
+       // index: SQLite's planner then prefers jobs_claim_order.
+       "CREATE INDEX jobs_leases ON jobs(state, lease_expires);", nullptr},
   };
   return migrations;
 }
