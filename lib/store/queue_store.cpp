@@ -228,17 +228,43 @@ Result<EnqueueResult> QueueStore::enqueue_in_tx(const model::JobSpec& spec, bool
   return EnqueueResult{std::move(job), true};
 }
 
-Result<std::vector<Job>> QueueStore::expire_leases() {
-  int64_t now = this->now();
-  std::vector<Job> changed;
-  // The daemon asks every second: look before taking the write lock, so
-  // the common case (nothing stale) writes nothing.
+Result<QueueStore::LeaseCheck> QueueStore::lease_check() {
+  LeaseCheck check;
+  if (!pinned_now_ && options_.database_clock && db_.backend() == Backend::postgresql) {
+    // The server's clock and the question in one statement.
+    auto st = db_.prepare(
+        "SELECT n.t, CASE WHEN EXISTS (SELECT 1 FROM jobs WHERE state = 'running' AND lease_expires < n.t)"
+        " THEN 1 ELSE 0 END"
+        " FROM (SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp())) AS BIGINT) AS t) AS n");
+    if (!st) return st.error();
+    auto row = st->step();
+    if (!row) return row.error();
+    if (!*row) return make_error(Errc::internal, "the lease check returned no row");
+    check.now = st->column_int64(0);
+    check.any_expired = st->column_int64(1) != 0;
+    return check;
+  }
+  check.now = now();
   auto any = db_.prepare("SELECT 1 FROM jobs WHERE state = 'running' AND lease_expires < ? LIMIT 1");
   if (!any) return any.error();
-  any->bind(1, now);
+  any->bind(1, check.now);
   auto found = any->step();
   if (!found) return found.error();
-  if (!*found) return changed;
+  check.any_expired = *found;
+  return check;
+}
+
+Result<std::vector<Job>> QueueStore::expire_leases() {
+  // The daemon asks every second: look before taking the write lock, so
+  // the common case (nothing stale) writes nothing.
+  auto check = lease_check();
+  if (!check) return check.error();
+  if (!check->any_expired) return std::vector<Job>{};
+  return expire_stale(check->now);
+}
+
+Result<std::vector<Job>> QueueStore::expire_stale(int64_t now) {
+  std::vector<Job> changed;
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
   // A lease is valid through its lease_expires second. Re-read inside the
@@ -289,10 +315,14 @@ Result<ClaimResult> QueueStore::claim(const std::string& runner, unsigned lease_
   if (runner.empty()) return make_error(Errc::invalid_argument, "Claim needs a runner name");
   ClaimResult result;
   // The lease check and the new lease: one time.
-  NowPin pin(pinned_now_, now());
-  auto expired = expire_leases();
-  if (!expired) return expired.error();
-  result.expired = std::move(*expired);
+  auto check = lease_check();
+  if (!check) return check.error();
+  NowPin pin(pinned_now_, check->now);
+  if (check->any_expired) {
+    auto expired = expire_stale(check->now);
+    if (!expired) return expired.error();
+    result.expired = std::move(*expired);
+  }
 
   unsigned lease = lease_seconds ? lease_seconds : options_.default_lease_seconds;
   auto tx = Transaction::begin(db_);

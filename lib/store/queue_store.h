@@ -162,6 +162,16 @@ class QueueStore {
   QueueStore(Database db, const Clock& clock, QueueOptions options)
       : db_(std::move(db)), clock_(&clock), options_(options) {}
 
+  // The time, and whether a running job's lease had run out by then: one
+  // round trip, the database's clock included (every Claim asks first, and
+  // queued every second).
+  struct LeaseCheck {
+    int64_t now = 0;
+    bool any_expired = false;
+  };
+  Result<LeaseCheck> lease_check();
+  // The leases that ran out by `now`, ended (expire_leases() after its check).
+  Result<std::vector<model::Job>> expire_stale(int64_t now);
   // lock: hold the row until the transaction ends (PostgreSQL).
   Result<std::optional<model::Job>> find(int64_t id, bool lock = false);
   Status notify_changed(int64_t id);

@@ -302,12 +302,32 @@ TEST_CASE("with the database's clock, a box whose clock is an hour fast expires 
   CHECK(b->get(claimed->job->id)->runner == "box-a");
   CHECK(std::llabs(b->now() - real) <= 5);
 
+  // A lease that ran out by the server's clock is ended, by a Claim and by
+  // the check queued makes each second alike (one statement asks both).
+  REQUIRE(a->enqueue(push_of('e')));
+  auto brief = a->claim("box-a", 1);
+  REQUIRE(brief);
+  REQUIRE(brief->job);
+  ::sleep(3);
+  auto again = b->claim("box-b", 60);
+  REQUIRE(again);
+  REQUIRE(again->expired.size() == 1);
+  CHECK(again->expired[0].id == brief->job->id);
+  REQUIRE(again->job);
+  CHECK(again->job->id == brief->job->id);  // requeued, then taken
+  REQUIRE(a->enqueue(push_of('f')));
+  REQUIRE(a->claim("box-a", 1));
+  ::sleep(3);
+  auto checked = b->expire_leases();
+  REQUIRE(checked);
+  CHECK(checked->size() == 1);
+
   // The same fast box on its own clock would have taken the job away.
   auto own = QueueStore::open(Location::postgresql(where), fast, QueueOptions{});
   REQUIRE(own);
   auto stolen = own->claim("box-b", 60);
   REQUIRE(stolen);
-  CHECK(stolen->expired.size() == 1);
+  CHECK(stolen->expired.size() == 2);  // 'd', and the 'e' box-b took
 }
 
 TEST_CASE("connecting to a server that does not answer gives up after connect_timeout", "[postgres]") {
@@ -361,6 +381,22 @@ TEST_CASE("inside a transaction, what nobody reads is sent with the next stateme
   CHECK(c->job->id == e->job.id);
   CHECK(proxy.client_sends() - before == 4);
   CHECK(q->counts()->running == 2);
+
+  // With the server's clock (as queued runs): still 4, the time asked in
+  // the lease check's statement (it was a round trip of its own).
+  QueueOptions server_clock;
+  server_clock.database_clock = true;
+  auto d = QueueStore::open(Location::postgresql(where + " host=127.0.0.1 port=" + std::to_string(proxy.port())),
+                            clock, server_clock);
+  REQUIRE(d);
+  REQUIRE(d->enqueue(webhook_push('c')));
+  REQUIRE(d->enqueue(webhook_push('d')));
+  REQUIRE(d->claim("warm", 60));  // prepares its statements
+  before = proxy.client_sends();
+  auto timed = d->claim("runner", 60);
+  REQUIRE(timed);
+  REQUIRE(timed->job);
+  CHECK(proxy.client_sends() - before == 4);
 }
 
 TEST_CASE("a statement held back reports its error at the next one, and nothing of its transaction stays",
