@@ -11,9 +11,10 @@ test that did not pass or was skipped, then, last, a line of counts:
 A failed test's line is followed by what says why, indented: each Catch2
 assertion that failed with the expression after it (under its case's
 name), a sanitizer's or a shell test's error line (at most a dozen lines,
-each cut at 300 characters). The CI log keeps only its tail, and that is where these land;
-a test's whole output is still printed above by `meson test
---print-errorlogs`.
+each cut at 300 characters), never a line of an INFO message (daemons'
+logs say FAIL and ERROR of their own). The CI log keeps only its tail,
+and that is where these land; a test's whole output is still printed
+above by `meson test --print-errorlogs`.
 
 A skipped test's reason is what it printed on a line that starts with
 "SKIP" (tests/support/skip.h, tests/postgres/with-postgres.sh and
@@ -44,13 +45,40 @@ def reasons(test):
     return found or ["no reason given (it exited 77 without a SKIP line)"]
 
 
-# The lines that say why a test failed: Catch2's "file:line: FAILED:" and
-# the two lines after it (the macro and its expansion), and error lines of
-# the sanitizers and of shell tests.
+# The lines that say why a test failed: each Catch2 failure's block
+# ("file:line: FAILED:", the macro, its expansion, the last lines of an
+# explicit FAIL's text, but not an INFO's), and error lines of the
+# sanitizers and of shell tests.
 ERROR_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "SUMMARY: ",
                "FAIL ", "not ok")
 MAX_WHY_LINES = 12
 MAX_WHY_CHARS = 300
+
+
+def catch2_block(lines, i):
+    """The lines worth keeping of the failure block at lines[i] ("...: FAILED:"),
+    and the index after the block (Catch2 ends it with a blank line)."""
+    end = i + 1
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    kept = [lines[i].strip()]
+    part = "macro"
+    explicit = []
+    for line in lines[i + 1:end]:
+        if line.startswith("with expansion"):
+            part = "expansion"
+        elif line.startswith("with message"):
+            part = "info"  # INFO text: daemons' logs, often
+            continue
+        elif line.startswith("explicitly with message"):
+            part = "explicit"
+            continue
+        if part in ("macro", "expansion"):
+            kept.append(line.strip())
+        elif part == "explicit":
+            explicit.append(line.strip())
+    # INFO's text comes first in an explicit FAIL's block, its own text last.
+    return kept + explicit[-2:], end
 
 
 def failure_lines(test):
@@ -59,10 +87,11 @@ def failure_lines(test):
     found = []
     case = told = None
     in_header = False
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        # Catch2 names the case (and its sections) between two rules of dashes.
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
         if len(stripped) > 60 and set(stripped) == {"-"}:
+            # Catch2 names the case (and its sections) between two rules of dashes.
             in_header = not in_header
             if in_header and i + 1 < len(lines):
                 case = lines[i + 1].strip()
@@ -70,14 +99,12 @@ def failure_lines(test):
             if case and case != told:
                 found.append(f"in \"{case}\":")
                 told = case
-            found.append(stripped)
-            # The macro and its expansion, up to the next blank line.
-            for after in lines[i + 1:i + 5]:
-                if not after.strip() or after.startswith("with message"):
-                    break
-                found.append(after.strip())
+            block, i = catch2_block(lines, i)
+            found.extend(block)
+            continue
         elif any(mark in stripped for mark in ERROR_MARKS):
             found.append(stripped)
+        i += 1
     short = [line if len(line) <= MAX_WHY_CHARS else line[:MAX_WHY_CHARS] + "..." for line in found]
     return short[:MAX_WHY_LINES]
 

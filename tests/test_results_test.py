@@ -70,7 +70,7 @@ check("under CI a -host skip is listed, not failed", "SKIP unit-exec-host: meter
 # its expansion (not the INFO message after it), and a sanitizer's error.
 catch2 = ("-" * 79 + "\na case\n" + "-" * 79 + "\n/src/t.cpp:250\n" + "." * 79 + "\n\n"
           "/src/t.cpp:256: FAILED:\n  REQUIRE( wait_until(...) )\nwith expansion:\n  false\n"
-          "with message:\n  " + "queued log line\n  " * 500 + "\n" + "=" * 79 + "\ntest cases: 8 | 7 passed | 1 failed\n")
+          "with message:\n  " + "queued log line\n  " * 500 + "FAIL a daemon's own word\n\n" + "=" * 79 + "\ntest cases: 8 | 7 passed | 1 failed\n")
 asan = "==12==ERROR: AddressSanitizer: heap-use-after-free on address 0x1\n" + "frame\n" * 40 + \
     "SUMMARY: AddressSanitizer: heap-use-after-free /src/a.cpp:3 in f\n"
 lines, counts = run([{"name": "integration-c", "result": "FAIL", "stdout": catch2},
@@ -78,10 +78,17 @@ lines, counts = run([{"name": "integration-c", "result": "FAIL", "stdout": catch
 check("a failed assertion follows its test's line",
       lines[:6] == ["FAIL integration-c: fail", '  in "a case":', "  /src/t.cpp:256: FAILED:", "  REQUIRE( wait_until(...) )",
                     "  with expansion:", "  false"])
-check("an INFO message is left out", not any("queued log line" in line for line in lines))
+check("an INFO message is left out, its FAIL lines too",
+      not any("queued log line" in line or "daemon's own" in line for line in lines))
 check("a sanitizer's error follows its test's line",
       lines[6:] == ["FAIL integration-a: fail", "  ==12==ERROR: AddressSanitizer: heap-use-after-free on address 0x1",
                     "  SUMMARY: AddressSanitizer: heap-use-after-free /src/a.cpp:3 in f"])
+# An explicit FAIL's block holds the INFO text first, its own text last.
+explicit = ("/src/t.cpp:7: FAILED:\nexplicitly with messages:\n  a daemon's log\n  FAIL its own word\n"
+            "  queued did not answer\n  its log follows\n\n")
+lines, _ = run([{"name": "integration-e", "result": "FAIL", "stdout": explicit}])
+check("an explicit FAIL's own text follows, not the INFO before it",
+      lines == ["FAIL integration-e: fail", "  /src/t.cpp:7: FAILED:", "  queued did not answer", "  its log follows"])
 check("the why lines are bounded", len(run([{"name": "x", "result": "FAIL", "stdout": "FAIL " + "y" * 900 + "\n" * 2 +
                                               "not ok\n" * 40}])[0]) == 1 + 12)
 
