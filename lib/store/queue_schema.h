@@ -21,6 +21,13 @@ inline constexpr const char* kJobColumns =
     "pr_number, suite, priority, requested_by, state, attempts, runner, lease_expires, "
     "created, started, finished, result_path, error, group_id, threshold, shard, shards, shard_benchmarks";
 
+// How many columns kJobColumns names: a column a query adds after them is this one.
+inline constexpr int kJobColumnCount = 27;
+static_assert([] {
+  int n = 1;
+  for (const char* c = kJobColumns; *c; ++c) n += *c == ',';
+  return n;
+}() == kJobColumnCount);
 model::Job job_from_row(const Statement& row);
 // A shard's benchmark names as the shard_benchmarks column holds them.
 std::string shard_benchmarks_text(const std::vector<std::string>& names);

@@ -175,7 +175,13 @@ class QueueStore {
   // lock: hold the row until the transaction ends (PostgreSQL).
   Result<std::optional<model::Job>> find(int64_t id, bool lock = false);
   Status notify_changed(int64_t id);
-  Result<std::optional<model::Job>> find_duplicate(const model::JobSpec& spec);
+  // A job that already answers `spec`: by its replay key (`replayed`),
+  // its delivery, or the same work queued or running.
+  struct Existing {
+    model::Job job;
+    bool replayed = false;
+  };
+  Result<std::optional<Existing>> find_existing(const model::JobSpec& spec);
   // The newest done job of the same work, for skip_measured.
   Result<std::optional<model::Job>> find_measured(const model::JobSpec& spec);
   // enqueue after validation, inside the caller's transaction.
