@@ -26,6 +26,11 @@ std::string job_name(int64_t id) { return "job " + std::to_string(id); }
 
 Error not_found(int64_t id) { return make_error(Errc::not_found, "no " + job_name(id)); }
 
+// The server's time in whole seconds (QueueOptions::database_clock).
+constexpr const char* kServerNow = "SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp())) AS BIGINT)";
+// The job a replay key was accepted for, given the key and the window's start.
+constexpr const char* kReplayJob = "SELECT job_id FROM accepted_bodies WHERE replay_key = ? AND accepted >= ?";
+
 // One time for all of a call's uses of now(), each a round trip on
 // PostgreSQL with the database's clock; forgotten when the call ends.
 class NowPin {
@@ -52,7 +57,7 @@ Result<QueueStore> QueueStore::open(const Location& where, const Clock& clock, Q
 int64_t QueueStore::now() {
   if (pinned_now_) return *pinned_now_;
   if (!options_.database_clock || db_.backend() != Backend::postgresql) return clock_->now_unix();
-  auto st = db_.prepare("SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp())) AS BIGINT)");
+  auto st = db_.prepare(kServerNow);
   if (!st) return clock_->now_unix();
   auto row = st->step();
   if (!row || !*row) return clock_->now_unix();
@@ -99,9 +104,8 @@ Result<std::optional<QueueStore::Existing>> QueueStore::find_existing(const mode
   const std::string cols = schema::kJobColumns;
   std::vector<Part> parts;
   if (!spec.replay_key.empty() && options_.replay_window_seconds != 0) {
-    const int64_t since = now() - static_cast<int64_t>(options_.replay_window_seconds);
-    parts.push_back({"SELECT " + cols + ", 0 AS found_by FROM jobs WHERE id = (SELECT job_id FROM accepted_bodies"
-                     " WHERE replay_key = ? AND accepted >= ?)",
+    const int64_t since = replay_since();
+    parts.push_back({"SELECT " + cols + ", 0 AS found_by FROM jobs WHERE id = (" + kReplayJob + ")",
                      [&spec, since](Statement& st, int& n) {
                        st.bind(++n, spec.replay_key);
                        st.bind(++n, since);
@@ -157,11 +161,13 @@ Result<std::optional<QueueStore::Existing>> QueueStore::find_existing(const mode
   return ask(sql + " ORDER BY found_by LIMIT 1", all);
 }
 
+int64_t QueueStore::replay_since() { return now() - static_cast<int64_t>(options_.replay_window_seconds); }
+
 Result<std::optional<int64_t>> QueueStore::find_replay(const std::string& key) {
   if (key.empty() || options_.replay_window_seconds == 0) return std::optional<int64_t>();
-  auto st = db_.prepare("SELECT job_id FROM accepted_bodies WHERE replay_key = ? AND accepted >= ?");
+  auto st = db_.prepare(kReplayJob);
   if (!st) return st.error();
-  st->bind(1, key).bind(2, now() - static_cast<int64_t>(options_.replay_window_seconds));
+  st->bind(1, key).bind(2, replay_since());
   auto row = st->step();
   if (!row) return row.error();
   if (!*row) return std::optional<int64_t>();
@@ -175,7 +181,7 @@ Status QueueStore::remember_replay(const std::string& key, int64_t job_id) {
   int64_t now = this->now();
   auto prune = db_.prepare("DELETE FROM accepted_bodies WHERE accepted < ?");
   if (!prune) return prune.error();
-  prune->bind(1, now - static_cast<int64_t>(options_.replay_window_seconds));
+  prune->bind(1, replay_since());
   BB_TRY(prune->run());
   auto st = db_.prepare(
       "INSERT INTO accepted_bodies (replay_key, job_id, accepted) VALUES (?, ?, ?)"
@@ -274,7 +280,7 @@ Result<QueueStore::LeaseCheck> QueueStore::lease_check() {
     auto st = db_.prepare(
         "SELECT n.t, CASE WHEN EXISTS (SELECT 1 FROM jobs WHERE state = 'running' AND lease_expires < n.t)"
         " THEN 1 ELSE 0 END"
-        " FROM (SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp())) AS BIGINT) AS t) AS n");
+        " FROM (" + std::string(kServerNow) + " AS t) AS n");
     if (!st) return st.error();
     auto row = st->step();
     if (!row) return row.error();

@@ -191,6 +191,8 @@ class QueueStore {
   // The job a replay key was accepted for within the window: nullopt when
   // unseen (or older), 0 when it only recorded a pull request.
   Result<std::optional<int64_t>> find_replay(const std::string& key);
+  // The oldest acceptance still inside the replay window.
+  int64_t replay_since();
   Status remember_replay(const std::string& key, int64_t job_id);
   // Loads job `id` for a runner's transition: it must be running and held by `runner`.
   Result<model::Job> load_held(int64_t id, const std::string& runner, const char* action);
