@@ -14,19 +14,19 @@
 
 namespace bb::test {
 
+// Claims the next queued job as the test's runner, if one is queued now.
+inline bool try_claim(ReporterFixture& s, nlohmann::json& job) {
+  int64_t id = 0;
+  return !s.queue->claim("test-runner", 60, &id, &job) && id != 0;
+}
+
 // The next queued job, claimed: null when none is queued within the wait
 // (a test that expects one waits long: an ASan reporterd beside a compiler
 // is slow; one that expects none asks for a short wait).
 inline nlohmann::json claim_next(ReporterFixture& s, int seconds = 30) {
   nlohmann::json job;
-  int64_t id = 0;
-  wait_until(
-      [&] {
-        id = 0;
-        return !s.queue->claim("test-runner", 60, &id, &job) && id != 0;
-      },
-      std::chrono::seconds(seconds));
-  return id ? job : nlohmann::json();
+  const bool claimed = wait_until([&] { return try_claim(s, job); }, std::chrono::seconds(seconds));
+  return claimed ? job : nlohmann::json();
 }
 
 // Claims and answers (`each`) every job reporterd queues until `done()`
@@ -38,16 +38,9 @@ template <class Each>
 int answer_until(ReporterFixture& s, const std::function<bool()>& done, Each each, int seconds = 60) {
   for (int answered = 0;; ++answered) {
     nlohmann::json job;
-    int64_t id = 0;
-    bool finished = false;
-    wait_until(
-        [&] {
-          id = 0;
-          if (!s.queue->claim("test-runner", 60, &id, &job) && id != 0) return true;
-          return finished = done();
-        },
-        std::chrono::seconds(seconds));
-    if (id == 0) {
+    bool claimed = false, finished = false;
+    wait_until([&] { return (claimed = try_claim(s, job)) || (finished = done()); }, std::chrono::seconds(seconds));
+    if (!claimed) {
       if (!finished) FAIL("after " << answered << " jobs, neither another job nor the outcome in " << seconds << " s");
       return answered;
     }
