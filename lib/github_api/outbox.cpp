@@ -135,6 +135,14 @@ UPDATE items SET
   return tx->commit();
 }
 
+Status Outbox::doubt(const std::string& target) {
+  auto st = db_.prepare(std::string("UPDATE items SET outcome_unknown = 1, updated = ") + kNow +
+                        " WHERE target = ?1 AND state = 'pending'");
+  if (!st) return st.error();
+  st->bind(1, target);
+  return st->run();
+}
+
 Status Outbox::retry(const std::string& target, int64_t at, const std::string& error, bool outcome_unknown) {
   // An earlier attempt's doubt stays until the target is sent.
   auto st = db_.prepare(std::string(

@@ -54,6 +54,11 @@ class Outbox {
   // The Want of `version` reached GitHub as `object`: remembered, and the
   // item is done unless a newer Want was put meanwhile (then it stays due).
   Status sent(const std::string& target, int64_t version, const PostedObject& object);
+  // A create for the target is about to be sent. Until sent() clears it,
+  // the item's outcome is unknown: a reporterd killed before it heard back
+  // (or before it remembered the reply) must look for what it may have made
+  // rather than make it again. A pending item only.
+  Status doubt(const std::string& target);
   // Try again at `at`.
   Status retry(const std::string& target, int64_t at, const std::string& error, bool outcome_unknown);
   // Will not succeed (GitHub refused it for good, or it waited too long).

@@ -206,6 +206,11 @@ SendOutcome Sender::send_check_run(Attempt& a) {
     return a.done(now_shown, "updated");
   }
   json body = check_run_body(w, true);
+  // Doubt first, durably: GitHub may make the run and reporterd die before
+  // the reply is remembered. Only a check run needs this; the comment and
+  // the issue are always looked for by their marker before they are made.
+  if (!w.external_id.empty())
+    if (auto st = outbox_.doubt(target); !st) return local_failure(a.item, st.error().message, now, policy_);
   if (!call(a, "POST", base, &body, reply)) return a.failure;
   PostedObject made = object_of(reply.json(), "id");
   if (made.id == 0) {

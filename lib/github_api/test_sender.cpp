@@ -169,6 +169,33 @@ TEST_CASE("sender: a create whose reply was lost finds the run by external_id in
   CHECK((*posted)->id == found.object.id);
 }
 
+TEST_CASE("sender: a create cut short by reporterd's death is found after the restart, never made twice") {
+  // SIGKILL after GitHub made the run, before the outcome was recorded:
+  // send() runs, record() never does. Only the doubt written before the
+  // POST tells the next reporterd to look first.
+  Rig rig;
+  rig.gh.lose_next_reply(1, "POST /repos/o/r/check-runs");
+  rig.put(sent_run_want("queued"));
+  auto item = rig.box->next_due(rig.clock.now_unix());
+  REQUIRE(item.ok());
+  REQUIRE(item->has_value());
+  CHECK_FALSE((*item)->outcome_unknown);
+  rig.sender->send(**item);
+  REQUIRE(rig.gh.check_runs().size() == 1);  // GitHub made it
+
+  rig.reopen(rig.db);
+  rig.put(sent_run_want("in_progress"));
+  CHECK(rig.step_done().action == "updated");
+  REQUIRE(rig.gh.check_runs().size() == 1);
+  CHECK(rig.gh.check_runs()[0]["status"] == "in_progress");
+  CHECK(rig.count("POST", "/check-runs") == 1);
+
+  // Once sent, the doubt is gone: the next change is a plain PATCH.
+  rig.put(sent_run_want("completed"));
+  CHECK(rig.step_done().action == "updated");
+  CHECK(rig.count("GET", "/check-runs?check_name=") == 1);
+}
+
 TEST_CASE("sender: a create GitHub did but answered 502 or 504 is found, never made twice") {
   Rig rig;
   // A check run: found by its external_id.
