@@ -78,7 +78,7 @@ class RowReader {
     if (has_result_ && result_.size() != combos.size()) return false;
     distinct_ = distinct_ && distinct_combinations(decl);
     for (size_t j = 0; j < combos.size(); ++j) {
-      model::Benchmark& b = out.emplace_at(at.ptr);
+      model::Benchmark& b = out.emplace(at.ptr);
       if (!begin(b, name, std::move(combos[j]), *how, version_, decl)) continue;
       const std::optional<double> value = has_result_ ? result_[j] : std::nullopt;
       const Value judged = judge(b, value);

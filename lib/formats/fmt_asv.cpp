@@ -221,7 +221,7 @@ Status one_benchmark(const std::string& name, const json& row, const Loc& at, co
 
   for (size_t j = 0; j < combos.size(); ++j) {
     // Built where it stays; on an error the whole list is dropped.
-    model::Benchmark& b = out.emplace_at(at.ptr);
+    model::Benchmark& b = out.emplace(at.ptr);
     if (!begin(b, name, std::move(combos[j]), *how, version, decl)) continue;
     const json* value = result ? &(*result)[j] : nullptr;
     std::optional<double> n;

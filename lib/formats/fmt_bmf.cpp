@@ -25,16 +25,16 @@ struct Measure {
   double scale;
 };
 
-Measure measure_for(const std::string& slug) {
+Measure measure_for(std::string_view slug) {
   if (slug == "latency") return {"wall_time", "s", 1e-9};
   if (slug == "throughput") return {"throughput", "ops/s", 1};
   if (slug == "file-size") return {"file-size", "bytes", 1};
   if (slug == "build-time") return {"build-time", "s", 1};
-  return {slug, "unspecified", 1};
+  return {std::string(slug), "unspecified", 1};
 }
 
 // One measure of one benchmark, from either reader, filled in where it stays.
-void measure(model::Benchmark& b, const std::string& name, const std::string& slug, double value,
+void measure(model::Benchmark& b, std::string_view name, std::string_view slug, double value,
              std::optional<double> lower, std::optional<double> upper) {
   Measure how = measure_for(slug);
   b.key.name = name;
@@ -59,7 +59,7 @@ void measure(model::Benchmark& b, const std::string& name, const std::string& sl
 // the plain shape (objects of objects of value/lower_value/upper_value
 // numbers); anything else, good or bad, is left to the DOM reader below,
 // which reads it as it always has and words any error.
-std::optional<ParsedList> bmf_fast(JsonText text, const std::string& source) {
+std::optional<ParsedList> bmf_fast(JsonText text) {
   namespace od = simdjson::ondemand;
   if (!simdjson_enabled()) return std::nullopt;
   SimdRoot file(text, false);
@@ -87,21 +87,21 @@ std::optional<ParsedList> bmf_fast(JsonText text, const std::string& source) {
   if (file.doc.get_object().get(root)) return std::nullopt;
   ParsedList out;
   out.reserve(*count);
-  const Loc top{&source, ""};
   struct Read {
     std::string_view slug;  // in the text, or in simdjson's buffer: both outlive the document
     double value;
     std::optional<double> lower, upper;
   };
   std::vector<Read> mine;  // one benchmark's, put in slug order as the DOM reader's map is
+  std::string at, place;   // "/<name>" and "/<name>/<slug>", reused: no string per benchmark
   for (auto bench_field : root) {
     od::field bf;
-    std::string_view k;
+    std::string_view name, k;
     od::object measures;
-    if (std::move(bench_field).get(bf) || !key_of(bf, end, k) || bf.value().get_object().get(measures))
+    if (std::move(bench_field).get(bf) || !key_of(bf, end, name) || bf.value().get_object().get(measures))
       return std::nullopt;
-    const std::string name(k);
-    const Loc at = top.child(name);
+    at.assign("/");
+    append_pointer_token(at, name);
     mine.clear();
     for (auto measure_field : measures) {
       od::field mf;
@@ -130,8 +130,9 @@ std::optional<ParsedList> bmf_fast(JsonText text, const std::string& source) {
     if (mine.size() > 1)
       std::sort(mine.begin(), mine.end(), [](const Read& a, const Read& b) { return a.slug < b.slug; });
     for (const Read& r : mine) {
-      const std::string slug(r.slug);
-      measure(out.emplace(at.child(slug).ptr), name, slug, r.value, r.lower, r.upper);
+      place.assign(at).push_back('/');
+      append_pointer_token(place, r.slug);
+      measure(out.emplace(place), name, r.slug, r.value, r.lower, r.upper);
     }
   }
   if (!file.at_end()) return std::nullopt;
@@ -139,7 +140,7 @@ std::optional<ParsedList> bmf_fast(JsonText text, const std::string& source) {
 }
 
 Result<ParsedList> parse_bmf(const Input& in) {
-  if (auto fast = bmf_fast(in.json(), in.source)) return std::move(*fast);
+  if (auto fast = bmf_fast(in.json())) return std::move(*fast);
   ParsedList out;
   // Only a root object is streamed member by member; anything else is wrong.
   size_t first = in.text.find_first_not_of(" \t\r\n");
@@ -164,7 +165,7 @@ Result<ParsedList> parse_bmf(const Input& in) {
         if (!n) return n.error();
         bounds[i] = *n;
       }
-      measure(out.emplace(std::move(mat.ptr)), name, slug, *value, bounds[0], bounds[1]);
+      measure(out.emplace(mat.ptr), name, slug, *value, bounds[0], bounds[1]);
     }
     return {};
   });

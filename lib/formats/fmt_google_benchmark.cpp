@@ -295,7 +295,7 @@ class Reader {
     // --benchmark_report_aggregates_only gives summaries alone; with neither
     // there is nothing to report.
     if (ok && series.samples.empty() && series.summary.empty()) return;
-    model::Benchmark& b = out.emplace_at(g.place);
+    model::Benchmark& b = out.emplace(g.place);
     if (last) b.key.name = std::move(g.run_name);
     else b.key.name = g.run_name;
     b.key.metric = metric;

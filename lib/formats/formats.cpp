@@ -18,14 +18,14 @@ namespace bb::formats {
 
 namespace detail {
 
-Error error_at(const std::string& source, const std::string& place, const std::string& what) {
+Error error_at(const std::string& source, std::string_view place, const std::string& what) {
   if (place.empty()) return make_error(Errc::parse, source + ": " + what);
-  return make_error(Errc::parse, source + ":" + place + ": " + what);
+  return make_error(Errc::parse, source + ":" + std::string(place) + ": " + what);
 }
 
 namespace {
 
-Status check_one(const model::Benchmark& b, const std::string& place, const std::string& source) {
+Status check_one(const model::Benchmark& b, std::string_view place, const std::string& source) {
   auto bad = [&](const std::string& what) { return error_at(source, place, what); };
   if (b.key.name.empty()) return bad("benchmark has an empty name");
   if (b.key.metric.empty()) return bad("benchmark '" + b.key.name + "' has an empty metric");
@@ -87,8 +87,8 @@ Result<std::vector<model::Benchmark>> finish(ParsedList parsed, const std::strin
   }
   if (dup != benches.size())
     return error_at(source, parsed.place(dup),
-                    "duplicate benchmark '" + benches[dup].key.to_string() + "' (first at " + parsed.place(first) +
-                        "); expected every name/parameters/metric once");
+                    "duplicate benchmark '" + benches[dup].key.to_string() + "' (first at " +
+                        std::string(parsed.place(first)) + "); expected every name/parameters/metric once");
   if (benches.empty() && !options.allow_empty)
     return error_at(source, "",
                     "holds no benchmarks; expected at least one (unless the suite allows an "

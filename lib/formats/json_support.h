@@ -142,6 +142,8 @@ void replace_python_nan(char* text, size_t size);
 bool may_hold_python_nan(std::string_view text);
 // A JSON pointer token: "~" and "/" escaped.
 std::string escape_pointer_token(std::string_view key);
+// The same, appended to `ptr` (no string of its own).
+void append_pointer_token(std::string& ptr, std::string_view key);
 
 // Deepest nesting any reader accepts; deeper input is refused, not recursed.
 inline constexpr size_t kMaxDepth = 256;

@@ -23,7 +23,9 @@ struct Parsed {
 // Benchmarks and their places side by side, so the dispatcher can hand the
 // benchmarks on without copying: a result can hold hundreds of thousands.
 // A place is kept once for a run of benchmarks from the same place (the
-// metrics of one row), each benchmark holding only its index.
+// metrics of one row), each benchmark holding only its index. The places'
+// text is one string: a place is read only to word an error, and a string
+// each was an allocation and a free per benchmark.
 struct ParsedList {
   std::vector<model::Benchmark> benches;
   // The parser made every key once by construction (it groups by key):
@@ -32,28 +34,20 @@ struct ParsedList {
 
   void push_back(Parsed&& p) {
     benches.push_back(std::move(p.bench));
-    add_place(std::move(p.place));
+    add_place(p.place);
   }
-  // A default benchmark at the end, to be filled in place.
-  model::Benchmark& emplace(std::string place) {
+  // A default benchmark at the end, to be filled in place; its place is
+  // copied only when it is not the last one's.
+  model::Benchmark& emplace(std::string_view place) {
     benches.emplace_back();
-    add_place(std::move(place));
-    return benches.back();
-  }
-  // The same, the place copied only when it is not the last one's.
-  model::Benchmark& emplace_at(const std::string& place) {
-    benches.emplace_back();
-    if (places_.empty() || places_.back() != place) places_.push_back(place);
-    place_of_.push_back(uint32_t(places_.size() - 1));
+    add_place(place);
     return benches.back();
   }
   // Benchmark i of `from` moved to the end, its place copied only when it
   // is not the last one's (a list put in another order).
   void move_from(ParsedList& from, size_t i) {
     benches.push_back(std::move(from.benches[i]));
-    const std::string& place = from.place(i);
-    if (places_.empty() || places_.back() != place) places_.push_back(place);
-    place_of_.push_back(uint32_t(places_.size() - 1));
+    add_place(from.place(i));
   }
   // Where the count is known before the first push: a vector of 100,000s
   // that grows by doubling holds the old and the new array at once.
@@ -61,18 +55,26 @@ struct ParsedList {
     benches.reserve(n);
     place_of_.reserve(n);
   }
-  const std::string& place(size_t i) const { return places_[place_of_[i]]; }
+  std::string_view place(size_t i) const { return place_text(place_of_[i]); }
   size_t size() const { return benches.size(); }
   bool empty() const { return benches.empty(); }
 
  private:
-  void add_place(std::string&& place) {
-    if (places_.empty() || places_.back() != place) places_.push_back(std::move(place));
-    place_of_.push_back(uint32_t(places_.size() - 1));
+  void add_place(std::string_view place) {
+    if (place_ends_.empty() || place_text(place_ends_.size() - 1) != place) {
+      places_.append(place);
+      place_ends_.push_back(places_.size());
+    }
+    place_of_.push_back(uint32_t(place_ends_.size() - 1));
+  }
+  std::string_view place_text(size_t p) const {
+    const size_t begin = p == 0 ? 0 : place_ends_[p - 1];
+    return std::string_view(places_).substr(begin, place_ends_[p] - begin);
   }
 
-  std::vector<std::string> places_;
-  std::vector<uint32_t> place_of_;
+  std::string places_;               // every place, one after another
+  std::vector<size_t> place_ends_;   // where each ends in places_
+  std::vector<uint32_t> place_of_;   // each benchmark's place
 };
 
 struct Input {
@@ -85,7 +87,7 @@ struct Input {
 
 // "source:place: what" as an Errc::parse error. place is "line:column" or a
 // JSON pointer; empty place gives "source: what".
-Error error_at(const std::string& source, const std::string& place, const std::string& what);
+Error error_at(const std::string& source, std::string_view place, const std::string& what);
 
 Result<ParsedList> parse_hyperfine(const Input& in);
 Result<ParsedList> parse_benchbox(const Input& in);
@@ -96,7 +98,7 @@ Result<ParsedList> parse_pytest_benchmark(const Input& in);
 // nullopt where the DOM reader reads the file (anything but the plain
 // shape, and every error).
 std::optional<ParsedList> pytest_benchmark_fast(JsonText text);
-std::optional<ParsedList> bmf_fast(JsonText text, const std::string& source);
+std::optional<ParsedList> bmf_fast(JsonText text);
 std::optional<ParsedList> asv_fast(JsonText text, const std::string& source);
 Result<ParsedList> parse_catch2_xml(const Input& in);
 Result<ParsedList> parse_go_test(const Input& in);
