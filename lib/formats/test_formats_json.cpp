@@ -128,6 +128,13 @@ TEST_CASE("hyperfine: bad input names file, place and expectation") {
     CHECK(msg == "in.json:/results/1: duplicate benchmark 's/x:wall_time' (first at /results/0); "
                  "expected every name/parameters/metric once");
   }
+  SECTION("of several duplicates, the earliest is named, with its first place") {
+    // x y y x: the second y (at 2) comes before the second x (at 3).
+    auto msg = parse_error("hyperfine", R"({"results": [{"command": "x", "times": [1]}, {"command": "y", "times": [1]},
+        {"command": "y", "times": [1]}, {"command": "x", "times": [1]}]})");
+    CHECK(msg == "in.json:/results/2: duplicate benchmark 's/y:wall_time' (first at /results/1); "
+                 "expected every name/parameters/metric once");
+  }
   SECTION("no runs at all") {
     auto msg = parse_error("hyperfine", R"({"results": [{"command": "x", "times": []}]})");
     CHECK(msg == "in.json:/results/0: benchmark 'x' has no samples, expected at least one");
