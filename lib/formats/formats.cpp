@@ -2,6 +2,7 @@
 // reading inputs from the filesystem.
 #include "formats/formats.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -18,6 +19,13 @@
 namespace bb::formats {
 
 namespace detail {
+
+void huge_pages(void* p, size_t bytes) {
+  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
 
 Error error_at(const std::string& source, std::string_view place, const std::string& what) {
   if (place.empty()) return make_error(Errc::parse, source + ": " + what);
