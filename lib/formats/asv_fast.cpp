@@ -313,8 +313,14 @@ std::optional<ParsedList> read_fast(JsonText text, const std::string& source, De
       reader.emplace(*columns, buf.end());
     } else if (key == "results") {
       od::object results;
-      if (!reader || seen_results || f.value().get_object().get(results)) return std::nullopt;
+      size_t count = 0;
+      if (!reader || seen_results || f.value().get_object().get(results) || results.count_fields().get(count))
+        return std::nullopt;
       seen_results = true;
+      // A row is at least one benchmark (one per parameter combination):
+      // counted first, the list mostly is allocated once, on huge pages.
+      out.reserve(count);
+      rows.reserve(count);
       for (auto row : results) {
         od::field rf;
         std::string_view name;
