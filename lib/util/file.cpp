@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>  // renameat2, RENAME_EXCHANGE
 
 #include "util/fd.h"
 
@@ -52,6 +53,37 @@ static std::string dir_of(const std::string& path) {
 
 namespace {
 
+// The new file takes the old one's name in one step (renameat2's
+// RENAME_EXCHANGE), and the old one, now under the temporary name, goes:
+// a reader finds the old file or the new one, never none and never half
+// of one. A plain rename over the old file would make ext4 (auto_da_alloc)
+// flush the new one first, which costs what the skipped fsync would; an
+// exchange does not. Where there is no old file, or the filesystem cannot
+// exchange, the new one is renamed into place (the old one unlinked
+// first, for the flush's sake: then a reader may find none for a moment).
+Status swap_into_place(const std::string& tmp, const std::string& path) {
+  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    if (::unlink(tmp.c_str()) == 0 || errno != EISDIR) return {};  // the old file now
+    // `path` was a directory: it goes back, and the write fails as a
+    // rename over a directory would.
+    ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE);
+    ::unlink(tmp.c_str());
+    return errno_error("rename " + tmp, EISDIR);
+  }
+  const int err = errno;
+  if (err != ENOENT && err != EINVAL && err != ENOSYS) {
+    ::unlink(tmp.c_str());
+    return errno_error("rename " + tmp, err);
+  }
+  if (err != ENOENT) ::unlink(path.c_str());
+  if (::rename(tmp.c_str(), path.c_str()) < 0) {
+    const int rename_err = errno;
+    ::unlink(tmp.c_str());
+    return errno_error("rename " + tmp, rename_err);
+  }
+  return {};
+}
+
 Status write_replacing(const std::string& path, const std::string& content, int mode, bool durable) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
@@ -73,16 +105,12 @@ Status write_replacing(const std::string& path, const std::string& content, int 
     return errno_error("fsync " + tmp, err);
   }
   fd.reset();
-  // ext4 (auto_da_alloc) flushes a file renamed over an existing one, which
-  // costs what the fsync we skipped would: the old file goes first, and a
-  // reader in between finds none for a moment rather than half of one.
-  if (!durable) ::unlink(path.c_str());
+  if (!durable) return swap_into_place(tmp, path);
   if (::rename(tmp.c_str(), path.c_str()) < 0) {
     int err = errno;
     ::unlink(tmp.c_str());
     return errno_error("rename " + tmp, err);
   }
-  if (!durable) return {};
   UniqueFd dir(::open(dir_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.valid()) ::fsync(dir.get());
   return {};

@@ -26,8 +26,9 @@ Result<std::string> read_to_end(int fd, size_t max_bytes, const std::string& wha
 Status write_file_atomic(const std::string& path, const std::string& content, int mode = 0644);
 // Without fsync, for files that can be made again (the dashboard writes
 // thousands per job; an fsync each would cost seconds): a reader sees the
-// old file, the new one, or (for a moment) none, never half of one; a crash
-// may lose the newest version.
+// old file or the new one, never none and never half of one (where the
+// filesystem cannot exchange two names, none for a moment); a crash may
+// lose the newest version.
 Status write_file_replace(const std::string& path, const std::string& content, int mode = 0644);
 
 // mkdir -p with the given mode for the directories it creates.

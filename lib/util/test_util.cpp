@@ -2,7 +2,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+#include <vector>
 
 #include "util/cpu_list.h"
 #include "util/file.h"
@@ -51,6 +57,41 @@ TEST_CASE("atomic writes land and read back; directories are refused") {
   REQUIRE_FALSE(is_dir.ok());
   CHECK(is_dir.error().message.find("not a regular file") != std::string::npos);
   CHECK(read_file(path_join(dir, "missing")).error().code == Errc::not_found);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("write_file_replace: a reader finds the old file or the new one, never none, never half") {
+  char tmpl[] = "/tmp/bb-util-XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  const std::string path = path_join(dir, "page.json");
+  const std::string a(4096, 'a'), b(8192, 'b');
+  REQUIRE(write_file_replace(path, a).ok());
+  // A reader on the other core while the file is replaced 2,000 times.
+  std::atomic<bool> done{false};
+  std::atomic<int> missing{0}, torn{0}, reads{0};
+  std::thread reader([&] {
+    while (!done) {
+      auto text = read_file(path);
+      ++reads;
+      if (!text) ++missing;
+      else if (*text != a && *text != b) ++torn;
+    }
+  });
+  for (int i = 0; i < 2000; ++i) REQUIRE(write_file_replace(path, i % 2 ? a : b).ok());
+  done = true;
+  reader.join();
+  INFO(reads.load() << " reads");
+  CHECK(missing == 0);
+  CHECK(torn == 0);
+  CHECK(read_file(path).value() == a);
+  // Nothing is left beside it, and a directory in the way is refused, kept.
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) left.push_back(e.path().filename());
+  CHECK(left == std::vector<std::string>{"page.json"});
+  REQUIRE(make_dirs(path_join(dir, "sub")).ok());
+  CHECK_FALSE(write_file_replace(path_join(dir, "sub"), a).ok());
+  struct stat st {};
+  CHECK((::stat(path_join(dir, "sub").c_str(), &st) == 0 && S_ISDIR(st.st_mode)));
   std::system(("rm -rf " + dir).c_str());
 }
 
