@@ -20,12 +20,7 @@ struct Parsed {
   model::Benchmark bench;
   std::string place;
 };
-// Benchmarks and their places side by side, so the dispatcher can hand the
-// benchmarks on without copying: a result can hold hundreds of thousands.
-// A place is kept once for a run of benchmarks from the same place (the
-// metrics of one row), each benchmark holding only its index. The places'
-// text is one string: a place is read only to word an error, and a string
-// each was an allocation and a free per benchmark.
+
 // Asks the kernel to back the whole 2 MiB pages within [p, p + bytes) with
 // transparent huge pages (THP's "madvise" mode, this machine's setting). A
 // list of 300,000 benchmarks is 110 MB, and touching it 4 KiB page by page
@@ -33,6 +28,12 @@ struct Parsed {
 // where THP is off, nothing changes.
 void huge_pages(void* p, size_t bytes);
 
+// Benchmarks and their places side by side, so the dispatcher can hand the
+// benchmarks on without copying: a result can hold hundreds of thousands.
+// A place is kept once for a run of benchmarks from the same place (the
+// metrics of one row), each benchmark holding only its index. The places'
+// text is one string: a place is read only to word an error, and a string
+// each was an allocation and a free per benchmark.
 struct ParsedList {
   std::vector<model::Benchmark> benches;
   // The parser made every key once by construction (it groups by key):

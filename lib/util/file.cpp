@@ -58,9 +58,9 @@ namespace {
 // a reader finds the old file or the new one, never none and never half
 // of one. A plain rename over the old file would make ext4 (auto_da_alloc)
 // flush the new one first, which costs what the skipped fsync would; an
-// exchange does not. Where there is no old file, or the filesystem cannot
-// exchange, the new one is renamed into place (the old one unlinked
-// first, for the flush's sake: then a reader may find none for a moment).
+// exchange does not. Where there is no old file, or the exchange is
+// refused, the new one is renamed into place (the old one unlinked first,
+// for the flush's sake: then a reader may find none for a moment).
 Status swap_into_place(const std::string& tmp, const std::string& path) {
   if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
     if (::unlink(tmp.c_str()) == 0 || errno != EISDIR) return {};  // the old file now
@@ -70,12 +70,9 @@ Status swap_into_place(const std::string& tmp, const std::string& path) {
     ::unlink(tmp.c_str());
     return errno_error("rename " + tmp, EISDIR);
   }
-  const int err = errno;
-  if (err != ENOENT && err != EINVAL && err != ENOSYS) {
-    ::unlink(tmp.c_str());
-    return errno_error("rename " + tmp, err);
-  }
-  if (err != ENOENT) ::unlink(path.c_str());
+  // Any refusal (no old file; a filesystem, kernel or syscall filter that
+  // cannot exchange) falls back to the rename, which says its own error.
+  if (errno != ENOENT) ::unlink(path.c_str());
   if (::rename(tmp.c_str(), path.c_str()) < 0) {
     const int rename_err = errno;
     ::unlink(tmp.c_str());
