@@ -1,5 +1,6 @@
-// Names to indices, for a reader that groups hundreds of thousands of rows
-// by name: open addressing over the names' hashes, so an insert neither
+// Names (or any keys the caller hashes) to indices, for a reader that
+// groups hundreds of thousands of rows by name, and for finish()'s search
+// for a repeated key: open addressing over the names' hashes, so an insert neither
 // allocates a node nor copies the name (the caller keeps the names; the
 // index asks for one by position only where hashes are equal). A node-based
 // map was the largest single cost of reading a large Google Benchmark file.
@@ -20,8 +21,14 @@ class NameIndex {
   // that; `name_of(i)` gives the name added as i.
   template <class NameOf>
   size_t find_or_add(std::string_view name, size_t next, NameOf&& name_of) {
+    return find_or_add_hashed(std::hash<std::string_view>{}(name), next,
+                              [&](size_t position) { return name_of(position) == name; });
+  }
+  // The same for a key the caller hashed: `same(i)` says whether the key
+  // added as i is this one (asked only where the hashes are equal).
+  template <class Same>
+  size_t find_or_add_hashed(uint64_t h, size_t next, Same&& same) {
     if (2 * (count_ + 1) > slots_.size()) grow();
-    const uint64_t h = std::hash<std::string_view>{}(name);
     const size_t mask = slots_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       Slot& s = slots_[i];
@@ -30,8 +37,13 @@ class NameIndex {
         ++count_;
         return next;
       }
-      if (s.hash == h && name_of(s.position) == name) return s.position;
+      if (s.hash == h && same(s.position)) return s.position;
     }
+  }
+  // Asks for the slot of hash `h` ahead of its find_or_add_hashed: over
+  // hundreds of thousands of keys, each slot is a cache miss.
+  void prefetch(uint64_t h) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[h & (slots_.size() - 1)]);
   }
   void swap(NameIndex& other) {
     std::swap(slots_, other.slots_);
