@@ -2,6 +2,8 @@
 // jobs row and model::Job. Internal to lib/store.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,5 +41,23 @@ inline constexpr const char* kPullRequestColumns =
     "repository, number, head_sha, head_ref, base_ref, base_sha, state, clone_url, updated, title, author";
 
 model::PullRequest pull_request_from_row(const Statement& row);
+
+// The server's time in whole seconds (QueueOptions::database_clock).
+inline constexpr const char* kServerNow = "SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp())) AS BIGINT)";
+// The job a replay key was accepted for, given the key and the window's start.
+inline constexpr const char* kReplayJob = "SELECT job_id FROM accepted_bodies WHERE replay_key = ? AND accepted >= ?";
+
+// One time for all of a call's uses of QueueStore::now(), each a round trip
+// on PostgreSQL with the database's clock; forgotten when the call ends.
+class NowPin {
+ public:
+  NowPin(std::optional<int64_t>& slot, int64_t t) : slot_(slot) { slot_ = t; }
+  ~NowPin() { slot_.reset(); }
+  NowPin(const NowPin&) = delete;
+  NowPin& operator=(const NowPin&) = delete;
+
+ private:
+  std::optional<int64_t>& slot_;
+};
 
 }  // namespace bb::store::schema

@@ -1,7 +1,5 @@
 #include "store/queue_store.h"
 
-#include <functional>
-
 #include "store/queue_schema.h"
 
 namespace bb::store {
@@ -26,24 +24,6 @@ std::string job_name(int64_t id) { return "job " + std::to_string(id); }
 
 Error not_found(int64_t id) { return make_error(Errc::not_found, "no " + job_name(id)); }
 
-// The server's time in whole seconds (QueueOptions::database_clock).
-constexpr const char* kServerNow = "SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp())) AS BIGINT)";
-// The job a replay key was accepted for, given the key and the window's start.
-constexpr const char* kReplayJob = "SELECT job_id FROM accepted_bodies WHERE replay_key = ? AND accepted >= ?";
-
-// One time for all of a call's uses of now(), each a round trip on
-// PostgreSQL with the database's clock; forgotten when the call ends.
-class NowPin {
- public:
-  NowPin(std::optional<int64_t>& slot, int64_t t) : slot_(slot) { slot_ = t; }
-  ~NowPin() { slot_.reset(); }
-  NowPin(const NowPin&) = delete;
-  NowPin& operator=(const NowPin&) = delete;
-
- private:
-  std::optional<int64_t>& slot_;
-};
-
 }  // namespace
 
 Result<QueueStore> QueueStore::open(const Location& where, const Clock& clock, QueueOptions options) {
@@ -57,7 +37,7 @@ Result<QueueStore> QueueStore::open(const Location& where, const Clock& clock, Q
 int64_t QueueStore::now() {
   if (pinned_now_) return *pinned_now_;
   if (!options_.database_clock || db_.backend() != Backend::postgresql) return clock_->now_unix();
-  auto st = db_.prepare(kServerNow);
+  auto st = db_.prepare(schema::kServerNow);
   if (!st) return clock_->now_unix();
   auto row = st->step();
   if (!row || !*row) return clock_->now_unix();
@@ -90,189 +70,6 @@ Result<Job> QueueStore::get(int64_t id) {
   return std::move(**job);
 }
 
-// Three questions, the first that answers is the one: the job this body's
-// replay key was accepted for within the window, the job of the same
-// delivery, the same work already waiting or running. On PostgreSQL one
-// statement asks all three (an Enqueue was 5 round trips and is 3); SQLite
-// has no round trips, and runs the three alone faster than their UNION
-// (bench-queue: its Enqueue/s at 0.8 with the UNION).
-Result<std::optional<QueueStore::Existing>> QueueStore::find_existing(const model::JobSpec& spec) {
-  struct Part {
-    std::string sql;
-    std::function<void(Statement&, int&)> bind;
-  };
-  const std::string cols = schema::kJobColumns;
-  std::vector<Part> parts;
-  if (!spec.replay_key.empty() && options_.replay_window_seconds != 0) {
-    const int64_t since = replay_since();
-    parts.push_back({"SELECT " + cols + ", 0 AS found_by FROM jobs WHERE id = (" + kReplayJob + ")",
-                     [&spec, since](Statement& st, int& n) {
-                       st.bind(++n, spec.replay_key);
-                       st.bind(++n, since);
-                     }});
-  }
-  // jobs_by_delivery is a partial index (delivery_id != ''): the planner
-  // uses it for "= ?" only when the query says so too. Without it, this
-  // read every job, and each Enqueue grew with the queue (2,900/s with
-  // 2,000 jobs held, 755/s with 20,000).
-  if (!spec.delivery_id.empty())
-    parts.push_back({"SELECT " + cols + ", 1 AS found_by FROM jobs WHERE delivery_id = ? AND delivery_id != ''"
-                     " ORDER BY id LIMIT 1",
-                     [&spec](Statement& st, int& n) { st.bind(++n, spec.delivery_id); }});
-  // The same work already waiting or running: a second run would measure
-  // the same commits again. Without a head_sha the ref names the work.
-  parts.push_back({"SELECT " + cols + ", 2 AS found_by FROM jobs WHERE repository = ? AND head_sha = ? AND kind = ?"
-                   " AND base_sha = ? AND suite = ? AND (head_sha != '' OR ref = ?) AND shard = ? AND shards = ?"
-                   " AND state IN ('queued', 'running') ORDER BY id LIMIT 1",
-                   [&spec](Statement& st, int& n) {
-                     for (const std::string& text : {spec.repository, spec.head_sha,
-                                                     std::string(model::to_string(spec.kind)), spec.base_sha,
-                                                     spec.suite, spec.ref})
-                       st.bind(++n, text);
-                     st.bind(++n, spec.shard);
-                     st.bind(++n, spec.shards);
-                   }});
-  auto ask = [&](const std::string& sql, const std::vector<const Part*>& asked) -> Result<std::optional<Existing>> {
-    auto st = db_.prepare(sql);
-    if (!st) return st.error();
-    int n = 0;
-    for (const Part* part : asked) part->bind(*st, n);
-    auto row = st->step();
-    if (!row) return row.error();
-    if (!*row) return std::optional<Existing>();
-    const bool replayed = st->column_int64(schema::kJobColumnCount) == 0;
-    return std::optional<Existing>(Existing{schema::job_from_row(*st), replayed});
-  };
-  if (db_.backend() != Backend::postgresql) {
-    for (const Part& part : parts) {
-      auto found = ask(part.sql, {&part});
-      if (!found || *found) return found;
-    }
-    return std::optional<Existing>();
-  }
-  // Each part a subquery: its ORDER BY and LIMIT are its own.
-  std::string sql;
-  std::vector<const Part*> all;
-  for (const Part& part : parts) {
-    sql += (all.empty() ? "" : " UNION ALL ") + std::string("SELECT * FROM (") + part.sql + ") AS p" +
-           std::to_string(all.size());
-    all.push_back(&part);
-  }
-  return ask(sql + " ORDER BY found_by LIMIT 1", all);
-}
-
-int64_t QueueStore::replay_since() { return now() - static_cast<int64_t>(options_.replay_window_seconds); }
-
-Result<std::optional<int64_t>> QueueStore::find_replay(const std::string& key) {
-  if (key.empty() || options_.replay_window_seconds == 0) return std::optional<int64_t>();
-  auto st = db_.prepare(kReplayJob);
-  if (!st) return st.error();
-  st->bind(1, key).bind(2, replay_since());
-  auto row = st->step();
-  if (!row) return row.error();
-  if (!*row) return std::optional<int64_t>();
-  return std::optional<int64_t>(st->column_int64(0));
-}
-
-// Inside the caller's transaction. Keys older than the window are dropped
-// here, so the table holds one window's worth of deliveries.
-Status QueueStore::remember_replay(const std::string& key, int64_t job_id) {
-  if (key.empty() || options_.replay_window_seconds == 0) return {};
-  int64_t now = this->now();
-  auto prune = db_.prepare("DELETE FROM accepted_bodies WHERE accepted < ?");
-  if (!prune) return prune.error();
-  prune->bind(1, replay_since());
-  BB_TRY(prune->run());
-  auto st = db_.prepare(
-      "INSERT INTO accepted_bodies (replay_key, job_id, accepted) VALUES (?, ?, ?)"
-      // The window runs from the first acceptance; a label's record (job 0)
-      // learns the job its enqueue then made.
-      " ON CONFLICT (replay_key) DO UPDATE SET job_id = excluded.job_id");
-  if (!st) return st.error();
-  st->bind(1, key).bind(2, job_id).bind(3, now);
-  return st->run();
-}
-
-Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
-  BB_TRY(model::validate(spec));
-  if (spec.shard != 0)
-    return make_error(Errc::invalid_argument, "a shard is queued with its suite's other shards (EnqueueGroup)");
-  auto tx = Transaction::begin(db_);
-  if (!tx) return tx.error();
-  // Two boxes enqueueing the same work must not both find it missing.
-  BB_TRY(db_.lock_writers(kEnqueueLock));
-  // The replay window, created and the replay record: one time.
-  NowPin pin(pinned_now_, now());
-  if (spec.group_id != 0) {
-    auto group = find_group(spec.group_id);
-    if (!group) return group.error();
-    if (!*group) return make_error(Errc::not_found, "no job group " + std::to_string(spec.group_id));
-    if ((*group)->spec.repository != spec.repository)
-      return make_error(Errc::invalid_argument, "job group " + std::to_string(spec.group_id) + " measures " +
-                                                    (*group)->spec.repository + ", not " + spec.repository);
-    if ((*group)->spec.kind == model::GroupKind::shards)
-      return make_error(Errc::invalid_argument, "job group " + std::to_string(spec.group_id) +
-                                                    " holds a suite's shards and takes no other job");
-  }
-  auto result = enqueue_in_tx(spec, false);
-  if (!result) return result.error();
-  BB_TRY(tx->commit());
-  return result;
-}
-
-Result<std::optional<Job>> QueueStore::find_measured(const model::JobSpec& spec) {
-  auto st = db_.prepare(std::string("SELECT ") + schema::kJobColumns +
-                        " FROM jobs WHERE repository = ? AND head_sha = ? AND kind = ? AND ref = ?"
-                        " AND base_sha = ? AND suite = ? AND shard = ? AND shards = ? AND state = 'done'"
-                        " ORDER BY id DESC LIMIT 1");
-  if (!st) return st.error();
-  st->bind(1, spec.repository).bind(2, spec.head_sha).bind(3, std::string(model::to_string(spec.kind)));
-  st->bind(4, spec.ref).bind(5, spec.base_sha).bind(6, spec.suite).bind(7, spec.shard).bind(8, spec.shards);
-  auto row = st->step();
-  if (!row) return row.error();
-  if (!*row) return std::optional<Job>();
-  return std::optional<Job>(schema::job_from_row(*st));
-}
-
-Result<EnqueueResult> QueueStore::enqueue_in_tx(const model::JobSpec& spec, bool skip_measured) {
-  auto existing = find_existing(spec);
-  if (!existing) return existing.error();
-  if (*existing) {
-    // A replayed body is answered with its first job; a new body of the
-    // same delivery or work is remembered with the job that answers it.
-    if (!(*existing)->replayed) BB_TRY(remember_replay(spec.replay_key, (*existing)->job.id));
-    return EnqueueResult{std::move((*existing)->job), false};
-  }
-  if (skip_measured && !spec.head_sha.empty()) {
-    auto measured = find_measured(spec);
-    if (!measured) return measured.error();
-    if (*measured) return EnqueueResult{std::move(**measured), false};
-  }
-
-  auto st = db_.prepare(
-      "INSERT INTO jobs (delivery_id, kind, repository, clone_url, ref, head_sha, base_ref,"
-      " base_sha, pr_number, suite, priority, requested_by, state, created, group_id, threshold,"
-      " shard, shards, shard_benchmarks)"
-      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?) RETURNING " +
-      std::string(schema::kJobColumns));
-  if (!st) return st.error();
-  st->bind(1, spec.delivery_id).bind(2, std::string(model::to_string(spec.kind)));
-  st->bind(3, spec.repository).bind(4, spec.clone_url).bind(5, spec.ref).bind(6, spec.head_sha);
-  st->bind(7, spec.base_ref).bind(8, spec.base_sha).bind(9, spec.pr_number).bind(10, spec.suite);
-  st->bind(11, spec.priority).bind(12, spec.requested_by).bind(13, now());
-  st->bind(14, spec.group_id).bind_real(15, spec.threshold);
-  st->bind(16, spec.shard).bind(17, spec.shards).bind(18, schema::shard_benchmarks_text(spec.benchmarks));
-  auto inserted = st->step();
-  if (!inserted) return inserted.error();
-  if (!*inserted) return make_error(Errc::internal, "INSERT INTO jobs returned no row");
-  // The new row itself (RETURNING): no second query for it.
-  Job job = schema::job_from_row(*st);
-  BB_TRY(st->run());
-  BB_TRY(remember_replay(spec.replay_key, job.id));
-  BB_TRY(notify_changed(job.id));
-  return EnqueueResult{std::move(job), true};
-}
-
 Result<QueueStore::LeaseCheck> QueueStore::lease_check() {
   LeaseCheck check;
   if (!pinned_now_ && options_.database_clock && db_.backend() == Backend::postgresql) {
@@ -280,7 +77,7 @@ Result<QueueStore::LeaseCheck> QueueStore::lease_check() {
     auto st = db_.prepare(
         "SELECT n.t, CASE WHEN EXISTS (SELECT 1 FROM jobs WHERE state = 'running' AND lease_expires < n.t)"
         " THEN 1 ELSE 0 END"
-        " FROM (" + std::string(kServerNow) + " AS t) AS n");
+        " FROM (" + std::string(schema::kServerNow) + " AS t) AS n");
     if (!st) return st.error();
     auto row = st->step();
     if (!row) return row.error();
@@ -362,7 +159,7 @@ Result<ClaimResult> QueueStore::claim(const std::string& runner, unsigned lease_
   // The lease check and the new lease: one time.
   auto check = lease_check();
   if (!check) return check.error();
-  NowPin pin(pinned_now_, check->now);
+  schema::NowPin pin(pinned_now_, check->now);
   if (check->any_expired) {
     auto expired = expire_stale(check->now);
     if (!expired) return expired.error();

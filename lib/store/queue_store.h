@@ -186,6 +186,9 @@ class QueueStore {
   Result<std::optional<model::Job>> find_measured(const model::JobSpec& spec);
   // enqueue after validation, inside the caller's transaction.
   Result<EnqueueResult> enqueue_in_tx(const model::JobSpec& spec, bool skip_measured);
+  // enqueue_in_tx without skip_measured, on PostgreSQL: the questions and
+  // the INSERT in one statement (queue_enqueue.cpp).
+  Result<EnqueueResult> enqueue_at_once(const model::JobSpec& spec);
   Result<GroupEnqueueResult> group_in_tx(const model::GroupSpec& group, std::vector<model::JobSpec> specs, bool commit);
   Result<std::optional<model::JobGroup>> find_group(int64_t id);
   // The job a replay key was accepted for within the window: nullopt when
