@@ -170,29 +170,22 @@ Result<ClaimResult> QueueStore::claim(const std::string& runner, unsigned lease_
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
   // Every box claims from the same table: a row another box is taking is
-  // skipped, not waited for.
-  auto pick = db_.prepare(
-      std::string("SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, id ASC LIMIT 1") +
-      db_.skip_locked());
-  if (!pick) return pick.error();
-  auto row = pick->step();
-  if (!row) return row.error();
-  if (!*row) return result;
-  int64_t id = pick->column_int64(0);
-  int64_t now = this->now();
-  // The claimed row itself (RETURNING): no query for it after the commit.
+  // skipped, not waited for. The pick and the claim one statement, and the
+  // claimed row itself returned: on PostgreSQL one round trip (with BEGIN),
+  // where a SELECT and then the UPDATE were two.
+  const int64_t now = this->now();
   auto up = db_.prepare(
-      "UPDATE jobs SET state = 'running', runner = ?, lease_seconds = ?, lease_expires = ?,"
-      " started = ? WHERE id = ? RETURNING " +
-      std::string(schema::kJobColumns));
+      "UPDATE jobs SET state = 'running', runner = ?, lease_seconds = ?, lease_expires = ?, started = ?"
+      " WHERE id = (SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, id ASC LIMIT 1" +
+      std::string(db_.skip_locked()) + ") RETURNING " + schema::kJobColumns);
   if (!up) return up.error();
-  up->bind(1, runner).bind(2, int64_t{lease}).bind(3, now + lease).bind(4, now).bind(5, id);
+  up->bind(1, runner).bind(2, int64_t{lease}).bind(3, now + lease).bind(4, now);
   auto updated = up->step();
   if (!updated) return updated.error();
-  if (!*updated) return make_error(Errc::internal, job_name(id) + " vanished while it was claimed");
+  if (!*updated) return result;  // nothing queued
   Job job = schema::job_from_row(*up);
   BB_TRY(up->run());
-  BB_TRY(notify_changed(id));
+  BB_TRY(notify_changed(job.id));
   BB_TRY(tx->commit());
   result.job = std::move(job);
   return result;
