@@ -53,6 +53,9 @@ TEST_CASE("pytest-benchmark: the fast reader takes what pytest-benchmark writes,
                          "group": null, "param": "1-x", "extra_info": {"k": [true, false]}, "options": null,
                          "stats": {"mean": 1, "data": [-0, 0.5, 3], "iterations": 4, "ops": 2, "outliers": "0;0"})"),
            pytest_row(R"("params": {}, "fullname": null, "stats": {"data": [1, 2], "mean": 1.5}, "newer": {"x": [1]})"),
+           // Integers read as their text, and every other number as nlohmann dumps it.
+           pytest_row(R"("params": {"a": -0, "b": -12, "c": 123456789012345678901, "d": 1.5e3, "e": true, "f": null,
+                         "g": "q\"u\u00e9", "h": 0, "i": 1.0, "j": 999999999999999999, "k": -1E2}, "stats": {"mean": 1})"),
            // Mantissas longer than simdjson's get_number reads right.
            pytest_row(R"("stats": {"mean": 1, "data": [1.2345678901234567891, 12345678901234567890123, 1.00000000000000000001e-5]})"),
            R"({"benchmarks": []})",
