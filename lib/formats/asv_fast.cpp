@@ -11,7 +11,7 @@
 // DOM reader takes without a word (a sample list that is not one, a result
 // that is not a number, beside a combination it never reads): slower, not
 // different.
-#include <simdjson.h>
+#include "util/simdjson.h"
 
 #include <algorithm>
 #include <cmath>

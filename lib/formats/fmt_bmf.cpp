@@ -6,7 +6,7 @@
 // (Bencher never sees raw samples), so every benchmark is summary_only.
 // Two readers: simdjson straight into benchmarks for the plain shape, the
 // DOM reader for everything else and for every error.
-#include <simdjson.h>
+#include "util/simdjson.h"
 
 #include <algorithm>
 #include <cmath>

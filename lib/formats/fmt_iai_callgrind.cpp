@@ -17,7 +17,7 @@
 //                         {"Ir": {"values": {"new": n, "old": n}}}}}}
 // The shape is read, not the "version" string (0.15.0 wrote "3" on a v4 shape).
 // The new value of a total is the one sample; the old one is iai's own baseline.
-#include <simdjson.h>
+#include "util/simdjson.h"
 
 #include <algorithm>
 #include <cctype>

@@ -10,7 +10,7 @@
 // Two readers: simdjson straight into benchmarks for rows of the types
 // pytest-benchmark writes, the DOM reader for everything else and for
 // every error.
-#include <simdjson.h>
+#include "util/simdjson.h"
 
 #include <cmath>
 #include <optional>

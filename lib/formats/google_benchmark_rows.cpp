@@ -1,6 +1,6 @@
 #include "formats/google_benchmark_rows.h"
 
-#include <simdjson.h>
+#include "util/simdjson.h"
 
 #include <cmath>
 

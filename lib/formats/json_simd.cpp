@@ -10,7 +10,7 @@
 // after children were handed out, the SAX path reads it again and hands
 // on only the children after those. Either way the parser gets what the
 // SAX path alone would give it; the fuzzers compare the two on every input.
-#include <simdjson.h>
+#include "util/simdjson.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -3,7 +3,7 @@
 // Internal to lib/formats.
 #pragma once
 
-#include <simdjson.h>
+#include "util/simdjson.h"
 
 #include <optional>
 #include <string_view>

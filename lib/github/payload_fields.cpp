@@ -1,6 +1,6 @@
 #include "github/payload_fields.h"
 
-#include <simdjson.h>
+#include "util/simdjson.h"
 
 #include <nlohmann/json.hpp>
 

@@ -6,7 +6,7 @@
 #include <limits>
 #include <tuple>
 
-#include <simdjson.h>
+#include "util/simdjson.h"
 
 #include "util/text.h"
 
