@@ -6,12 +6,22 @@
 // Without NDEBUG, simdjson's SIMDJSON_ASSUME is an assert(), and the
 // on-demand iterator's checks (assert_at_start, assert_at_next, ...) are
 // out-of-line calls on every value: 11-12 % of a pytest-benchmark, asv or
-// BMF parse's instructions (callgrind). simdjson asks for NDEBUG in a release build; the build
-// here keeps assert() for everything else, so NDEBUG is defined around
-// this include only, and assert() is put back after it.
+// BMF parse's instructions (callgrind). simdjson asks for NDEBUG in a
+// release build; the build here keeps assert() for everything else, so
+// NDEBUG is defined around this include only, and assert() is put back
+// after it. An AddressSanitizer build (the tests' and the fuzzers') keeps
+// simdjson's checks, where a misuse of its on-demand API would show.
 #pragma once
 
-#ifndef NDEBUG
+#if defined(__SANITIZE_ADDRESS__)  // GCC
+#define BB_SIMDJSON_CHECKS
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)  // clang
+#define BB_SIMDJSON_CHECKS
+#endif
+#endif
+
+#if !defined(NDEBUG) && !defined(BB_SIMDJSON_CHECKS)
 #define NDEBUG
 #include <simdjson.h>
 #undef NDEBUG
