@@ -20,8 +20,10 @@ namespace bb::formats::detail {
 
 namespace {
 
+// Views of literals, or of the slug: assigned into the benchmark's own
+// strings, no string made per benchmark (they were three a benchmark).
 struct Measure {
-  std::string metric, unit;
+  std::string_view metric, unit;
   double scale;
 };
 
@@ -30,16 +32,16 @@ Measure measure_for(std::string_view slug) {
   if (slug == "throughput") return {"throughput", "ops/s", 1};
   if (slug == "file-size") return {"file-size", "bytes", 1};
   if (slug == "build-time") return {"build-time", "s", 1};
-  return {std::string(slug), "unspecified", 1};
+  return {slug, "unspecified", 1};
 }
 
 // One measure of one benchmark, from either reader, filled in where it stays.
 void measure(model::Benchmark& b, std::string_view name, std::string_view slug, double value,
              std::optional<double> lower, std::optional<double> upper) {
-  Measure how = measure_for(slug);
-  b.key.name = name;
-  b.key.metric = how.metric;
-  b.unit = how.unit;
+  const Measure how = measure_for(slug);
+  b.key.name.assign(name);
+  b.key.metric.assign(how.metric);
+  b.unit.assign(how.unit);
   // Bencher keeps a measure's direction on its server, not in the file:
   // throughput and rates are higher-is-better, every other measure lower.
   b.direction = how.metric == "throughput" ? model::Direction::higher_is_better
