@@ -153,44 +153,6 @@ Result<std::vector<Job>> QueueStore::expire_stale(int64_t now) {
   return changed;
 }
 
-Result<ClaimResult> QueueStore::claim(const std::string& runner, unsigned lease_seconds) {
-  if (runner.empty()) return make_error(Errc::invalid_argument, "Claim needs a runner name");
-  ClaimResult result;
-  // The lease check and the new lease: one time.
-  auto check = lease_check();
-  if (!check) return check.error();
-  schema::NowPin pin(pinned_now_, check->now);
-  if (check->any_expired) {
-    auto expired = expire_stale(check->now);
-    if (!expired) return expired.error();
-    result.expired = std::move(*expired);
-  }
-
-  unsigned lease = lease_seconds ? lease_seconds : options_.default_lease_seconds;
-  auto tx = Transaction::begin(db_);
-  if (!tx) return tx.error();
-  // Every box claims from the same table: a row another box is taking is
-  // skipped, not waited for. The pick and the claim one statement, and the
-  // claimed row itself returned: on PostgreSQL one round trip (with BEGIN),
-  // where a SELECT and then the UPDATE were two.
-  const int64_t now = this->now();
-  auto up = db_.prepare(
-      "UPDATE jobs SET state = 'running', runner = ?, lease_seconds = ?, lease_expires = ?, started = ?"
-      " WHERE id = (SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, id ASC LIMIT 1" +
-      std::string(db_.skip_locked()) + ") RETURNING " + schema::kJobColumns);
-  if (!up) return up.error();
-  up->bind(1, runner).bind(2, int64_t{lease}).bind(3, now + lease).bind(4, now);
-  auto updated = up->step();
-  if (!updated) return updated.error();
-  if (!*updated) return result;  // nothing queued
-  Job job = schema::job_from_row(*up);
-  BB_TRY(up->run());
-  BB_TRY(notify_changed(job.id));
-  BB_TRY(tx->commit());
-  result.job = std::move(job);
-  return result;
-}
-
 Result<Job> QueueStore::load_held(int64_t id, const std::string& runner, const char* action) {
   auto job = find(id, true);
   if (!job) return job.error();

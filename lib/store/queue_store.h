@@ -170,6 +170,9 @@ class QueueStore {
     bool any_expired = false;
   };
   Result<LeaseCheck> lease_check();
+  // PostgreSQL's Claim in one statement (queue_claim.cpp); nullopt when a
+  // lease had run out first (nothing claimed).
+  Result<std::optional<ClaimResult>> claim_at_once(const std::string& runner, unsigned lease);
   // The leases that ran out by `now`, ended (expire_leases() after its check).
   Result<std::vector<model::Job>> expire_stale(int64_t now);
   // lock: hold the row until the transaction ends (PostgreSQL).
