@@ -72,8 +72,8 @@ Result<std::optional<ClaimResult>> QueueStore::claim_at_once(const std::string& 
   if (!tx) return tx.error();
   auto st = db_.prepare(
       "WITH n AS (" + now_sql + " AS t),"
-      " x AS (SELECT CASE WHEN EXISTS (SELECT 1 FROM jobs WHERE state = 'running' AND lease_expires < (SELECT t FROM n))"
-      " THEN 1 ELSE 0 END AS expired),"
+      " x AS (SELECT CASE WHEN EXISTS (SELECT 1 FROM jobs"
+      " WHERE state = 'running' AND lease_expires < (SELECT t FROM n)) THEN 1 ELSE 0 END AS expired),"
       " c AS (UPDATE jobs SET state = 'running', runner = ?, lease_seconds = ?, lease_expires = (SELECT t FROM n) + ?,"
       " started = (SELECT t FROM n) WHERE (SELECT expired FROM x) = 0 AND id = (" + pick_sql(db_.skip_locked()) +
       ") RETURNING " + schema::kJobColumns + ")"
