@@ -183,10 +183,7 @@ class PytestRow {
       return true;
     }
     if (t == od::json_type::number) {
-      std::string_view token = v.raw_json_token();
-      while (!token.empty() && (token.back() == ' ' || token.back() == '\t' || token.back() == '\n' ||
-                                token.back() == '\r'))
-        token.remove_suffix(1);
+      const std::string_view token = trimmed_token(v);
       if (plain_integer(token)) {
         out.assign(token);
         return true;

@@ -134,14 +134,6 @@ class Walker {
     return false;
   }
 
-  // The number's text, without the whitespace simdjson keeps after it.
-  static std::string_view trimmed_token(od::value& v) {
-    std::string_view t = v.raw_json_token();
-    while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\n' || t.back() == '\r'))
-      t.remove_suffix(1);
-    return t;
-  }
-
   // An integer beyond 64 bits, which nlohmann reads as a double.
   static bool big_integer(std::string_view t, json& out) {
     std::string_view digits = t.substr(!t.empty() && t[0] == '-' ? 1 : 0);
@@ -325,6 +317,13 @@ bool check_value(od::value v, const char* end, size_t depth) {
 bool build_value(od::value v, json& out, const char* end, size_t depth) {
   Walker w(end);
   return w.build(v, out, depth);
+}
+
+std::string_view trimmed_token(od::value& v) {
+  std::string_view t = v.raw_json_token();
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\n' || t.back() == '\r'))
+    t.remove_suffix(1);
+  return t;
 }
 
 bool finite_double(od::value& v, double& out) {

@@ -78,6 +78,8 @@ bool finite_double(simdjson::ondemand::value& v, double& out);
 // True for a value of type `t` that is really null: type() looks only at
 // the first byte, so "nwll" has type null too.
 bool null_value(simdjson::ondemand::value& v, simdjson::ondemand::json_type t);
+// A scalar's text, without the whitespace simdjson keeps after it.
+std::string_view trimmed_token(simdjson::ondemand::value& v);
 // A string's content (plain_string, else unescaped by simdjson).
 bool string_value(simdjson::ondemand::value& v, const char* end, std::string_view& s);
 
