@@ -53,6 +53,15 @@ static std::string dir_of(const std::string& path) {
 
 namespace {
 
+// `tmp` renamed to `path`; where it cannot be, `tmp` goes and the error
+// names it.
+Status rename_into_place(const std::string& tmp, const std::string& path) {
+  if (::rename(tmp.c_str(), path.c_str()) == 0) return {};
+  const int err = errno;
+  ::unlink(tmp.c_str());
+  return errno_error("rename " + tmp, err);
+}
+
 // The new file takes the old one's name in one step (renameat2's
 // RENAME_EXCHANGE), and the old one, now under the temporary name, goes:
 // a reader finds the old file or the new one, never none and never half
@@ -73,12 +82,7 @@ Status swap_into_place(const std::string& tmp, const std::string& path) {
   // Any refusal (no old file; a filesystem, kernel or syscall filter that
   // cannot exchange) falls back to the rename, which says its own error.
   if (errno != ENOENT) ::unlink(path.c_str());
-  if (::rename(tmp.c_str(), path.c_str()) < 0) {
-    const int rename_err = errno;
-    ::unlink(tmp.c_str());
-    return errno_error("rename " + tmp, rename_err);
-  }
-  return {};
+  return rename_into_place(tmp, path);
 }
 
 Status write_replacing(const std::string& path, const std::string& content, int mode, bool durable) {
@@ -103,11 +107,7 @@ Status write_replacing(const std::string& path, const std::string& content, int 
   }
   fd.reset();
   if (!durable) return swap_into_place(tmp, path);
-  if (::rename(tmp.c_str(), path.c_str()) < 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return errno_error("rename " + tmp, err);
-  }
+  if (auto st = rename_into_place(tmp, path); !st) return st;
   UniqueFd dir(::open(dir_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.valid()) ::fsync(dir.get());
   return {};
