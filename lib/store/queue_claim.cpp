@@ -67,7 +67,7 @@ Result<ClaimResult> QueueStore::claim(const std::string& runner, unsigned lease_
 // ends the leases first.
 Result<std::optional<ClaimResult>> QueueStore::claim_at_once(const std::string& runner, unsigned lease) {
   const bool server_clock = options_.database_clock;
-  const std::string now_sql = server_clock ? std::string(schema::kServerNow) : "SELECT CAST(? AS BIGINT)";
+  const std::string now_sql = schema::now_select(server_clock);
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
   auto st = db_.prepare(

@@ -199,15 +199,12 @@ Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
       return make_error(Errc::invalid_argument, "job group " + std::to_string(spec.group_id) +
                                                     " holds a suite's shards and takes no other job");
   }
-  if (db_.backend() == Backend::postgresql) {
-    auto result = enqueue_at_once(spec);
-    if (!result) return result.error();
-    BB_TRY(tx->commit());
-    return result;
-  }
-  // The replay window, created and the replay record: one time.
-  schema::NowPin pin(pinned_now_, now());
-  auto result = enqueue_in_tx(spec, false);
+  const bool at_once = db_.backend() == Backend::postgresql;
+  // The replay window, created and the replay record: one time (the one
+  // statement on PostgreSQL takes it there).
+  std::optional<schema::NowPin> pin;
+  if (!at_once) pin.emplace(pinned_now_, now());
+  auto result = at_once ? enqueue_at_once(spec) : enqueue_in_tx(spec, false);
   if (!result) return result.error();
   BB_TRY(tx->commit());
   return result;
@@ -267,7 +264,7 @@ Result<EnqueueResult> QueueStore::enqueue_at_once(const model::JobSpec& spec) {
   const bool replay = options_.replay_window_seconds != 0;
   const std::vector<Part> parts =
       existing_parts(spec, replay, "(SELECT t FROM n) - ?", static_cast<int64_t>(options_.replay_window_seconds));
-  const std::string now_sql = server_clock ? std::string(schema::kServerNow) : "SELECT CAST(? AS BIGINT)";
+  const std::string now_sql = schema::now_select(server_clock);
   // The made row is not seen by `found` (one snapshot): the writers' lock
   // is what keeps a second box from making the same job meanwhile.
   auto st = db_.prepare("WITH n AS (" + now_sql + " AS t), found AS (" + first_of(parts) + "), made AS (" +

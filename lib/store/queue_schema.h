@@ -44,6 +44,11 @@ model::PullRequest pull_request_from_row(const Statement& row);
 
 // The server's time in whole seconds (QueueOptions::database_clock).
 inline constexpr const char* kServerNow = "SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp())) AS BIGINT)";
+// The time a one-statement call (enqueue_at_once, claim_at_once) reads as
+// `n.t`: the server's, or the store clock's bound as its first parameter.
+inline std::string now_select(bool server_clock) {
+  return server_clock ? std::string(kServerNow) : "SELECT CAST(? AS BIGINT)";
+}
 // The job a replay key was accepted for, given the key and the window's start.
 inline constexpr const char* kReplayJob = "SELECT job_id FROM accepted_bodies WHERE replay_key = ? AND accepted >= ?";
 
