@@ -157,6 +157,24 @@ TEST_CASE("a tag is compared with the previous release, whichever tag it was") {
   CHECK(releases->points[2].label == "v1.1");
   CHECK(*h->has_releases("o/r"));
   CHECK(*h->branches("o/r") == std::vector<std::string>{"refs/heads/main"});
+  // Branches skip from ref to ref: each plain run's branch once, in order,
+  // and not a branch only a pull request's runs (role head) name, nor
+  // another repository's, nor a pull request's ref.
+  auto on = [](int64_t job, const std::string& repository, const std::string& ref, const std::string& role = "") {
+    ResultSet rs = run(job, "sha-" + std::to_string(job), 0.1, role);
+    rs.repository = repository;
+    rs.ref = ref;
+    return rs;
+  };
+  REQUIRE(h->ingest(on(5, "o/r", "refs/heads/a-feature", "head"), "pull_request").ok());
+  REQUIRE(h->ingest(on(6, "o/r", "refs/pull/7/head"), "pull_request").ok());
+  REQUIRE(h->ingest(on(7, "o/r", "refs/heads/zz-last"), "push").ok());
+  REQUIRE(h->ingest(on(8, "o/r", "refs/heads/dev"), "push").ok());
+  REQUIRE(h->ingest(on(9, "o/r", "refs/heads/dev"), "push").ok());
+  REQUIRE(h->ingest(on(10, "o/other", "refs/heads/other"), "push").ok());
+  CHECK(*h->branches("o/r") == std::vector<std::string>{"refs/heads/dev", "refs/heads/main", "refs/heads/zz-last"});
+  CHECK(*h->branches("o/other") == std::vector<std::string>{"refs/heads/other"});
+  CHECK(h->branches("o/none")->empty());
 }
 
 TEST_CASE("retention drops a pull request's raw samples and keeps its summary") {
