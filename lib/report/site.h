@@ -23,6 +23,7 @@
 #include "report/change_points.h"
 #include "report/history.h"
 #include "report/job_report.h"
+#include "report/site_chunk.h"
 #include "util/clock.h"
 #include "util/result.h"
 
@@ -163,6 +164,7 @@ class SiteWriter {
   Status load_summaries(const std::string& repository);
   std::string summaries_repository_;
   std::map<std::pair<std::string, std::string>, SeriesSummary> summaries_;  // (ref, key)
+  site::ChunkEncoder chunk_encoder_;  // its trees reused, chunk after chunk
 };
 
 // The series keys a finished job touched: (ref or kReleaseSeries, key, the

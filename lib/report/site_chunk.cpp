@@ -16,14 +16,30 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "the chunk's floats are written as the host stores them");
 
-nlohmann::json deltas(const std::vector<int64_t>& v) {
-  nlohmann::json out = nlohmann::json::array();
+// `slot` made an array of `v`'s values (their deltas when `delta`), over
+// the elements it already has: a number assigned over a number neither
+// allocates nor frees.
+void fill_integers(nlohmann::json& slot, const std::vector<int64_t>& v, bool delta) {
+  if (!slot.is_array()) slot = nlohmann::json::array();
+  auto& a = slot.get_ref<nlohmann::json::array_t&>();
+  a.resize(v.size());
   int64_t last = 0;
-  for (int64_t x : v) {
-    out.push_back(x - last);
-    last = x;
+  for (size_t i = 0; i < v.size(); ++i) {
+    a[i] = delta ? v[i] - last : v[i];
+    last = v[i];
   }
-  return out;
+}
+
+// `slot` made an array of `v`'s strings, each into the capacity its
+// element already has.
+void fill_strings(nlohmann::json& slot, const std::vector<std::string>& v) {
+  if (!slot.is_array()) slot = nlohmann::json::array();
+  auto& a = slot.get_ref<nlohmann::json::array_t&>();
+  a.resize(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (a[i].is_string()) a[i].get_ref<std::string&>().assign(v[i]);
+    else a[i] = v[i];
+  }
 }
 
 // float32 when every value survives it (7 significant digits, in range),
@@ -105,30 +121,48 @@ Result<std::vector<double>> unfloat(element obj, const char* name, size_t n) {
 
 }  // namespace
 
-nlohmann::json encode_chunk(const ChunkColumns& c, const std::string& commits_src, const std::string& commits_name) {
-  nlohmann::json status_values = nlohmann::json::array(), status_index = nlohmann::json::array();
+const nlohmann::json& ChunkEncoder::chunk(const ChunkColumns& c, const std::string& commits_src,
+                                         const std::string& commits_name) {
+  nlohmann::json& j = chunk_;
+  if (!j.is_object()) j = nlohmann::json::object();
+  j["schema"] = kChunkSchema;
+  j["points"] = c.x.size();
+  fill_integers(j["x"], c.x, true);
+  fill_integers(j["time"], c.time, true);
+  fill_integers(j["job"], c.job, true);
+  fill_integers(j["n"], c.n, false);
+  fill_integers(j["env"], c.env, false);
+  j["median"] = floats(c.median);
+  j["q1"] = floats(c.q1);
+  j["q3"] = floats(c.q3);
+  // A chunk holds a few distinct statuses: each point names one by index.
+  std::vector<std::string> values;
+  std::vector<int64_t> index;
+  index.reserve(c.status.size());
   for (const auto& s : c.status) {
     size_t i = 0;
-    while (i < status_values.size() && status_values[i] != s) ++i;
-    if (i == status_values.size()) status_values.push_back(s);
-    status_index.push_back(i);
+    while (i < values.size() && values[i] != s) ++i;
+    if (i == values.size()) values.push_back(s);
+    index.push_back(int64_t(i));
   }
+  nlohmann::json& status = j["status"];
+  status["values"] = values;
+  fill_integers(status["index"], index, false);
   nlohmann::json labels = nlohmann::json::array();
   for (size_t i = 0; i < c.label.size(); ++i)
     if (!c.label[i].empty()) labels.push_back({i, c.label[i]});
-  return {{"schema", kChunkSchema},
-          {"points", c.x.size()},
-          {"x", deltas(c.x)},
-          {"time", deltas(c.time)},
-          {"job", deltas(c.job)},
-          {"median", floats(c.median)},
-          {"q1", floats(c.q1)},
-          {"q3", floats(c.q3)},
-          {"n", c.n},
-          {"env", c.env},
-          {"status", {{"values", status_values}, {"index", status_index}}},
-          {"labels", labels},
-          {"commits", {{"src", commits_src}, {"name", commits_name}}}};
+  j["labels"] = std::move(labels);
+  j["commits"] = {{"src", commits_src}, {"name", commits_name}};
+  return j;
+}
+
+const nlohmann::json& ChunkEncoder::commits(const ChunkColumns& c) {
+  fill_strings(commits_, c.commit);
+  return commits_;
+}
+
+nlohmann::json encode_chunk(const ChunkColumns& c, const std::string& commits_src, const std::string& commits_name) {
+  return ChunkEncoder().chunk(c, commits_src, commits_name);
 }
 
 nlohmann::json encode_commits(const ChunkColumns& c) { return c.commit; }

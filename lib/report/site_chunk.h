@@ -30,6 +30,20 @@ struct ChunkColumns {
   std::vector<std::string> status, label, commit;  // label "": none
 };
 
+// Encodes one chunk after another into the same two trees, their arrays'
+// elements and strings reused: a job rewrites a chunk of every series it
+// touched, and building and freeing arrays of 1,024 values (nlohmann moves
+// each element when it frees an array) was most of what a chunk cost. The
+// trees are valid until the next call.
+class ChunkEncoder {
+ public:
+  const nlohmann::json& chunk(const ChunkColumns& c, const std::string& commits_src, const std::string& commits_name);
+  const nlohmann::json& commits(const ChunkColumns& c);
+
+ private:
+  nlohmann::json chunk_, commits_;
+};
+
 // The chunk's data file, without its commits; `commits_src`/`commits_name`
 // say where those are (site_paths.h).
 nlohmann::json encode_chunk(const ChunkColumns& c, const std::string& commits_src, const std::string& commits_name);

@@ -288,9 +288,10 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     }
     const std::string commits_src = site::commits_data(repository, sid, chunk);
     const std::string commits_name = site::commits_name(sid, chunk);
-    if (auto st = write(commits_src, site::data_file(commits_name, site::encode_commits(cols))); !st) return st;
+    if (auto st = write(commits_src, site::data_file(commits_name, chunk_encoder_.commits(cols))); !st) return st;
     if (auto st = write(site::chunk_data(repository, sid, chunk),
-                        site::data_file(site::chunk_name(sid, chunk), site::encode_chunk(cols, commits_src, commits_name)));
+                        site::data_file(site::chunk_name(sid, chunk),
+                                        chunk_encoder_.chunk(cols, commits_src, commits_name)));
         !st)
       return st;
   }

@@ -97,3 +97,31 @@ TEST_CASE("a malformed chunk is refused with what is wrong") {
   REQUIRE_FALSE(r);
   CHECK(r.error().message.find("commits") != std::string::npos);
 }
+
+TEST_CASE("an encoder used chunk after chunk writes each as a fresh one would") {
+  // Its trees are reused: nothing of a longer chunk, a float64 column or
+  // another status may be left in the next.
+  site::ChunkColumns big;
+  for (int i = 0; i < 1100; ++i) {
+    big.x.push_back(2048 + i);
+    big.time.push_back(1700000000 + 60 * i);
+    big.job.push_back(10 + i);
+    big.n.push_back(i % 7);
+    big.env.push_back(i % 3);
+    big.median.push_back(i == 5 ? 1e300 : 1.0 + i);
+    big.q1.push_back(0.5 + i);
+    big.q3.push_back(1.5 + i);
+    big.status.push_back(i % 50 == 0 ? "failed" : i % 70 == 0 ? "timeout" : "ok");
+    big.label.push_back(i % 400 == 0 ? "v" + std::to_string(i) : "");
+    big.commit.push_back(sha256_hex(std::to_string(i)).substr(0, 40));
+  }
+  site::ChunkColumns small = sample();
+  site::ChunkColumns empty;
+  site::ChunkEncoder encoder;
+  for (const site::ChunkColumns* c : {&big, &small, &empty, &big, &small}) {
+    INFO(c->x.size() << " points");
+    CHECK(encoder.chunk(*c, "s", "n") == site::encode_chunk(*c, "s", "n"));
+    CHECK(encoder.commits(*c) == site::encode_commits(*c));
+    CHECK(encoder.chunk(*c, "s", "n").dump() == site::encode_chunk(*c, "s", "n").dump());
+  }
+}
