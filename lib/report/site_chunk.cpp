@@ -169,7 +169,9 @@ nlohmann::json encode_commits(const ChunkColumns& c) { return c.commit; }
 
 Result<ChunkColumns> decode_chunk(std::string_view chunk_json, std::string_view commits_json) {
   // simdjson: a push reads its chunk back for every series it touched.
-  simdjson::dom::parser parser;
+  // One parser a thread, kept: a new one allocates (and the kernel maps)
+  // its buffers again for every chunk.
+  static thread_local simdjson::dom::parser parser;
   element chunk;
   std::string_view schema;
   uint64_t points = 0;
