@@ -140,6 +140,11 @@ const std::vector<store::Migration> kSqliteMigrations = {
     {"a branch trend's plain points counted from the index",
      R"(DROP INDEX points_by_trend;
         CREATE INDEX points_by_trend ON points(repository, ref, benchmark_key, position, job_id) WHERE role = '';)"},
+    // The commits of a chunk of a ref (chunk_commits), from the index alone:
+    // a run's position is stored after its result set, so reading it from
+    // the row walks the result set's overflow pages.
+    {"a ref's runs in first-parent order, with their commits",
+     "CREATE INDEX runs_by_position ON runs(repository, ref, role, position, job_id, commit_sha)"},
 };
 
 // Written once, in the SQL both engines share; PostgreSQL's types derived.

@@ -220,6 +220,13 @@ class HistoryStore {
   // a point the caller holds).
   Result<Trend> trend_chunk(const std::string& repository, const std::string& ref, const std::string& key,
                             int64_t chunk, int64_t chunk_size, int64_t from_position = 0);
+  // The commit of each plain run whose points fall in a chunk (as
+  // trend_chunk counts chunks), as (job, commit) in drawing order: every
+  // series of the ref shares them, so the dashboard keeps one list per
+  // chunk of a ref, not one per series (site_series.cpp).
+  Result<std::vector<std::pair<int64_t, std::string>>> chunk_commits(const std::string& repository,
+                                                                     const std::string& ref, int64_t chunk,
+                                                                     int64_t chunk_size);
   // How many points a branch chunk (chunk >= 0) holds, from the index alone.
   Result<int64_t> chunk_count(const std::string& repository, const std::string& ref, const std::string& key,
                               int64_t chunk, int64_t chunk_size);

@@ -212,6 +212,28 @@ Result<int64_t> HistoryStore::chunk_count(const std::string& repository, const s
   return q->column_int64(0);
 }
 
+Result<std::vector<std::pair<int64_t, std::string>>> HistoryStore::chunk_commits(const std::string& repository,
+                                                                                   const std::string& ref,
+                                                                                   int64_t chunk,
+                                                                                   int64_t chunk_size) {
+  std::string sql = "SELECT job_id, commit_sha FROM runs WHERE repository = ? AND role = ''";
+  if (release(ref)) sql += " AND kind = 'tag' ORDER BY commit_time, job_id";
+  else if (chunk < 0) sql += " AND ref = ? AND position IS NULL ORDER BY job_id";
+  else sql += " AND ref = ? AND position >= ? AND position < ? ORDER BY position, job_id";
+  auto q = db_.prepare(sql);
+  if (!q) return q.error();
+  q->bind(1, repository);
+  if (!release(ref)) q->bind(2, ref);
+  if (!release(ref) && chunk >= 0) q->bind(3, chunk * chunk_size).bind(4, (chunk + 1) * chunk_size);
+  std::vector<std::pair<int64_t, std::string>> out;
+  for (;;) {
+    auto row = q->step();
+    if (!row) return row.error();
+    if (!*row) return out;
+    out.emplace_back(q->column_int64(0), q->column_text(1));
+  }
+}
+
 Result<Series> HistoryStore::recent(const std::string& repository, const std::string& ref, const std::string& key,
                                     const std::string& environment_key, size_t limit) {
   // The newest `limit` in reverse order, turned around below.

@@ -126,6 +126,23 @@ TEST_CASE("runs on a branch are ordered by first-parent position, so a backfille
   auto chunk = h->trend_chunk("o/r", "refs/heads/main", "micro/loop:wall_time", 1, 16);
   REQUIRE(chunk->points.size() == 2);
   CHECK(chunk->points[0].commit == "c20");
+  // A chunk's commits, shared by every series of the ref: its plain runs in
+  // drawing order, not a pull request's, not another ref's, not another
+  // chunk's; the unplaced ones are chunk -1.
+  using Commits = std::vector<std::pair<int64_t, std::string>>;
+  ResultSet pr_head = placed(5, "pr", 25, 0.2);
+  pr_head.role = "head";
+  REQUIRE(h->ingest(pr_head, "pull_request").ok());
+  ResultSet other = placed(6, "other", 21, 0.2);
+  other.ref = "refs/heads/other";
+  REQUIRE(h->ingest(other, "push").ok());
+  REQUIRE(h->ingest(placed(7, "c20-again", 20, 0.2), "manual").ok());
+  REQUIRE(h->ingest(run(8, "unplaced", 0.2), "push").ok());
+  CHECK(*h->chunk_commits("o/r", "refs/heads/main", 1, 16) == Commits{{3, "c20"}, {7, "c20-again"}, {2, "c30"}});
+  CHECK(*h->chunk_commits("o/r", "refs/heads/main", 0, 16) == Commits{{1, "c10"}});
+  CHECK(*h->chunk_commits("o/r", "refs/heads/main", -1, 16) == Commits{{8, "unplaced"}});
+  CHECK(*h->chunk_commits("o/r", "refs/heads/other", 1, 16) == Commits{{6, "other"}});
+  CHECK(h->chunk_commits("o/r", "refs/heads/main", 2, 16)->empty());
 }
 
 TEST_CASE("a tag is compared with the previous release, whichever tag it was") {
@@ -157,6 +174,9 @@ TEST_CASE("a tag is compared with the previous release, whichever tag it was") {
   CHECK(releases->points[2].label == "v1.1");
   CHECK(*h->has_releases("o/r"));
   CHECK(*h->branches("o/r") == std::vector<std::string>{"refs/heads/main"});
+  // The release series' commits: every tag, by commit date.
+  CHECK(*h->chunk_commits("o/r", report::kReleaseSeries, 0, 1024) ==
+        std::vector<std::pair<int64_t, std::string>>{{4, "sha-v0.9"}, {1, "sha-v1.0"}, {3, "sha-v1.1"}});
   // Branches skip from ref to ref: each plain run's branch once, in order,
   // and not a branch only a pull request's runs (role head) name, nor
   // another repository's, nor a pull request's ref.
