@@ -365,7 +365,7 @@ int main(int argc, char** argv) {
     ++chunk_files;
     newest = std::max<int64_t>(newest, std::atoll(name.c_str() + sid.size() + 1));
   }
-  if (newest >= 0) data += file_size(site_dir + "/" + report::site::commits_data(repo, sid, newest));
+  if (newest >= 0) data += file_size(site_dir + "/" + report::site::commits_data(repo, "refs/heads/main", newest));
   uint64_t assets = 0;
   for (const char* a : {"assets/uplot/uPlot.iife.min.js", "assets/uplot/uPlot.min.css", "assets/benchbox.js",
                         "assets/benchbox.css"})

@@ -118,6 +118,7 @@ Status SiteWriter::write_all_series(const std::string& repository,
   // its summary is then not trusted to append to (its count differs).
   auto tx = store::Transaction::begin(history_.database());
   if (!tx) return tx.error();
+  commits_written_.clear();  // history may have more runs since
   Status st;
   for (const auto& [ref_key, chunks] : series)
     if (st = write_series(repository, ref_key.first, ref_key.second, chunks); !st) break;
@@ -139,6 +140,7 @@ void SiteWriter::begin_render_all() {
   investigated_.clear();
   assets_written_ = false;
   made_dirs_.clear();
+  commits_written_.clear();
   plan_.clear();
   plan_.push_back({RenderTask::Kind::start, "", "", "", 0});
 }

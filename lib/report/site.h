@@ -165,6 +165,9 @@ class SiteWriter {
   std::string summaries_repository_;
   std::map<std::pair<std::string, std::string>, SeriesSummary> summaries_;  // (ref, key)
   site::ChunkEncoder chunk_encoder_;  // its trees reused, chunk after chunk
+  // The ref chunks whose commits this job (or render_all) wrote.
+  Status write_commits(const std::string& repository, const std::string& ref, int64_t chunk);
+  std::set<std::tuple<std::string, std::string, int64_t>> commits_written_;
 };
 
 // The series keys a finished job touched: (ref or kReleaseSeries, key, the

@@ -30,15 +30,21 @@ void fill_integers(nlohmann::json& slot, const std::vector<int64_t>& v, bool del
   }
 }
 
-// `slot` made an array of `v`'s strings, each into the capacity its
-// element already has.
-void fill_strings(nlohmann::json& slot, const std::vector<std::string>& v) {
-  if (!slot.is_array()) slot = nlohmann::json::array();
-  auto& a = slot.get_ref<nlohmann::json::array_t&>();
-  a.resize(v.size());
+// `slot` made an array of the commits' jobs (their deltas) or ids, over
+// the elements it already has, each id into its string's capacity.
+void fill_commits(nlohmann::json& jobs, nlohmann::json& ids, const std::vector<std::pair<int64_t, std::string>>& v) {
+  if (!jobs.is_array()) jobs = nlohmann::json::array();
+  if (!ids.is_array()) ids = nlohmann::json::array();
+  auto& j = jobs.get_ref<nlohmann::json::array_t&>();
+  auto& c = ids.get_ref<nlohmann::json::array_t&>();
+  j.resize(v.size());
+  c.resize(v.size());
+  int64_t last = 0;
   for (size_t i = 0; i < v.size(); ++i) {
-    if (a[i].is_string()) a[i].get_ref<std::string&>().assign(v[i]);
-    else a[i] = v[i];
+    j[i] = v[i].first - last;
+    last = v[i].first;
+    if (c[i].is_string()) c[i].get_ref<std::string&>().assign(v[i].second);
+    else c[i] = v[i].second;
   }
 }
 
@@ -156,8 +162,11 @@ const nlohmann::json& ChunkEncoder::chunk(const ChunkColumns& c, const std::stri
   return j;
 }
 
-const nlohmann::json& ChunkEncoder::commits(const ChunkColumns& c) {
-  fill_strings(commits_, c.commit);
+const nlohmann::json& ChunkEncoder::commits(const std::vector<std::pair<int64_t, std::string>>& commits) {
+  if (!commits_.is_object()) commits_ = nlohmann::json::object();
+  commits_["schema"] = kCommitsSchema;
+  commits_["points"] = commits.size();
+  fill_commits(commits_["job"], commits_["commit"], commits);
   return commits_;
 }
 
@@ -165,9 +174,11 @@ nlohmann::json encode_chunk(const ChunkColumns& c, const std::string& commits_sr
   return ChunkEncoder().chunk(c, commits_src, commits_name);
 }
 
-nlohmann::json encode_commits(const ChunkColumns& c) { return c.commit; }
+nlohmann::json encode_commits(const std::vector<std::pair<int64_t, std::string>>& commits) {
+  return ChunkEncoder().commits(commits);
+}
 
-Result<ChunkColumns> decode_chunk(std::string_view chunk_json, std::string_view commits_json) {
+Result<ChunkColumns> decode_chunk(std::string_view chunk_json) {
   // simdjson: a push reads its chunk back for every series it touched.
   // One parser a thread, kept: a new one allocates (and the kernel maps)
   // its buffers again for every chunk.
@@ -218,15 +229,6 @@ Result<ChunkColumns> decode_chunk(std::string_view chunk_json, std::string_view 
         pair.at(1).get_string().get(text))
       return bad("a label is not [point, text]");
     c.label[at] = std::string(text);
-  }
-  simdjson::dom::array ids;
-  if (parser.parse(simdjson::padded_string(commits_json)).get_array().get(ids) || ids.size() != n)
-    return bad("the commits file does not hold one id per point");
-  c.commit.reserve(n);
-  for (element id : ids) {
-    std::string_view text;
-    if (id.get_string().get(text)) return bad("a commit id is not a string");
-    c.commit.emplace_back(text);
   }
   return c;
 }

@@ -6,13 +6,15 @@
 // significant digits, what the chunk kept before), float64 where a value
 // does not fit a float32; a status is an index into the chunk's few
 // distinct ones; labels (tags) are listed where there are any. Commit ids,
-// 20 incompressible bytes a point, go in a file of their own, loaded when
-// the page needs them.
+// 20 incompressible bytes a point, are the same for every series of a
+// ref: they go in one file per chunk of the ref, by job, loaded when the
+// page needs them.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,12 +24,13 @@
 namespace bb::report::site {
 
 inline constexpr const char* kChunkSchema = "benchbox.site.chunk/2";
+inline constexpr const char* kCommitsSchema = "benchbox.site.commits/1";
 
 // One chunk's points, a column each, one entry per point.
 struct ChunkColumns {
   std::vector<int64_t> x, time, job, n, env;
   std::vector<double> median, q1, q3;  // NaN: not measured (failed, skipped)
-  std::vector<std::string> status, label, commit;  // label "": none
+  std::vector<std::string> status, label;  // label "": none
 };
 
 // Encodes one chunk after another into the same two trees, their arrays'
@@ -38,19 +41,20 @@ struct ChunkColumns {
 class ChunkEncoder {
  public:
   const nlohmann::json& chunk(const ChunkColumns& c, const std::string& commits_src, const std::string& commits_name);
-  const nlohmann::json& commits(const ChunkColumns& c);
+  const nlohmann::json& commits(const std::vector<std::pair<int64_t, std::string>>& commits);
 
  private:
   nlohmann::json chunk_, commits_;
 };
 
-// The chunk's data file, without its commits; `commits_src`/`commits_name`
-// say where those are (site_paths.h).
+// The chunk's data file; `commits_src`/`commits_name` say where its
+// ref's commits are (site_paths.h).
 nlohmann::json encode_chunk(const ChunkColumns& c, const std::string& commits_src, const std::string& commits_name);
-// The commits file: the ids in point order.
-nlohmann::json encode_commits(const ChunkColumns& c);
-// Both again as columns, from their JSON (site::data_file's argument); an
-// error says what is malformed.
-Result<ChunkColumns> decode_chunk(std::string_view chunk_json, std::string_view commits_json);
+// A ref chunk's commits file: each run's (job, commit), in drawing order
+// (HistoryStore::chunk_commits).
+nlohmann::json encode_commits(const std::vector<std::pair<int64_t, std::string>>& commits);
+// The chunk again as columns, from its JSON (site::data_file's argument);
+// an error says what is malformed.
+Result<ChunkColumns> decode_chunk(std::string_view chunk_json);
 
 }  // namespace bb::report::site

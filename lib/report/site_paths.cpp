@@ -23,6 +23,9 @@ std::string id_text(int64_t n) { return std::to_string(n); }
 // A chunk's part of its file names: its number, "u" for unplaced points.
 std::string chunk_id(int64_t chunk) { return chunk < 0 ? std::string("u") : id_text(chunk); }
 
+// A ref's part of its commit files' names: 16 hex digits of SHA-256 of it.
+std::string ref_id(const std::string& ref) { return sha256_hex(ref).substr(0, 16); }
+
 }  // namespace
 
 std::string repository_dir(const std::string& repository) {
@@ -76,12 +79,16 @@ std::string pull_page(const std::string& r, int64_t n) { return repository_dir(r
 std::string pull_data(const std::string& r, int64_t n) { return "data/" + repository_dir(r) + "/pulls/" + id_text(n) + ".js"; }
 
 std::string series_name(const std::string& sid) { return "series/" + sid; }
-std::string commits_data(const std::string& r, const std::string& sid, int64_t chunk) {
+std::string commits_data(const std::string& r, const std::string& ref, int64_t chunk) {
+  return "data/" + repository_dir(r) + "/c/" + ref_id(ref) + "." + chunk_id(chunk) + ".js";
+}
+
+std::string series_commits_data(const std::string& r, const std::string& sid, int64_t chunk) {
   return "data/" + repository_dir(r) + "/s/" + sid + "." + chunk_id(chunk) + ".c.js";
 }
 
-std::string commits_name(const std::string& sid, int64_t chunk) {
-  return "commits/" + sid + "/" + chunk_id(chunk);
+std::string commits_name(const std::string& ref, int64_t chunk) {
+  return "commits/" + ref_id(ref) + "/" + chunk_id(chunk);
 }
 
 std::string chunk_name(const std::string& sid, int64_t chunk) {

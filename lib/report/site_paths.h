@@ -31,8 +31,12 @@ std::string repository_data(const std::string& repository);
 std::string trend_page(const std::string& repository, const std::string& sid);
 std::string series_data(const std::string& repository, const std::string& sid);
 std::string chunk_data(const std::string& repository, const std::string& sid, int64_t chunk);
-// The commit ids of a chunk's points (site_chunk.h).
-std::string commits_data(const std::string& repository, const std::string& sid, int64_t chunk);
+// The commit ids of a chunk of a ref's runs, by job, which every series of
+// the ref shares (site_chunk.h).
+std::string commits_data(const std::string& repository, const std::string& ref, int64_t chunk);
+// Where a series kept its own chunk's commit ids before they were the
+// ref's: removed when the series is written whole.
+std::string series_commits_data(const std::string& repository, const std::string& sid, int64_t chunk);
 std::string run_page(const std::string& repository, int64_t job_id);
 std::string run_data(const std::string& repository, int64_t job_id);
 std::string run_result_download(const std::string& repository, int64_t job_id);
@@ -60,7 +64,7 @@ std::string pull_data(const std::string& repository, int64_t number);
 // The names data files pass to benchbox.receive.
 std::string series_name(const std::string& sid);
 std::string chunk_name(const std::string& sid, int64_t chunk);
-std::string commits_name(const std::string& sid, int64_t chunk);
+std::string commits_name(const std::string& ref, int64_t chunk);
 std::string run_name(int64_t job_id);
 std::string run_name(const std::string& run_id);
 std::string run_flame_name(const std::string& run_id, size_t index);

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <map>
 
+#include <unistd.h>
+
 #include "report/site.h"
 #include "report/site_chunk.h"
 #include "report/site_paths.h"
@@ -82,8 +84,7 @@ Result<std::optional<Appended>> appended_chunk(HistoryStore& history, const std:
                                                const std::string& repository, const std::string& ref,
                                                const std::string& key, const std::string& sid, int64_t chunk,
                                                int64_t points_written) {
-  auto columns = site::decode_chunk(read_data_file(path_join(site_dir, site::chunk_data(repository, sid, chunk))),
-                                    read_data_file(path_join(site_dir, site::commits_data(repository, sid, chunk))));
+  auto columns = site::decode_chunk(read_data_file(path_join(site_dir, site::chunk_data(repository, sid, chunk))));
   if (!columns || columns->x.empty() || int64_t(columns->x.size()) != points_written) return std::optional<Appended>{};
   auto added = history.trend_chunk(repository, ref, key, chunk, site::kChunkPoints, columns->x.back() + 1);
   if (!added) return added.error();
@@ -187,6 +188,17 @@ Result<const Series*> SiteWriter::change_window(const std::string& repository, c
   return &w;
 }
 
+// A chunk of a ref names each of its runs' commit once, for all of the
+// ref's series: written the first time a job (or render_all) writes a
+// series chunk there.
+Status SiteWriter::write_commits(const std::string& repository, const std::string& ref, int64_t chunk) {
+  if (!commits_written_.emplace(repository, ref, chunk).second) return {};
+  auto commits = history_.chunk_commits(repository, ref, chunk, site::kChunkPoints);
+  if (!commits) return commits.error();
+  return write(site::commits_data(repository, ref, chunk),
+               site::data_file(site::commits_name(ref, chunk), chunk_encoder_.commits(*commits)));
+}
+
 Status SiteWriter::write_series(const std::string& repository, const std::string& ref, const std::string& key,
                                 const std::optional<std::set<int64_t>>& chunks) {
   const std::string sid = site::series_id(ref, key);
@@ -276,7 +288,6 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       if (release(ref)) cols.x.push_back(at);
       else cols.x.push_back(p.position >= 0 ? p.position : -unplaced + at);
       cols.time.push_back(p.commit_time);
-      cols.commit.push_back(p.commit);
       cols.job.push_back(p.job_id);
       cols.label.push_back(p.label);
       cols.median.push_back(measured ? p.median : none);
@@ -286,9 +297,12 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       cols.status.push_back(p.status);
       cols.env.push_back(int64_t(env_of[i]));
     }
-    const std::string commits_src = site::commits_data(repository, sid, chunk);
-    const std::string commits_name = site::commits_name(sid, chunk);
-    if (auto st = write(commits_src, site::data_file(commits_name, chunk_encoder_.commits(cols))); !st) return st;
+    const std::string commits_src = site::commits_data(repository, ref, chunk);
+    const std::string commits_name = site::commits_name(ref, chunk);
+    if (auto st = write_commits(repository, ref, chunk); !st) return st;
+    // A series written whole drops the commits file it kept before they
+    // were the ref's (a site rendered again after an upgrade).
+    if (full) ::unlink(path_join(options_.site_dir, site::series_commits_data(repository, sid, chunk)).c_str());
     if (auto st = write(site::chunk_data(repository, sid, chunk),
                         site::data_file(site::chunk_name(sid, chunk),
                                         chunk_encoder_.chunk(cols, commits_src, commits_name)));
@@ -310,8 +324,8 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     chunk_list.push_back({{"src", site::chunk_data(repository, sid, chunk)},
                           {"name", site::chunk_name(sid, chunk)},
                           {"points", c.points},
-                          {"commits", {{"src", site::commits_data(repository, sid, chunk)},
-                                       {"name", site::commits_name(sid, chunk)}}}});
+                          {"commits", {{"src", site::commits_data(repository, ref, chunk)},
+                                       {"name", site::commits_name(ref, chunk)}}}});
   }
   nlohmann::json environments = nlohmann::json::array(), breaks = nlohmann::json::array();
   for (size_t i = 0; i < summary.environments.size(); ++i) {
@@ -424,7 +438,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   for (const auto& [chunk, c] : summary.chunks) preload.push_back(site::chunk_data(repository, sid, chunk));
   for (const auto& [chunk, c] : summary.chunks)
     if (release(ref) || chunk == summary.chunks.rbegin()->first)
-      preload.push_back(site::commits_data(repository, sid, chunk));
+      preload.push_back(site::commits_data(repository, ref, chunk));
   if (auto st = write_shell(site::trend_page(repository, sid), "trend",
                             key + " on " + site::ref_name(ref) + " · " + repository + " · benchbox",
                             site::series_data(repository, sid), site::series_name(sid), preload);

@@ -122,14 +122,22 @@ struct Box {
     REQUIRE_FALSE(j.is_discarded());
     return j;
   }
-  // A trend chunk and its commits, decoded (site_chunk.h).
+  // A trend chunk, decoded (site_chunk.h).
   site::ChunkColumns chunk(const std::string& sid, const std::string& k) {
-    const std::string dir = "data/r/octo/widgets/s/" + sid + "." + k;
-    auto c = site::decode_chunk(data(dir + ".js", "chunk/" + sid + "/" + k).dump(),
-                                data(dir + ".c.js", "commits/" + sid + "/" + k).dump());
+    auto c = site::decode_chunk(data("data/r/octo/widgets/s/" + sid + "." + k + ".js", "chunk/" + sid + "/" + k).dump());
     INFO((c ? "" : c.error().message));
     REQUIRE(c);
     return std::move(*c);
+  }
+  // A chunk of a ref's commits, by job.
+  std::map<int64_t, std::string> commits(const std::string& ref, int64_t k) {
+    auto j = data(site::commits_data("octo/widgets", ref, k), site::commits_name(ref, k));
+    REQUIRE(j["schema"] == site::kCommitsSchema);
+    REQUIRE(j["job"].size() == j["commit"].size());
+    std::map<int64_t, std::string> out;
+    int64_t job = 0;
+    for (size_t i = 0; i < j["job"].size(); ++i) out[job += j["job"][i].get<int64_t>()] = j["commit"][i];
+    return out;
   }
 };
 
@@ -180,7 +188,11 @@ TEST_CASE("a push writes its run, its trends, its repository and the index, with
   REQUIRE(series["chunks"].size() == 1);
   CHECK(series["chunks"][0]["src"] == "data/r/octo/widgets/s/" + sid + ".0.js");
   REQUIRE(series["siblings"]["metrics"].size() == 2);  // wall_time and cpu_time: the metric selector
-  CHECK(series["chunks"][0]["commits"]["src"] == "data/r/octo/widgets/s/" + sid + ".0.c.js");
+  // The commits are the ref's: one file per chunk of main, for all its series.
+  CHECK(series["chunks"][0]["commits"]["src"] == site::commits_data("octo/widgets", "refs/heads/main", 0));
+  CHECK(site::commits_data("octo/widgets", "refs/heads/main", 0).rfind("data/r/octo/widgets/c/", 0) == 0);
+  CHECK(box.commits("refs/heads/main", 0) == std::map<int64_t, std::string>{{1, placed_run(1, 100, 0.1).commit},
+                                                                           {2, placed_run(2, 101, 0.1).commit}});
   auto chunk = box.chunk(sid, "0");
   CHECK(chunk.x == std::vector<int64_t>{100, 101});
   CHECK(chunk.median[1] == Approx(0.100 * 1.001).epsilon(1e-7));
@@ -188,8 +200,6 @@ TEST_CASE("a push writes its run, its trends, its repository and the index, with
   CHECK(chunk.time[0] == 1700000000 + 100 * 600);
   CHECK(chunk.job == std::vector<int64_t>{1, 2});
   CHECK(chunk.status == std::vector<std::string>{"ok", "ok"});
-  REQUIRE(chunk.commit.size() == 2);
-  CHECK(chunk.commit[1].size() == 40);
 
   auto run = box.data("data/r/octo/widgets/runs/2.js", "run/2");
   CHECK(run["overall"] == "unchanged");
@@ -253,29 +263,38 @@ TEST_CASE("a new result rewrites only the chunk it lands in; render_all rewrites
   // The trend's shell preloads what its page loads at once: the series
   // file, both chunks and the newest chunk's commits.
   const std::string shell = box.file("r/octo/widgets/t/" + sid + ".html");
-  for (const std::string f : {".js", ".0.js", ".1.js", ".1.c.js"})
+  for (const std::string f : {".js", ".0.js", ".1.js"})
     CHECK(shell.find("<link rel=\"preload\" as=\"script\" href=\"../../../../data/r/octo/widgets/s/" + sid + f + "\">") !=
           std::string::npos);
-  CHECK(shell.find(sid + ".0.c.js") == std::string::npos);
-  const std::string commits0 = box.dir.path + "/site/data/r/octo/widgets/s/" + sid + ".0.c.js";
+  const std::string main_commits = site::commits_data("octo/widgets", "refs/heads/main", 1);
+  CHECK(shell.find("href=\"../../../../" + main_commits + "\"") != std::string::npos);
+  CHECK(shell.find(site::commits_data("octo/widgets", "refs/heads/main", 0)) == std::string::npos);
+  const std::string commits0 = box.dir.path + "/site/" + site::commits_data("octo/widgets", "refs/heads/main", 0);
   REQUIRE(write_file_atomic(chunk0, "untouched"));
   REQUIRE(write_file_atomic(commits0, "untouched"));
   const size_t before = box.site.stats().files_written;
   box.finish(placed_run(3, site::kChunkPoints + 6, 0.100));     // chunk 1 again
   CHECK(*read_file(chunk0) == "untouched");
   CHECK(*read_file(commits0) == "untouched");
-  // Per metric: chunk 1, its commits and the series file; then the run's
-  // data, two downloads, the repository's data, the index and its shell,
-  // and the box page's data (its shell is unchanged).
-  CHECK(box.site.stats().files_written - before == 2 * 3 + 3 + 1 + 2 + 1 + 1);
+  // Per metric: chunk 1 and the series file; chunk 1's commits once for
+  // both; then the run's data, two downloads, the repository's data, the
+  // index and its shell, and the box page's data (its shell is unchanged).
+  CHECK(box.site.stats().files_written - before == 2 * 2 + 1 + 3 + 1 + 2 + 1 + 1);
   auto series = box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid);
   REQUIRE(series["chunks"].size() == 2);
   CHECK(series["chunks"][1]["points"] == 2);
 
   CHECK(box.site.stale());
+  // A series' own commits file, as sites kept them before they were the
+  // ref's, goes when the series is written whole.
+  const std::string legacy = box.dir.path + "/site/" + site::series_commits_data("octo/widgets", sid, 0);
+  REQUIRE(write_file_atomic(legacy, "[]"));
   REQUIRE(box.site.render_all().ok());
   CHECK_FALSE(box.site.stale());
   CHECK(box.chunk(sid, "0").x == std::vector<int64_t>{10});
+  CHECK(::access(legacy.c_str(), F_OK) != 0);
+  CHECK(box.commits("refs/heads/main", 0).size() == 1);
+  CHECK(box.commits("refs/heads/main", 1).size() == 2);
 }
 
 TEST_CASE("the release series, configured branches, and environment breaks") {
@@ -492,7 +511,6 @@ void check_same(const site::ChunkColumns& a, const site::ChunkColumns& b) {
   CHECK(a.env == b.env);
   CHECK(a.status == b.status);
   CHECK(a.label == b.label);
-  CHECK(a.commit == b.commit);
   for (auto [x, y] : {std::pair{&a.median, &b.median}, {&a.q1, &b.q1}, {&a.q3, &b.q3}}) {
     REQUIRE(x->size() == y->size());
     for (size_t i = 0; i < x->size(); ++i) CHECK(float((*x)[i]) == float((*y)[i]));
@@ -508,7 +526,7 @@ TEST_CASE("a push appends its point to the chunk the site holds; anything else r
   auto pushed = box.chunk(sid, "0");
   CHECK(pushed.x == std::vector<int64_t>{10, 11, 12, 13, 14, 15});
   CHECK(pushed.job == std::vector<int64_t>{1, 2, 3, 4, 5, 6});
-  CHECK(pushed.commit.back() == placed_run(6, 15, 0.1).commit);
+  CHECK(box.commits("refs/heads/main", 0).at(6) == placed_run(6, 15, 0.1).commit);
   REQUIRE(box.site.render_all().ok());
   check_same(box.chunk(sid, "0"), pushed);  // what history holds, read whole
 
@@ -527,7 +545,7 @@ TEST_CASE("a push appends its point to the chunk the site holds; anything else r
   auto appended = box.chunk(sid, "0");
   CHECK(appended.median[0] == 7.0);
   CHECK(appended.x.back() == 16);
-  CHECK(appended.commit.size() == 7);
+  CHECK(box.commits("refs/heads/main", 0).size() == 7);
   REQUIRE(box.site.render_all().ok());
   CHECK(box.chunk(sid, "0").median[0] == Approx(0.100 * 1.001).epsilon(1e-6));
 
@@ -543,13 +561,12 @@ TEST_CASE("a push appends its point to the chunk the site holds; anything else r
     box.finish(placed_run(8, 17, 0.1));
     CHECK(box.chunk(sid, "0").x == std::vector<int64_t>{10, 11, 12, 13, 14, 15, 16, 17});
   }
-  SECTION("commits that do not match the chunk: read again from history") {
-    const std::string commits0 = "data/r/octo/widgets/s/" + sid + ".0.c.js";
-    REQUIRE(write_file_atomic(box.dir.path + "/site/" + commits0,
-                              site::data_file("commits/" + sid + "/0", nlohmann::json::array({"x"}))));
+  SECTION("a commits file that is not one: the next push writes history's") {
+    const std::string commits0 = site::commits_data("octo/widgets", "refs/heads/main", 0);
+    REQUIRE(write_file_atomic(box.dir.path + "/site/" + commits0, "garbage"));
     box.finish(placed_run(8, 17, 0.1));
-    auto c = box.chunk(sid, "0");
-    CHECK(c.commit.size() == 8);
-    CHECK(c.commit.front() == placed_run(1, 10, 0.1).commit);
+    auto c = box.commits("refs/heads/main", 0);
+    CHECK(c.size() == 8);
+    CHECK(c.at(1) == placed_run(1, 10, 0.1).commit);
   }
 }

@@ -25,7 +25,6 @@ site::ChunkColumns sample() {
   c.q3 = {1.3e-9, std::nan(""), 0.1002, 43.0, 3.1e7};
   c.status = {"ok", "failed", "ok", "ok", "skipped"};
   c.label = {"", "", "v1.0", "", "v2.0-rc1"};
-  for (int i = 0; i < 5; ++i) c.commit.push_back(sha256_hex(std::to_string(i)).substr(0, 40));
   return c;
 }
 
@@ -39,7 +38,7 @@ TEST_CASE("a chunk round-trips through its compact encoding") {
   CHECK(chunk["median"].contains("f32"));
   CHECK(chunk["status"]["values"] == nlohmann::json({"ok", "failed", "skipped"}));
   CHECK(chunk["commits"]["src"] == "data/s.0.c.js");
-  auto out = site::decode_chunk(chunk.dump(), site::encode_commits(in).dump());
+  auto out = site::decode_chunk(chunk.dump());
   REQUIRE(out);
   CHECK(out->x == in.x);
   CHECK(out->time == in.time);
@@ -48,7 +47,6 @@ TEST_CASE("a chunk round-trips through its compact encoding") {
   CHECK(out->env == in.env);
   CHECK(out->status == in.status);
   CHECK(out->label == in.label);
-  CHECK(out->commit == in.commit);
   for (size_t i = 0; i < in.x.size(); ++i) {
     INFO("point " << i);
     if (std::isnan(in.median[i])) {
@@ -69,7 +67,7 @@ TEST_CASE("values a float32 cannot hold keep their column in float64") {
   CHECK(chunk["median"].contains("f64"));
   CHECK(chunk["q1"].contains("f64"));
   CHECK(chunk["q3"].contains("f32"));
-  auto out = site::decode_chunk(chunk.dump(), site::encode_commits(in).dump());
+  auto out = site::decode_chunk(chunk.dump());
   REQUIRE(out);
   CHECK(out->median[2] == 1e300);
   CHECK(out->q1[0] == 1e-300);
@@ -78,11 +76,10 @@ TEST_CASE("values a float32 cannot hold keep their column in float64") {
 TEST_CASE("a malformed chunk is refused with what is wrong") {
   const auto in = sample();
   const auto good = site::encode_chunk(in, "s", "n");
-  const auto commits = site::encode_commits(in);
   auto broken = [&](auto edit) {
     nlohmann::json j = good;
     edit(j);
-    auto r = site::decode_chunk(j.dump(), commits.dump());
+    auto r = site::decode_chunk(j.dump());
     REQUIRE_FALSE(r);
     return r.error().message;
   };
@@ -92,10 +89,19 @@ TEST_CASE("a malformed chunk is refused with what is wrong") {
   CHECK(broken([](nlohmann::json& j) { j["status"]["index"][0] = 9; }).find("status") != std::string::npos);
   CHECK(broken([](nlohmann::json& j) { j["labels"] = {{99, "v"}}; }).find("label") != std::string::npos);
   CHECK(broken([](nlohmann::json& j) { j["n"][2] = "many"; }).find("\"n\"") != std::string::npos);
-  CHECK_FALSE(site::decode_chunk("{not json", commits.dump()));
-  auto r = site::decode_chunk(good.dump(), "[]");
-  REQUIRE_FALSE(r);
-  CHECK(r.error().message.find("commits") != std::string::npos);
+  CHECK_FALSE(site::decode_chunk("{not json"));
+  CHECK_FALSE(site::decode_chunk("[]"));
+}
+
+TEST_CASE("a ref chunk's commits are its runs' jobs, delta-encoded, and their ids") {
+  const std::vector<std::pair<int64_t, std::string>> commits = {{7, "aa"}, {9, "bb"}, {8, "cc"}};
+  CHECK(site::encode_commits(commits) == nlohmann::json{{"schema", site::kCommitsSchema},
+                                                         {"points", 3},
+                                                         {"job", {7, 2, -1}},
+                                                         {"commit", {"aa", "bb", "cc"}}});
+  CHECK(site::encode_commits({}) ==
+        nlohmann::json{{"schema", site::kCommitsSchema}, {"points", 0}, {"job", nlohmann::json::array()},
+                       {"commit", nlohmann::json::array()}});
 }
 
 TEST_CASE("an encoder used chunk after chunk writes each as a fresh one would") {
@@ -113,7 +119,6 @@ TEST_CASE("an encoder used chunk after chunk writes each as a fresh one would") 
     big.q3.push_back(1.5 + i);
     big.status.push_back(i % 50 == 0 ? "failed" : i % 70 == 0 ? "timeout" : "ok");
     big.label.push_back(i % 400 == 0 ? "v" + std::to_string(i) : "");
-    big.commit.push_back(sha256_hex(std::to_string(i)).substr(0, 40));
   }
   site::ChunkColumns small = sample();
   site::ChunkColumns empty;
@@ -121,7 +126,12 @@ TEST_CASE("an encoder used chunk after chunk writes each as a fresh one would") 
   for (const site::ChunkColumns* c : {&big, &small, &empty, &big, &small}) {
     INFO(c->x.size() << " points");
     CHECK(encoder.chunk(*c, "s", "n") == site::encode_chunk(*c, "s", "n"));
-    CHECK(encoder.commits(*c) == site::encode_commits(*c));
     CHECK(encoder.chunk(*c, "s", "n").dump() == site::encode_chunk(*c, "s", "n").dump());
+  }
+  std::vector<std::pair<int64_t, std::string>> many, few = {{3, "x"}, {4, "y"}};
+  for (int i = 0; i < 1100; ++i) many.emplace_back(10 + i, sha256_hex(std::to_string(i)).substr(0, 40));
+  for (const auto* c : {&many, &few, &many}) {
+    INFO(c->size() << " commits");
+    CHECK(encoder.commits(*c) == site::encode_commits(*c));
   }
 }

@@ -90,6 +90,17 @@
     return P;
   }
 
+  // A ref chunk's commits (benchbox.site.commits/1: its runs' jobs,
+  // delta-encoded, and their commit ids) as a map from job to commit; null
+  // for the array of ids by point that a series chunk had before.
+  function commitsByJob(c) {
+    if (!c || c.schema !== "benchbox.site.commits/1") return null;
+    const n = c.points | 0, jobs = undelta(c.job, n), ids = c.commit || [];
+    const out = new Map();
+    for (let i = 0; i < n; i++) out.set(jobs[i], ids[i]);
+    return out;
+  }
+
   // Loads the commit ids of the chunks that hold points `idx` (every chunk
   // when idx is null) into P.commit.
   function loadCommits(P, idx) {
@@ -99,7 +110,11 @@
     return Promise.all([...want].map((k) => benchbox._.load(P.commitFiles[k].src, P.commitFiles[k].name).then((ids) => {
       if (P.commitsLoaded[k]) return;
       P.commitsLoaded[k] = true;
-      for (let i = 0; i < P.x.length; i++) if (P.fromChunk[i] === k) P.commit[i] = ids[P.fromIndex[i]] || null;
+      const byJob = commitsByJob(ids);
+      for (let i = 0; i < P.x.length; i++) {
+        if (P.fromChunk[i] !== k) continue;
+        P.commit[i] = (byJob ? byJob.get(P.job[i]) : ids && ids[P.fromIndex[i]]) || null;
+      }
     })));
   }
   function commitsLoaded(P, i) { return P.commitsLoaded[P.fromChunk[i]]; }
