@@ -25,7 +25,11 @@ void fill_integers(nlohmann::json& slot, const std::vector<int64_t>& v, bool del
   a.resize(v.size());
   int64_t last = 0;
   for (size_t i = 0; i < v.size(); ++i) {
-    a[i] = delta ? v[i] - last : v[i];
+    const int64_t value = delta ? v[i] - last : v[i];
+    // In place where the element is an integer already: an assignment
+    // would build a json, swap it in and destroy the old one.
+    if (auto* n = a[i].get_ptr<nlohmann::json::number_integer_t*>()) *n = value;
+    else a[i] = value;
     last = v[i];
   }
 }
@@ -41,7 +45,8 @@ void fill_commits(nlohmann::json& jobs, nlohmann::json& ids, const std::vector<s
   c.resize(v.size());
   int64_t last = 0;
   for (size_t i = 0; i < v.size(); ++i) {
-    j[i] = v[i].first - last;
+    if (auto* n = j[i].get_ptr<nlohmann::json::number_integer_t*>()) *n = v[i].first - last;
+    else j[i] = v[i].first - last;
     last = v[i].first;
     if (c[i].is_string()) c[i].get_ref<std::string&>().assign(v[i].second);
     else c[i] = v[i].second;
