@@ -103,10 +103,11 @@ Status SiteWriter::write_repository(const std::string& repository) {
   for (const auto& ref : refs)
     ref_list.push_back({{"ref", ref}, {"name", site::ref_name(ref)}, {"release_series", ref == kReleaseSeries}});
 
-  auto summaries = history_.series_summaries(repository);
-  if (!summaries) return summaries.error();
+  // The summaries as this writer keeps them (load_summaries), not parsed
+  // from history again for every job.
+  if (auto st = load_summaries(repository); !st) return st;
   std::map<std::string, nlohmann::json> by_key;
-  for (const auto& s : *summaries) {
+  for (const auto& [ref_key, s] : summaries_) {
     if (std::find(refs.begin(), refs.end(), s.ref) == refs.end()) continue;
     nlohmann::json& b = by_key[s.key];
     if (b.is_null()) {

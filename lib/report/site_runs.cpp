@@ -70,9 +70,9 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
     const std::string ref = result->kind == "tag" ? std::string(kReleaseSeries)
                             : result->base        ? job.spec.base_ref
                                                   : head.ref;
-    auto summaries = history_.series_summaries(repository, ref);
-    if (!summaries) return summaries.error();
-    for (const auto& s : *summaries) trend_pages[s.key] = site::trend_page(repository, s.id);
+    if (auto st = load_summaries(repository); !st) return st;
+    for (const auto& [ref_key, s] : summaries_)
+      if (s.ref == ref) trend_pages[s.key] = site::trend_page(repository, s.id);
   }
   // Callgrind profiles kept with the result: copied next to the run (they
   // open in callgrind_annotate and KCachegrind), so the site serves them.
