@@ -165,7 +165,8 @@ class SiteWriter {
   std::string summaries_repository_;
   std::map<std::pair<std::string, std::string>, SeriesSummary> summaries_;  // (ref, key)
   site::ChunkEncoder chunk_encoder_;  // its trees reused, chunk after chunk
-  // The ref chunks whose commits this job (or render_all) wrote.
+  // A ref chunk's commits file, once per job (or render_all): the chunks
+  // already written are in commits_written_, (repository, ref, chunk).
   Status write_commits(const std::string& repository, const std::string& ref, int64_t chunk);
   std::set<std::tuple<std::string, std::string, int64_t>> commits_written_;
 };
