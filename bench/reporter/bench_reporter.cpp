@@ -49,9 +49,8 @@ constexpr int64_t kTime0 = 1700000000;
 
 double seconds_since(Steady::time_point t) { return std::chrono::duration<double>(Steady::now() - t).count(); }
 
-// This process's CPU time (user and system): on this VM a step's wall
-// time moves by tens of percent with the disk under it, its CPU time much
-// less, so each step prints both.
+// This process's CPU time (user and system), printed beside each step's
+// wall time: where the two part, the step waited on the disk.
 double cpu_seconds() {
   rusage u{};
   ::getrusage(RUSAGE_SELF, &u);

@@ -16,20 +16,22 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "the chunk's floats are written as the host stores them");
 
+// `e` set to `value`, in place where it holds an integer already: an
+// assignment would build a json, swap it in and destroy the old one.
+void set_integer(nlohmann::json& e, int64_t value) {
+  if (auto* n = e.get_ptr<nlohmann::json::number_integer_t*>()) *n = value;
+  else e = value;
+}
+
 // `slot` made an array of `v`'s values (their deltas when `delta`), over
-// the elements it already has: a number assigned over a number neither
-// allocates nor frees.
+// the elements it already has.
 void fill_integers(nlohmann::json& slot, const std::vector<int64_t>& v, bool delta) {
   if (!slot.is_array()) slot = nlohmann::json::array();
   auto& a = slot.get_ref<nlohmann::json::array_t&>();
   a.resize(v.size());
   int64_t last = 0;
   for (size_t i = 0; i < v.size(); ++i) {
-    const int64_t value = delta ? v[i] - last : v[i];
-    // In place where the element is an integer already: an assignment
-    // would build a json, swap it in and destroy the old one.
-    if (auto* n = a[i].get_ptr<nlohmann::json::number_integer_t*>()) *n = value;
-    else a[i] = value;
+    set_integer(a[i], delta ? v[i] - last : v[i]);
     last = v[i];
   }
 }
@@ -45,8 +47,7 @@ void fill_commits(nlohmann::json& jobs, nlohmann::json& ids, const std::vector<s
   c.resize(v.size());
   int64_t last = 0;
   for (size_t i = 0; i < v.size(); ++i) {
-    if (auto* n = j[i].get_ptr<nlohmann::json::number_integer_t*>()) *n = v[i].first - last;
-    else j[i] = v[i].first - last;
+    set_integer(j[i], v[i].first - last);
     last = v[i].first;
     if (c[i].is_string()) c[i].get_ref<std::string&>().assign(v[i].second);
     else c[i] = v[i].second;

@@ -36,7 +36,7 @@ struct ChunkColumns {
 // Encodes one chunk after another into the same two trees, their arrays'
 // elements and strings reused: a job rewrites a chunk of every series it
 // touched, and building and freeing arrays of 1,024 values (nlohmann moves
-// each element when it frees an array) was most of what a chunk cost. The
+// each element when it frees an array) was a third of what a chunk cost. The
 // trees are valid until the next call.
 class ChunkEncoder {
  public:
