@@ -140,6 +140,7 @@ struct SeriesEnvironment {
 // without reading the others.
 struct SeriesChunk {
   int64_t points = 0;
+  int64_t tail = 0;  // of `points`, those in the chunk's tail file (site_paths.h, kTailPoints)
   std::map<size_t, int64_t> per_environment;  // index into environments
 };
 

@@ -13,7 +13,7 @@ nlohmann::json to_json(const SeriesSummary& s) {
   for (const auto& [chunk, c] : s.chunks) {
     nlohmann::json per = nlohmann::json::array();
     for (const auto& [env, n] : c.per_environment) per.push_back({env, n});
-    chunks.push_back({{"chunk", chunk}, {"points", c.points}, {"per_environment", per}});
+    chunks.push_back({{"chunk", chunk}, {"points", c.points}, {"tail", c.tail}, {"per_environment", per}});
   }
   return {{"id", s.id},
           {"unit", s.unit},
@@ -59,6 +59,7 @@ SeriesSummary summary_of(const store::Statement& q) {
     for (const auto& x : *c) {
       SeriesChunk chunk;
       chunk.points = x.value("points", int64_t{0});
+      chunk.tail = x.value("tail", int64_t{0});
       if (auto per = x.find("per_environment"); per != x.end() && per->is_array())
         for (const auto& pair : *per)
           if (pair.is_array() && pair.size() == 2 && pair[0].is_number_unsigned() && pair[1].is_number_integer())

@@ -1,8 +1,10 @@
 #include "report/site_chunk.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <tuple>
 
@@ -132,6 +134,34 @@ Result<std::vector<double>> unfloat(element obj, const char* name, size_t n) {
 }
 
 }  // namespace
+
+namespace {
+
+// Calls f(member of a, member of b) for each column.
+template <typename C, typename F>
+void each_column(C& a, ChunkColumns& b, F&& f) {
+  f(a.x, b.x), f(a.time, b.time), f(a.job, b.job), f(a.n, b.n), f(a.env, b.env);
+  f(a.median, b.median), f(a.q1, b.q1), f(a.q3, b.q3), f(a.status, b.status), f(a.label, b.label);
+}
+
+}  // namespace
+
+void ChunkColumns::append(ChunkColumns&& tail) {
+  each_column(*this, tail, [](auto& to, auto& from) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  });
+}
+
+ChunkColumns ChunkColumns::split_off(size_t at) {
+  ChunkColumns tail;
+  each_column(*this, tail, [at](auto& from, auto& to) {
+    const size_t cut = std::min(at, from.size());
+    to.assign(std::make_move_iterator(from.begin() + static_cast<std::ptrdiff_t>(cut)),
+              std::make_move_iterator(from.end()));
+    from.resize(cut);
+  });
+  return tail;
+}
 
 const nlohmann::json& ChunkEncoder::chunk(const ChunkColumns& c, const std::string& commits_src,
                                          const std::string& commits_name) {

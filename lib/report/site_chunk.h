@@ -31,6 +31,12 @@ struct ChunkColumns {
   std::vector<int64_t> x, time, job, n, env;
   std::vector<double> median, q1, q3;  // NaN: not measured (failed, skipped)
   std::vector<std::string> status, label;  // label "": none
+
+  size_t size() const { return x.size(); }
+  // Appends `tail`'s points after these.
+  void append(ChunkColumns&& tail);
+  // Removes the points from `at` on and returns them.
+  ChunkColumns split_off(size_t at);
 };
 
 // Encodes one chunk after another into the same two trees, their arrays'

@@ -79,6 +79,10 @@ std::string pull_page(const std::string& r, int64_t n) { return repository_dir(r
 std::string pull_data(const std::string& r, int64_t n) { return "data/" + repository_dir(r) + "/pulls/" + id_text(n) + ".js"; }
 
 std::string series_name(const std::string& sid) { return "series/" + sid; }
+std::string tail_data(const std::string& r, const std::string& sid, int64_t chunk) {
+  return "data/" + repository_dir(r) + "/s/" + sid + "." + chunk_id(chunk) + ".t.js";
+}
+
 std::string commits_data(const std::string& r, const std::string& ref, int64_t chunk) {
   return "data/" + repository_dir(r) + "/c/" + ref_id(ref) + "." + chunk_id(chunk) + ".js";
 }
@@ -94,6 +98,8 @@ std::string commits_name(const std::string& ref, int64_t chunk) {
 std::string chunk_name(const std::string& sid, int64_t chunk) {
   return "chunk/" + sid + "/" + chunk_id(chunk);
 }
+
+std::string tail_name(const std::string& sid, int64_t chunk) { return chunk_name(sid, chunk) + "/tail"; }
 std::string run_name(int64_t job) { return "run/" + id_text(job); }
 std::string run_name(const std::string& id) { return "run/" + id; }
 std::string run_flame_name(const std::string& id, size_t index) { return "flame/" + id + "/" + std::to_string(index); }

@@ -13,6 +13,10 @@ namespace bb::report::site {
 
 // Points per chunk of a branch's trend: a new point rewrites one chunk.
 inline constexpr int64_t kChunkPoints = 1024;
+// A branch's newest chunk keeps its newest points in a file of their own,
+// its tail: a push rewrites the tail, and the rest of the chunk once per
+// kTailPoints points (site_series.cpp, tail_split).
+inline constexpr int64_t kTailPoints = 64;
 
 // "owner/name" -> "r/owner/name"; characters outside [A-Za-z0-9._-] become
 // '_', and a component that would be "." or ".." gets a leading '_'.
@@ -31,6 +35,7 @@ std::string repository_data(const std::string& repository);
 std::string trend_page(const std::string& repository, const std::string& sid);
 std::string series_data(const std::string& repository, const std::string& sid);
 std::string chunk_data(const std::string& repository, const std::string& sid, int64_t chunk);
+std::string tail_data(const std::string& repository, const std::string& sid, int64_t chunk);
 // The commit ids of a chunk of a ref's runs, by job, which every series of
 // the ref shares (site_chunk.h).
 std::string commits_data(const std::string& repository, const std::string& ref, int64_t chunk);
@@ -64,6 +69,7 @@ std::string pull_data(const std::string& repository, int64_t number);
 // The names data files pass to benchbox.receive.
 std::string series_name(const std::string& sid);
 std::string chunk_name(const std::string& sid, int64_t chunk);
+std::string tail_name(const std::string& sid, int64_t chunk);
 std::string commits_name(const std::string& ref, int64_t chunk);
 std::string run_name(int64_t job_id);
 std::string run_name(const std::string& run_id);

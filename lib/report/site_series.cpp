@@ -70,29 +70,57 @@ std::string read_data_file(const std::string& path) {
   return text ? site::data_file_json(*text) : std::string();
 }
 
+// Where a branch's newest chunk of n points splits into its first file and
+// its tail, the file a push rewrites: at a multiple of kTailPoints, so a
+// push rewrites at most kTailPoints points, and the first file once per
+// kTailPoints pushes instead of on every one. A chunk of at most
+// kTailPoints points is one file.
+size_t tail_split(size_t n) {
+  const size_t t = size_t(site::kTailPoints);
+  return n <= t ? n : (n - 1) / t * t;
+}
+
 // A branch chunk as the site already holds it, and the points a job added
-// after its last one: what a push costs is then one point, not a read of
-// the chunk's 1,024 from history (scattered over as many database pages).
-// nullopt when the files cannot be trusted to be history's chunk less those
-// points: missing, of another encoding, or not the count history holds (a
-// backfill inserted a point, retention removed one).
+// after its last one: what a push costs is then its points and the tail,
+// not a read of the chunk's 1,024 from history (scattered over as many
+// database pages). nullopt when the files cannot be trusted to be
+// history's chunk less those points: missing, of another encoding, or not
+// the count history holds (a backfill inserted a point, retention removed
+// one).
 struct Appended {
-  site::ChunkColumns columns;
+  site::ChunkColumns columns;  // the chunk's points from `from` on, as its files hold them
+  size_t from = 0;             // points before those, left as they are in the chunk's first file
   std::vector<SeriesPoint> added;
 };
 Result<std::optional<Appended>> appended_chunk(HistoryStore& history, const std::string& site_dir,
                                                const std::string& repository, const std::string& ref,
                                                const std::string& key, const std::string& sid, int64_t chunk,
-                                               int64_t points_written) {
-  auto columns = site::decode_chunk(read_data_file(path_join(site_dir, site::chunk_data(repository, sid, chunk))));
-  if (!columns || columns->x.empty() || int64_t(columns->x.size()) != points_written) return std::optional<Appended>{};
+                                               const SeriesChunk& written) {
+  auto read = [&](const std::string& path, int64_t points) -> std::optional<site::ChunkColumns> {
+    auto c = site::decode_chunk(read_data_file(path_join(site_dir, path)));
+    if (!c || c->size() == 0 || int64_t(c->size()) != points) return std::nullopt;
+    return std::move(*c);
+  };
+  const int64_t in_first = written.points - written.tail;
+  auto columns = written.tail > 0 ? read(site::tail_data(repository, sid, chunk), written.tail)
+                                  : read(site::chunk_data(repository, sid, chunk), written.points);
+  if (!columns) return std::optional<Appended>{};
   auto added = history.trend_chunk(repository, ref, key, chunk, site::kChunkPoints, columns->x.back() + 1);
   if (!added) return added.error();
   if (added->points.empty()) return std::optional<Appended>{};
   auto count = history.chunk_count(repository, ref, key, chunk, site::kChunkPoints);
   if (!count) return count.error();
-  if (*count != points_written + int64_t(added->points.size())) return std::optional<Appended>{};
-  return std::optional<Appended>{Appended{std::move(*columns), std::move(added->points)}};
+  if (*count != written.points + int64_t(added->points.size())) return std::optional<Appended>{};
+  Appended out{std::move(*columns), size_t(written.tail > 0 ? in_first : 0), std::move(added->points)};
+  if (out.from > 0 && tail_split(size_t(*count)) != out.from) {
+    // The tail is full: the chunk's first file takes it.
+    auto first = read(site::chunk_data(repository, sid, chunk), in_first);
+    if (!first) return std::optional<Appended>{};
+    first->append(std::move(out.columns));
+    out.columns = std::move(*first);
+    out.from = 0;
+  }
+  return std::optional<Appended>{std::move(out)};
 }
 
 }  // namespace
@@ -229,18 +257,24 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   // The points a push appended to the newest chunk, if that is all that
   // changed: the change-point windows then take them too (change_window).
   std::optional<std::vector<SeriesPoint>> appended_points;
+  // The chunk that has a tail after this job: the branch's newest.
+  const int64_t last = release(ref) || reading.empty() ? -2 : std::max(newest, *reading.rbegin());
   for (int64_t chunk : reading) {  // ascending: unplaced (-1) first
     // A job's point at the end of the newest chunk: the chunk from the
     // site's own files and that point from history; else the whole chunk.
     site::ChunkColumns cols;
+    size_t from = 0;  // points of the chunk before `cols`
     std::vector<SeriesPoint> points;
     SeriesChunk counted;
+    const int64_t old_tail = summary.chunks.count(chunk) ? summary.chunks.at(chunk).tail : 0;
+    const bool tailed = chunk >= 0 && chunk == last;
     if (!full && chunk == newest && chunk >= 0 && chunks->count(chunk)) {
       auto appended = appended_chunk(history_, options_.site_dir, repository, ref, key, sid, chunk,
-                                     summary.chunks.at(chunk).points);
+                                     summary.chunks.at(chunk));
       if (!appended) return appended.error();
       if (*appended) {
         cols = std::move((*appended)->columns);
+        from = (*appended)->from;
         points = std::move((*appended)->added);
         counted = summary.chunks.at(chunk);
         appended_points = points;
@@ -276,7 +310,12 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     counted.points += int64_t(points.size());
     summary.chunks[chunk] = std::move(counted);
     if (chunk == summary.chunks.rbegin()->first) latest = points.back();
-    if (!full && !chunks->count(chunk)) continue;  // read only for `latest`
+    // Read only for `latest`, unless it lost its place as the newest: its
+    // tail then goes back into one file.
+    if (!full && !chunks->count(chunk) && !(old_tail > 0 && !tailed)) {
+      summary.chunks[chunk].tail = old_tail;  // its files stay as they are
+      continue;
+    }
 
     const int64_t unplaced = summary.chunks.count(-1) ? summary.chunks.at(-1).points : 0;
     const size_t before = cols.x.size();
@@ -297,17 +336,32 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       cols.status.push_back(p.status);
       cols.env.push_back(int64_t(env_of[i]));
     }
+    const size_t n = from + cols.size();
+    const size_t split = tailed ? tail_split(n) : n;
+    summary.chunks[chunk].tail = int64_t(n - split);
+    // from > 0 only when the split stays where it was (appended_chunk).
+    site::ChunkColumns tail = cols.split_off(split - from);
     const std::string commits_src = site::commits_data(repository, ref, chunk);
     const std::string commits_name = site::commits_name(ref, chunk);
     if (auto st = write_commits(repository, ref, chunk); !st) return st;
     // A series written whole drops the commits file it kept before they
     // were the ref's (a site rendered again after an upgrade).
     if (full) ::unlink(path_join(options_.site_dir, site::series_commits_data(repository, sid, chunk)).c_str());
-    if (auto st = write(site::chunk_data(repository, sid, chunk),
-                        site::data_file(site::chunk_name(sid, chunk),
-                                        chunk_encoder_.chunk(cols, commits_src, commits_name)));
-        !st)
-      return st;
+    if (split > from)
+      if (auto st = write(site::chunk_data(repository, sid, chunk),
+                          site::data_file(site::chunk_name(sid, chunk),
+                                          chunk_encoder_.chunk(cols, commits_src, commits_name)));
+          !st)
+        return st;
+    if (split < n) {
+      if (auto st = write(site::tail_data(repository, sid, chunk),
+                          site::data_file(site::tail_name(sid, chunk),
+                                          chunk_encoder_.chunk(tail, commits_src, commits_name)));
+          !st)
+        return st;
+    } else if (full || old_tail > 0) {
+      ::unlink(path_join(options_.site_dir, site::tail_data(repository, sid, chunk)).c_str());
+    }
   }
   if (summary.chunks.empty()) {  // nothing left of it
     summaries_.erase({ref, key});
@@ -321,11 +375,18 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     total += c.points;
     for (const auto& [e, count] : c.per_environment)
       if (e < per_environment.size()) per_environment[e] += count;
+    const nlohmann::json commits = {{"src", site::commits_data(repository, ref, chunk)},
+                                    {"name", site::commits_name(ref, chunk)}};
     chunk_list.push_back({{"src", site::chunk_data(repository, sid, chunk)},
                           {"name", site::chunk_name(sid, chunk)},
-                          {"points", c.points},
-                          {"commits", {{"src", site::commits_data(repository, ref, chunk)},
-                                       {"name", site::commits_name(ref, chunk)}}}});
+                          {"points", c.points - c.tail},
+                          {"commits", commits}});
+    // The tail is one more entry: the page joins its entries by x.
+    if (c.tail > 0)
+      chunk_list.push_back({{"src", site::tail_data(repository, sid, chunk)},
+                            {"name", site::tail_name(sid, chunk)},
+                            {"points", c.tail},
+                            {"commits", commits}});
   }
   nlohmann::json environments = nlohmann::json::array(), breaks = nlohmann::json::array();
   for (size_t i = 0; i < summary.environments.size(); ++i) {
@@ -435,7 +496,10 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   // What the page loads at once (trend.js): its series file, its chunks and
   // the newest chunk's commits (every chunk's in the release series).
   std::vector<std::string> preload = {site::series_data(repository, sid)};
-  for (const auto& [chunk, c] : summary.chunks) preload.push_back(site::chunk_data(repository, sid, chunk));
+  for (const auto& [chunk, c] : summary.chunks) {
+    preload.push_back(site::chunk_data(repository, sid, chunk));
+    if (c.tail > 0) preload.push_back(site::tail_data(repository, sid, chunk));
+  }
   for (const auto& [chunk, c] : summary.chunks)
     if (release(ref) || chunk == summary.chunks.rbegin()->first)
       preload.push_back(site::commits_data(repository, ref, chunk));

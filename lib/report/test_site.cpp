@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "store/test_location.h"
@@ -125,6 +126,13 @@ struct Box {
   // A trend chunk, decoded (site_chunk.h).
   site::ChunkColumns chunk(const std::string& sid, const std::string& k) {
     auto c = site::decode_chunk(data("data/r/octo/widgets/s/" + sid + "." + k + ".js", "chunk/" + sid + "/" + k).dump());
+    INFO((c ? "" : c.error().message));
+    REQUIRE(c);
+    return std::move(*c);
+  }
+  // A branch chunk's tail (site_paths.h, kTailPoints).
+  site::ChunkColumns tail(const std::string& sid, int64_t k) {
+    auto c = site::decode_chunk(data(site::tail_data("octo/widgets", sid, k), site::tail_name(sid, k)).dump());
     INFO((c ? "" : c.error().message));
     REQUIRE(c);
     return std::move(*c);
@@ -568,5 +576,86 @@ TEST_CASE("a push appends its point to the chunk the site holds; anything else r
     auto c = box.commits("refs/heads/main", 0);
     CHECK(c.size() == 8);
     CHECK(c.at(1) == placed_run(1, 10, 0.1).commit);
+  }
+}
+
+TEST_CASE("a push rewrites the newest chunk's tail, and the rest of the chunk once per kTailPoints points") {
+  Box box;
+  const std::string sid = site::series_id("refs/heads/main", kKey);
+  const std::string series_src = "data/r/octo/widgets/s/" + sid + ".js";
+  const std::string first = box.dir.path + "/site/" + site::chunk_data("octo/widgets", sid, 0);
+  const std::string tail = box.dir.path + "/site/" + site::tail_data("octo/widgets", sid, 0);
+  auto inode = [](const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? st.st_ino : ino_t(0);
+  };
+  // What the page joins: every entry of the series' chunk list, in order.
+  auto joined = [&] {
+    const auto series = box.data(series_src, "series/" + sid);
+    site::ChunkColumns all;
+    std::vector<int64_t> sizes;
+    for (const auto& c : series["chunks"]) {
+      auto cols = site::decode_chunk(box.data(c["src"], c["name"]).dump());
+      REQUIRE(cols);
+      CHECK(c["points"] == int64_t(cols->size()));
+      sizes.push_back(int64_t(cols->size()));
+      all.append(std::move(*cols));
+    }
+    return std::pair{std::move(all), sizes};
+  };
+  const int64_t T = site::kTailPoints;
+  int64_t job = 0;
+  auto push = [&](int64_t position) {
+    ++job;
+    box.finish(placed_run(job, position, 0.1 + 0.0001 * double(job)));
+  };
+
+  for (int64_t i = 0; i < T; ++i) push(10 + i);
+  CHECK(joined().second == std::vector<int64_t>{T});  // one file while it is small
+  CHECK(inode(tail) == 0);
+  push(10 + T);
+  CHECK(joined().second == std::vector<int64_t>{T, 1});
+  CHECK(box.tail(sid, 0).x == std::vector<int64_t>{10 + T});
+  CHECK(box.file(site::trend_page("octo/widgets", sid)).find(site::tail_data("octo/widgets", sid, 0)) !=
+        std::string::npos);  // preloaded
+
+  // Up to 2T points a push writes the tail only: the first file stays the same file.
+  const ino_t first_inode = inode(first);
+  for (int64_t i = 1; i < T; ++i) push(10 + T + i);
+  CHECK(inode(first) == first_inode);
+  CHECK(joined().second == std::vector<int64_t>{T, T});
+  push(10 + 2 * T);  // the tail is full: the first file takes it
+  CHECK(inode(first) != first_inode);
+  CHECK(joined().second == std::vector<int64_t>{2 * T, 1});
+  auto pushed = joined().first;
+  CHECK(pushed.size() == size_t(2 * T + 1));
+  CHECK(pushed.x.front() == 10);
+  CHECK(pushed.x.back() == 10 + 2 * T);
+  CHECK(pushed.job.back() == job);
+
+  // A whole rendering splits the chunk where the pushes did, the same points.
+  REQUIRE(box.site.render_all().ok());
+  auto [rendered, sizes] = joined();
+  CHECK(sizes == std::vector<int64_t>{2 * T, 1});
+  check_same(rendered, pushed);
+
+  SECTION("a tail that is not one: the chunk is read again from history") {
+    REQUIRE(write_file_atomic(tail, "garbage"));
+    push(11 + 2 * T);
+    CHECK(joined().second == std::vector<int64_t>{2 * T, 2});
+    CHECK(box.tail(sid, 0).x == std::vector<int64_t>{10 + 2 * T, 11 + 2 * T});
+  }
+  SECTION("a point in the next chunk: the chunk before is one file again") {
+    push(site::kChunkPoints + 5);
+    const auto series = box.data(series_src, "series/" + sid);
+    REQUIRE(series["chunks"].size() == 2);
+    CHECK(series["chunks"][0]["points"] == 2 * T + 1);
+    CHECK(series["chunks"][1]["src"] == site::chunk_data("octo/widgets", sid, 1));
+    CHECK(inode(tail) == 0);
+    CHECK(box.chunk(sid, "0").x.back() == 10 + 2 * T);
+    CHECK(joined().first.size() == size_t(2 * T + 2));
+    // The trend page preloads what its series lists, and no tail.
+    const std::string shell = box.file(site::trend_page("octo/widgets", sid));
+    CHECK(shell.find(".t.js") == std::string::npos);
   }
 }

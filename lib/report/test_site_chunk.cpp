@@ -135,3 +135,25 @@ TEST_CASE("an encoder used chunk after chunk writes each as a fresh one would") 
     CHECK(encoder.commits(*c) == site::encode_commits(*c));
   }
 }
+
+TEST_CASE("a chunk's columns split at a point and join again") {
+  const auto whole = sample();
+  auto head = whole;
+  auto tail = head.split_off(3);
+  CHECK(head.size() == 3);
+  CHECK(tail.size() == 2);
+  CHECK(tail.x == std::vector<int64_t>{6, 1030});
+  CHECK(tail.label == std::vector<std::string>{"", "v2.0-rc1"});
+  CHECK(head.status == std::vector<std::string>{"ok", "failed", "ok"});
+  CHECK(head.split_off(9).size() == 0);  // past the end: nothing
+  head.append(std::move(tail));
+  CHECK(head.x == whole.x);
+  CHECK(head.time == whole.time);
+  CHECK(head.job == whole.job);
+  CHECK(head.n == whole.n);
+  CHECK(head.env == whole.env);
+  CHECK(head.status == whole.status);
+  CHECK(head.label == whole.label);
+  CHECK(head.q3.size() == whole.q3.size());
+  CHECK(head.median[4] == whole.median[4]);
+}
