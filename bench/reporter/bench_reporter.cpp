@@ -300,6 +300,10 @@ int main(int argc, char** argv) {
     }
   }
   if (commits < 4 || benchmarks < 1) return 2;
+  // A line as soon as it is measured, also into a file: a run at the
+  // issue's size takes a quarter of an hour, and a profiler is switched on
+  // when the full regeneration's line appears.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string site_dir = dir + "/site";

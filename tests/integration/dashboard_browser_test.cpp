@@ -176,6 +176,46 @@ TEST_CASE("the dashboard draws in a real browser: charts drawn, no console error
   CHECK(out.find("check_site: " + std::to_string(pages.size()) + " passed, 0 failed") != std::string::npos);
 }
 
+TEST_CASE("a trend past its first 64 points: the page joins the newest chunk's tail to the rest") {
+  need_browser();
+  ReporterFixture s("");
+  // 70 pushes of main at positions 0..69 with a 12 % step at 20: the chunk's
+  // first file holds positions 0..63, its tail 64..69 (site_paths.h).
+  std::vector<int64_t> jobs;
+  for (int i = 0; i < 70; ++i) {
+    const double level = (i < 20 ? 0.100 : 0.112) * (1 + 0.0005 * ((i * 7) % 5 - 2));
+    jobs.push_back(s.run_job(push_spec(fake_sha(100 + i)), push_result(fake_sha(100 + i), level, i, "refs/heads/main")));
+  }
+  INFO(s.logs());
+  for (int64_t id : jobs) REQUIRE(wait_until([&] { return s.reported(id); }, std::chrono::seconds(60)));
+
+  const std::string site = s.dir / "state/site";
+  std::string trend;
+  const json repo = data_file(site + "/data/r/o/r/repo.js");
+  for (const auto& b : repo["benchmarks"])
+    if (b["key"] == "micro/loop:wall_time") trend = b["series"]["refs/heads/main"]["page"];
+  REQUIRE_FALSE(trend.empty());
+  const std::string sid = trend.substr(trend.rfind('/') + 1, 16);
+  const json series = data_file(site + "/data/r/o/r/s/" + sid + ".js");
+  REQUIRE(series["chunks"].size() == 2);
+  CHECK(series["chunks"][0]["points"] == 64);
+  CHECK(series["chunks"][1]["name"] == "chunk/" + sid + "/0/tail");
+  CHECK(series["chunks"][1]["points"] == 6);
+
+  // The readout's latest point comes from the tail, with its commit; the
+  // change point's position is found among the first file's points (a
+  // point the page did not join would show "–").
+  std::string says;
+  says += " --expect '" + trend + "=latest: position 69'";
+  says += " --expect '" + trend + "=commit " + fake_sha(169).substr(0, 12) + "'";
+  says += " --expect '" + trend + "=p environment 20 '";
+  int rc = 0;
+  const std::string out = check_pages(site, {trend}, says, &rc);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK(out.find("check_site: 1 passed, 0 failed") != std::string::npos);
+}
+
 TEST_CASE("the culprit a bisection named, and the confirmation, show beside the open regression") {
   need_browser();
   ReporterFixture s("  regression_issues: true\n");
