@@ -228,11 +228,12 @@ class HistoryStore {
   Result<std::vector<std::pair<int64_t, std::string>>> chunk_commits(const std::string& repository,
                                                                      const std::string& ref, int64_t chunk,
                                                                      int64_t chunk_size);
-  // How many points a branch chunk (chunk >= 0) holds, along
-  // points_by_trend (SQLite 3.40 still reads each row for its role: the
-  // partial index's WHERE does not make it covering there).
+  // How many points a branch chunk (chunk >= 0) holds at positions from
+  // `from` on (-1: all of it), along points_by_trend (SQLite 3.40 still
+  // reads each row for its role: the partial index's WHERE does not make it
+  // covering there, so a narrower range costs fewer rows).
   Result<int64_t> chunk_count(const std::string& repository, const std::string& ref, const std::string& key,
-                              int64_t chunk, int64_t chunk_size);
+                              int64_t chunk, int64_t chunk_size, int64_t from = -1);
   // The newest `limit` points of one environment of a trend, in order: what
   // change points are detected on.
   Result<Series> recent(const std::string& repository, const std::string& ref, const std::string& key,

@@ -199,13 +199,14 @@ Result<Trend> HistoryStore::trend_chunk(const std::string& repository, const std
 }
 
 Result<int64_t> HistoryStore::chunk_count(const std::string& repository, const std::string& ref,
-                                          const std::string& key, int64_t chunk, int64_t chunk_size) {
+                                          const std::string& key, int64_t chunk, int64_t chunk_size,
+                                          int64_t from) {
   if (release(ref) || chunk < 0) return make_error(Errc::invalid_argument, "chunk_count: a branch chunk only");
   auto q = db_.prepare("SELECT COUNT(*) FROM points p WHERE" + where_ref(ref) +
                        " AND p.benchmark_key = ? AND p.position >= ? AND p.position < ?");
   if (!q) return q.error();
   const int next = bind_ref(*q, repository, ref);
-  q->bind(next, key).bind(next + 1, chunk * chunk_size).bind(next + 2, (chunk + 1) * chunk_size);
+  q->bind(next, key).bind(next + 1, std::max(from, chunk * chunk_size)).bind(next + 2, (chunk + 1) * chunk_size);
   auto row = q->step();
   if (!row) return row.error();
   if (!*row) return make_error(Errc::internal, "chunk_count: no row");

@@ -108,11 +108,18 @@ Result<std::optional<Appended>> appended_chunk(HistoryStore& history, const std:
   auto added = history.trend_chunk(repository, ref, key, chunk, site::kChunkPoints, columns->x.back() + 1);
   if (!added) return added.error();
   if (added->points.empty()) return std::optional<Appended>{};
-  auto count = history.chunk_count(repository, ref, key, chunk, site::kChunkPoints);
-  if (!count) return count.error();
-  if (*count != written.points + int64_t(added->points.size())) return std::optional<Appended>{};
   Appended out{std::move(*columns), size_t(written.tail > 0 ? in_first : 0), std::move(added->points)};
-  if (out.from > 0 && tail_split(size_t(*count)) != out.from) {
+  const int64_t total = written.points + int64_t(out.added.size());
+  // Only the tail is rewritten: history's count is checked over the tail's
+  // positions, about 64 rows instead of up to 1,024. A point history gained
+  // before them shows when the chunk's first file is next rewritten, at
+  // most kTailPoints pushes later, where the whole chunk is counted.
+  const bool tail_only = out.from > 0 && tail_split(size_t(total)) == out.from;
+  auto count = tail_only ? history.chunk_count(repository, ref, key, chunk, site::kChunkPoints, out.columns.x.front())
+                         : history.chunk_count(repository, ref, key, chunk, site::kChunkPoints);
+  if (!count) return count.error();
+  if (*count != (tail_only ? written.tail + int64_t(out.added.size()) : total)) return std::optional<Appended>{};
+  if (out.from > 0 && !tail_only) {
     // The tail is full: the chunk's first file takes it.
     auto first = read(site::chunk_data(repository, sid, chunk), in_first);
     if (!first) return std::optional<Appended>{};

@@ -645,6 +645,20 @@ TEST_CASE("a push rewrites the newest chunk's tail, and the rest of the chunk on
     CHECK(joined().second == std::vector<int64_t>{2 * T, 2});
     CHECK(box.tail(sid, 0).x == std::vector<int64_t>{10 + 2 * T, 11 + 2 * T});
   }
+  SECTION("a point history gained before the tail, the site not told: in the files when the tail is full") {
+    // A backfill whose dashboard update failed: history has it, the site does not.
+    REQUIRE(box.history.ingest(placed_run(1000, 5, 0.3), "push").ok());
+    push(11 + 2 * T);  // the tail alone is checked and rewritten
+    CHECK(joined().first.x.front() == 10);
+    for (int64_t i = 1; i < T - 1; ++i) push(11 + 2 * T + i);
+    CHECK(joined().second == std::vector<int64_t>{2 * T, T});
+    CHECK(joined().first.x.front() == 10);
+    push(10 + 3 * T);  // the tail is full: the whole chunk is counted, and read again
+    auto [all, parts] = joined();
+    CHECK(all.x.front() == 5);
+    CHECK(all.size() == size_t(3 * T + 2));
+    CHECK(parts == std::vector<int64_t>{3 * T, 2});
+  }
   SECTION("a point in the next chunk: the chunk before is one file again") {
     push(site::kChunkPoints + 5);
     const auto series = box.data(series_src, "series/" + sid);
