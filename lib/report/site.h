@@ -164,6 +164,8 @@ class SiteWriter {
   Status load_summaries(const std::string& repository);
   std::string summaries_repository_;
   std::map<std::pair<std::string, std::string>, SeriesSummary> summaries_;  // (ref, key)
+  std::vector<std::pair<std::pair<std::string, std::string>, const SeriesSummary*>> siblings(
+      const std::string& ref, const std::string& benchmark) const;
   site::ChunkEncoder chunk_encoder_;  // its trees reused, chunk after chunk
   // A ref chunk's commits file, once per job (or render_all): the chunks
   // already written are in commits_written_, (repository, ref, chunk).

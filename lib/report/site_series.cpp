@@ -234,6 +234,20 @@ Status SiteWriter::write_commits(const std::string& repository, const std::strin
                site::data_file(site::commits_name(ref, chunk), chunk_encoder_.commits(*commits)));
 }
 
+// The series of a benchmark on a ref, one per metric, in key order: the
+// key itself when it has no metric, then "<benchmark>:<metric>", which sort
+// together.
+std::vector<std::pair<std::pair<std::string, std::string>, const SeriesSummary*>> SiteWriter::siblings(
+    const std::string& ref, const std::string& benchmark) const {
+  std::vector<std::pair<std::pair<std::string, std::string>, const SeriesSummary*>> out;
+  if (auto bare = summaries_.find({ref, benchmark}); bare != summaries_.end()) out.emplace_back(bare->first, &bare->second);
+  const std::string prefix = benchmark + ":";
+  for (auto it = summaries_.lower_bound({ref, prefix});
+       it != summaries_.end() && it->first.first == ref && it->first.second.compare(0, prefix.size(), prefix) == 0; ++it)
+    if (it->first.second.rfind(':') == benchmark.size()) out.emplace_back(it->first, &it->second);
+  return out;
+}
+
 Status SiteWriter::write_series(const std::string& repository, const std::string& ref, const std::string& key,
                                 const std::optional<std::set<int64_t>>& chunks) {
   const std::string sid = site::series_id(ref, key);
@@ -459,21 +473,21 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   // on other refs.
   nlohmann::json metrics = nlohmann::json::array(), refs = nlohmann::json::array();
   std::vector<std::pair<std::string, std::string>> relatives;
-  for (const auto& [ref_key, s] : summaries_) {
-    // Every series of the repository is looked at for every series a job
-    // writes: the key's parts by view, not parsed.
-    const std::string_view other = s.key;
-    const size_t colon = other.rfind(':');
-    const std::string_view benchmark = colon == std::string_view::npos ? other : other.substr(0, colon);
-    if (s.ref == ref && benchmark == parts.benchmark) {
-      metrics.push_back({{"metric", colon == std::string_view::npos ? std::string_view() : other.substr(colon + 1)},
-                         {"page", site::trend_page(repository, s.id)}});
-      if (s.key != key) relatives.push_back(ref_key);
-    }
-    if (s.key == key) {
-      refs.push_back({{"ref", s.ref}, {"name", site::ref_name(s.ref)}, {"page", site::trend_page(repository, s.id)}});
-      if (s.ref != ref) relatives.push_back(ref_key);
-    }
+  for (const auto& [ref_key, s] : siblings(ref, parts.benchmark)) {
+    const size_t colon = s->key.rfind(':');
+    metrics.push_back({{"metric", colon == std::string::npos ? std::string() : s->key.substr(colon + 1)},
+                       {"page", site::trend_page(repository, s->id)}});
+    if (s->key != key) relatives.push_back(ref_key);
+  }
+  // The refs in order, each looked up, not every series of the repository
+  // compared for every series a job writes.
+  for (auto it = summaries_.begin(); it != summaries_.end();
+       it = summaries_.lower_bound({it->first.first + '\0', std::string()})) {
+    auto same = summaries_.find({it->first.first, key});
+    if (same == summaries_.end()) continue;
+    const SeriesSummary& s = same->second;
+    refs.push_back({{"ref", s.ref}, {"name", site::ref_name(s.ref)}, {"page", site::trend_page(repository, s.id)}});
+    if (s.ref != ref) relatives.push_back(same->first);
   }
   const nlohmann::json meta = {
       {"schema", "benchbox.site.series/1"},

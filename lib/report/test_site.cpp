@@ -673,3 +673,29 @@ TEST_CASE("a push rewrites the newest chunk's tail, and the rest of the chunk on
     CHECK(shell.find(".t.js") == std::string::npos);
   }
 }
+
+TEST_CASE("a trend's metric selector lists its benchmark's metrics, not a benchmark whose name begins the same") {
+  Box box;
+  auto rs = placed_run(1, 10, 0.1);
+  rs.benchmarks.clear();
+  // pytest's names hold "::": "t.py::a::x" is its own benchmark, not a metric of "t.py::a".
+  for (const auto& [name, metric] : std::vector<std::pair<std::string, std::string>>{
+           {"t.py::a", "wall_time"}, {"t.py::a", "cpu_time"}, {"t.py::a2", "wall_time"},
+           {"t.py::a::x", "wall_time"}, {"t.py::a::x", "memory"}}) {
+    Benchmark b;
+    b.key = {"py", name, {}, metric};
+    for (int i = 0; i < 5; ++i) b.samples.push_back(0.1);
+    rs.benchmarks.push_back(b);
+  }
+  box.finish(rs);
+  auto metrics_of = [&](const std::string& key) {
+    const std::string sid = site::series_id("refs/heads/main", key);
+    const auto series = box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid);
+    std::vector<std::string> out;
+    for (const auto& m : series["siblings"]["metrics"]) out.push_back(m["metric"]);
+    return out;
+  };
+  CHECK(metrics_of("py/t.py::a:wall_time") == std::vector<std::string>{"cpu_time", "wall_time"});
+  CHECK(metrics_of("py/t.py::a::x:wall_time") == std::vector<std::string>{"memory", "wall_time"});
+  CHECK(metrics_of("py/t.py::a2:wall_time") == std::vector<std::string>{"wall_time"});
+}
