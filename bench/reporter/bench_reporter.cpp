@@ -13,7 +13,7 @@
 // Commit ids are 40 random-looking hex digits, as real ones are: they are
 // most of what a trend's data holds, and all zeros would compress away.
 // Run: build/bench/bench-reporter [--commits C] [--benchmarks B] [--dir DIR]
-//      [--no-browser]
+//      [--no-browser] [--pushes N]
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -281,6 +281,32 @@ class Nginx {
   int port_;
 };
 
+// --pushes N: N more pushes onto the history.db and site an earlier run
+// left in --dir, without loading or rendering them again; for a profiler
+// at the size (the first push also reads the series' summaries and
+// change-point windows, which a running reporterd keeps).
+int pushes_only(const std::string& dir, int benchmarks, int64_t commits, int pushes) {
+  auto opened = report::HistoryStore::open(dir + "/history.db");
+  if (!opened) return (std::fprintf(stderr, "%s\n", opened.error().message.c_str()), 1);
+  report::HistoryStore h = std::move(*opened);
+  auto q = h.database().prepare("SELECT MAX(job_id), MAX(position) FROM runs WHERE repository = 'bench/big'");
+  if (!q) return (std::fprintf(stderr, "%s\n", q.error().message.c_str()), 1);
+  auto row = q->step();
+  if (!row || !*row || q->column_int64(0) == 0)
+    return (std::fprintf(stderr, "bench-reporter: no earlier run in %s\n", dir.c_str()), 1);
+  const int64_t job = q->column_int64(0), position = q->column_int64(1);
+  report::ChangeCache changes;
+  report::SiteOptions options;
+  options.site_dir = dir + "/site";
+  report::SiteWriter site(h, options, changes);
+  for (int k = 0; k < pushes; ++k) {
+    const double cpu = cpu_seconds();
+    const double wall = one_job(h, site, result_set(job + 1 + k, position + 1 + k, benchmarks, commits, false));
+    std::printf("  one more result set: %.3f s (CPU %.3f s)\n", wall, cpu_seconds() - cpu);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -288,14 +314,17 @@ int main(int argc, char** argv) {
   int benchmarks = 1000;
   std::string dir = "/var/tmp/bench-reporter";
   bool browser = true;
+  int pushes = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--commits" && i + 1 < argc) commits = std::atoll(argv[++i]);
+    else if (a == "--pushes" && i + 1 < argc) pushes = std::atoi(argv[++i]);
     else if (a == "--benchmarks" && i + 1 < argc) benchmarks = std::atoi(argv[++i]);
     else if (a == "--dir" && i + 1 < argc) dir = argv[++i];
     else if (a == "--no-browser") browser = false;
     else {
-      std::fprintf(stderr, "usage: bench-reporter [--commits C] [--benchmarks B] [--dir DIR] [--no-browser]\n");
+      std::fprintf(stderr,
+                   "usage: bench-reporter [--commits C] [--benchmarks B] [--dir DIR] [--no-browser] [--pushes N]\n");
       return 2;
     }
   }
@@ -304,6 +333,7 @@ int main(int argc, char** argv) {
   // issue's size takes a quarter of an hour, and a profiler is switched on
   // when the full regeneration's line appears.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (pushes > 0) return pushes_only(dir, benchmarks, commits, pushes);
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string site_dir = dir + "/site";
