@@ -10,25 +10,47 @@ nlohmann::json to_json(const SeriesSummary& s) {
   for (const auto& e : s.environments)
     environments.push_back({{"key", e.key}, {"machine", e.machine}, {"first_job", e.first_job},
                             {"first_position", e.first_position}, {"first_commit", e.first_commit}});
+  // A chunk as [chunk, points, tail, [[environment, points], ...]]: saved
+  // on every push for every series, and a branch of 10,000 points has ten
+  // chunks; objects of named members cost several times as much to build,
+  // write and free.
+  auto& list = chunks.get_ref<nlohmann::json::array_t&>();
+  list.reserve(s.chunks.size());
   for (const auto& [chunk, c] : s.chunks) {
     nlohmann::json per = nlohmann::json::array();
-    for (const auto& [env, n] : c.per_environment) per.push_back({env, n});
-    chunks.push_back({{"chunk", chunk}, {"points", c.points}, {"tail", c.tail}, {"per_environment", per}});
+    for (const auto& [env, n] : c.per_environment) {
+      nlohmann::json pair = nlohmann::json::array();
+      pair.get_ref<nlohmann::json::array_t&>().reserve(2);
+      pair.push_back(env);
+      pair.push_back(n);
+      per.push_back(std::move(pair));
+    }
+    nlohmann::json entry = nlohmann::json::array();
+    auto& e = entry.get_ref<nlohmann::json::array_t&>();
+    e.reserve(4);
+    e.emplace_back(chunk);
+    e.emplace_back(c.points);
+    e.emplace_back(c.tail);
+    e.push_back(std::move(per));
+    list.push_back(std::move(entry));
   }
-  return {{"id", s.id},
-          {"unit", s.unit},
-          {"direction", model::to_string(s.direction)},
-          {"points", s.points},
-          {"latest_value", s.latest_value},
-          {"latest_measured", s.latest_measured},
-          {"latest_commit", s.latest_commit},
-          {"latest_status", s.latest_status},
-          {"latest_job", s.latest_job},
-          {"has_change", s.has_change},
-          {"change_ratio", s.change_ratio},
-          {"change_worse", s.change_worse},
-          {"environments", environments},
-          {"chunks", chunks}};
+  // Member by member: an initializer list would copy both lists whole.
+  nlohmann::json out = nlohmann::json::object();
+  out["id"] = s.id;
+  out["unit"] = s.unit;
+  out["direction"] = model::to_string(s.direction);
+  out["points"] = s.points;
+  out["latest_value"] = s.latest_value;
+  out["latest_measured"] = s.latest_measured;
+  out["latest_commit"] = s.latest_commit;
+  out["latest_status"] = s.latest_status;
+  out["latest_job"] = s.latest_job;
+  out["has_change"] = s.has_change;
+  out["change_ratio"] = s.change_ratio;
+  out["change_worse"] = s.change_worse;
+  out["environments"] = std::move(environments);
+  out["chunks"] = std::move(chunks);
+  return out;
 }
 
 SeriesSummary summary_of(const store::Statement& q) {
@@ -58,13 +80,27 @@ SeriesSummary summary_of(const store::Statement& q) {
   if (auto c = j.find("chunks"); c != j.end() && c->is_array())
     for (const auto& x : *c) {
       SeriesChunk chunk;
-      chunk.points = x.value("points", int64_t{0});
-      chunk.tail = x.value("tail", int64_t{0});
-      if (auto per = x.find("per_environment"); per != x.end() && per->is_array())
+      int64_t number = 0;
+      const nlohmann::json* per = nullptr;
+      if (x.is_array() && x.size() == 4 && x[0].is_number_integer() && x[1].is_number_integer() &&
+          x[2].is_number_integer()) {
+        number = x[0].get<int64_t>();
+        chunk.points = x[1].get<int64_t>();
+        chunk.tail = x[2].get<int64_t>();
+        per = &x[3];
+      } else if (x.is_object()) {  // as summaries were saved before
+        number = x.value("chunk", int64_t{0});
+        chunk.points = x.value("points", int64_t{0});
+        chunk.tail = x.value("tail", int64_t{0});
+        if (auto it = x.find("per_environment"); it != x.end()) per = &*it;
+      } else {
+        continue;
+      }
+      if (per && per->is_array())
         for (const auto& pair : *per)
           if (pair.is_array() && pair.size() == 2 && pair[0].is_number_unsigned() && pair[1].is_number_integer())
             chunk.per_environment[pair[0].get<size_t>()] = pair[1].get<int64_t>();
-      s.chunks[x.value("chunk", int64_t{0})] = std::move(chunk);
+      s.chunks[number] = std::move(chunk);
     }
   return s;
 }

@@ -1,5 +1,8 @@
 #include "report/site_paths.h"
 
+#include <string>
+#include <utility>
+
 #include "report/history.h"
 #include "util/json_text.h"
 #include "util/text.h"
@@ -24,7 +27,13 @@ std::string id_text(int64_t n) { return std::to_string(n); }
 std::string chunk_id(int64_t chunk) { return chunk < 0 ? std::string("u") : id_text(chunk); }
 
 // A ref's part of its commit files' names: 16 hex digits of SHA-256 of it.
-std::string ref_id(const std::string& ref) { return sha256_hex(ref).substr(0, 16); }
+// The last one is kept: a series file names its ref's commits once per
+// chunk, and a job writes a thousand series of one ref.
+std::string ref_id(const std::string& ref) {
+  thread_local std::pair<std::string, std::string> last;
+  if (last.second.empty() || last.first != ref) last = {ref, sha256_hex(ref).substr(0, 16)};
+  return last.second;
+}
 
 }  // namespace
 

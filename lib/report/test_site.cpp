@@ -699,3 +699,46 @@ TEST_CASE("a trend's metric selector lists its benchmark's metrics, not a benchm
   CHECK(metrics_of("py/t.py::a::x:wall_time") == std::vector<std::string>{"memory", "wall_time"});
   CHECK(metrics_of("py/t.py::a2:wall_time") == std::vector<std::string>{"wall_time"});
 }
+
+TEST_CASE("a series summary keeps its chunks, and one saved in the older form still reads") {
+  Dir dir;
+  auto history = open_history(dir.path + "/history.db");
+  report::SeriesSummary s;
+  s.repository = "octo/widgets";
+  s.ref = "refs/heads/main";
+  s.key = kKey;
+  s.id = "0123456789abcdef";
+  s.points = 1030;
+  s.chunks[0].points = 1024;
+  s.chunks[0].per_environment = {{0, 1000}, {1, 24}};
+  s.chunks[1].points = 6;
+  s.chunks[1].tail = 0;
+  s.chunks[-1].points = 3;
+  s.chunks[-1].per_environment = {{0, 3}};
+  REQUIRE(history.save_series_summary(s).ok());
+  auto read = history.series_summaries("octo/widgets");
+  REQUIRE(read);
+  REQUIRE(read->size() == 1);
+  const auto& c = read->front().chunks;
+  REQUIRE(c.size() == 3);
+  CHECK(c.at(-1).points == 3);
+  CHECK(c.at(0).per_environment == std::map<size_t, int64_t>{{0, 1000}, {1, 24}});
+  CHECK(c.at(1).points == 6);
+  CHECK(read->front().points == 1030);
+
+  // Written by the version before: each chunk an object of named members.
+  auto q = history.database().prepare("UPDATE site_series SET summary = ?");
+  REQUIRE(q);
+  q->bind(1, R"({"id": "0123456789abcdef", "points": 1100, "chunks": [
+      {"chunk": 0, "points": 1024, "per_environment": [[0, 1024]]},
+      {"chunk": 1, "points": 76, "tail": 12, "per_environment": [[0, 76]]}]})");
+  REQUIRE(q->run().ok());
+  read = history.series_summaries("octo/widgets");
+  REQUIRE(read);
+  const auto& old = read->front().chunks;
+  REQUIRE(old.size() == 2);
+  CHECK(old.at(0).points == 1024);
+  CHECK(old.at(0).tail == 0);
+  CHECK(old.at(1).tail == 12);
+  CHECK(old.at(1).per_environment == std::map<size_t, int64_t>{{0, 76}});
+}
