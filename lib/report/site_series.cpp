@@ -92,6 +92,19 @@ struct Appended {
   size_t from = 0;             // points before those, left as they are in the chunk's first file
   std::vector<SeriesPoint> added;
 };
+// An entry of a series file's chunk list (docs/dashboard.md, "series").
+nlohmann::json chunk_entry(std::string src, std::string name, int64_t points, const std::string& commits_src,
+                           const std::string& commits_name) {
+  nlohmann::json e = nlohmann::json::object(), commits = nlohmann::json::object();
+  commits["src"] = commits_src;
+  commits["name"] = commits_name;
+  e["src"] = std::move(src);
+  e["name"] = std::move(name);
+  e["points"] = points;
+  e["commits"] = std::move(commits);
+  return e;
+}
+
 Result<std::optional<Appended>> appended_chunk(HistoryStore& history, const std::string& site_dir,
                                                const std::string& repository, const std::string& ref,
                                                const std::string& key, const std::string& sid, int64_t chunk,
@@ -251,7 +264,7 @@ std::vector<std::pair<std::pair<std::string, std::string>, const SeriesSummary*>
 Status SiteWriter::write_series(const std::string& repository, const std::string& ref, const std::string& key,
                                 const std::optional<std::set<int64_t>>& chunks) {
   const std::string sid = site::series_id(ref, key);
-  const KeyParts parts = parts_of(key);
+  KeyParts parts = parts_of(key);
   if (auto st = load_summaries(repository); !st) return st;
   const bool is_new = !summaries_.count({ref, key});
   SeriesSummary& summary = summaries_[{ref, key}];
@@ -396,18 +409,14 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     total += c.points;
     for (const auto& [e, count] : c.per_environment)
       if (e < per_environment.size()) per_environment[e] += count;
-    const nlohmann::json commits = {{"src", site::commits_data(repository, ref, chunk)},
-                                    {"name", site::commits_name(ref, chunk)}};
-    chunk_list.push_back({{"src", site::chunk_data(repository, sid, chunk)},
-                          {"name", site::chunk_name(sid, chunk)},
-                          {"points", c.points - c.tail},
-                          {"commits", commits}});
+    const std::string commits_src = site::commits_data(repository, ref, chunk);
+    const std::string commits_name = site::commits_name(ref, chunk);
+    chunk_list.push_back(chunk_entry(site::chunk_data(repository, sid, chunk), site::chunk_name(sid, chunk),
+                                     c.points - c.tail, commits_src, commits_name));
     // The tail is one more entry: the page joins its entries by x.
     if (c.tail > 0)
-      chunk_list.push_back({{"src", site::tail_data(repository, sid, chunk)},
-                            {"name", site::tail_name(sid, chunk)},
-                            {"points", c.tail},
-                            {"commits", commits}});
+      chunk_list.push_back(chunk_entry(site::tail_data(repository, sid, chunk), site::tail_name(sid, chunk), c.tail,
+                                       commits_src, commits_name));
   }
   nlohmann::json environments = nlohmann::json::array(), breaks = nlohmann::json::array();
   for (size_t i = 0; i < summary.environments.size(); ++i) {
@@ -489,29 +498,33 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     refs.push_back({{"ref", s.ref}, {"name", site::ref_name(s.ref)}, {"page", site::trend_page(repository, s.id)}});
     if (s.ref != ref) relatives.push_back(same->first);
   }
-  const nlohmann::json meta = {
-      {"schema", "benchbox.site.series/1"},
-      {"id", sid},
-      {"repository", repository},
-      {"ref", ref},
-      {"ref_name", site::ref_name(ref)},
-      {"release_series", release(ref)},
-      {"key", key},
-      {"suite", parts.suite},
-      {"name", parts.name},
-      {"params", parts.params},
-      {"metric", parts.metric},
-      {"unit", unit},
-      {"direction", model::to_string(direction)},
-      {"x", release(ref) ? "release" : "first_parent"},
-      {"points", total},
-      {"chunks", chunk_list},
-      {"environments", environments},
-      {"env_breaks", breaks},
-      {"change_points", change_list},
-      {"culprits", *culprit_list},
-      {"siblings", {{"metrics", metrics}, {"refs", refs}}},
-      {"repository_page", site::repository_page(repository)}};
+  // Member by member, the lists moved in: an initializer list would copy
+  // each of them whole, on every push for every series.
+  nlohmann::json meta = nlohmann::json::object();
+  meta["schema"] = "benchbox.site.series/1";
+  meta["id"] = sid;
+  meta["repository"] = repository;
+  meta["ref"] = ref;
+  meta["ref_name"] = site::ref_name(ref);
+  meta["release_series"] = release(ref);
+  meta["key"] = key;
+  meta["suite"] = parts.suite;
+  meta["name"] = parts.name;
+  meta["params"] = std::move(parts.params);
+  meta["metric"] = parts.metric;
+  meta["unit"] = unit;
+  meta["direction"] = model::to_string(direction);
+  meta["x"] = release(ref) ? "release" : "first_parent";
+  meta["points"] = total;
+  meta["chunks"] = std::move(chunk_list);
+  meta["environments"] = std::move(environments);
+  meta["env_breaks"] = std::move(breaks);
+  meta["change_points"] = std::move(change_list);
+  meta["culprits"] = std::move(*culprit_list);
+  nlohmann::json& siblings_of = meta["siblings"];
+  siblings_of["metrics"] = std::move(metrics);
+  siblings_of["refs"] = std::move(refs);
+  meta["repository_page"] = site::repository_page(repository);
   if (auto st = write(site::series_data(repository, sid), site::data_file(site::series_name(sid), meta)); !st)
     return st;
   // What the page loads at once (trend.js): its series file, its chunks and
