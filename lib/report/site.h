@@ -164,6 +164,8 @@ class SiteWriter {
   Status load_summaries(const std::string& repository);
   std::string summaries_repository_;
   std::map<std::pair<std::string, std::string>, SeriesSummary> summaries_;  // (ref, key)
+  Status write_trend_shell(const std::string& repository, const std::string& ref, const std::string& key,
+                           const std::string& sid, const SeriesSummary& summary);
   std::vector<std::pair<std::pair<std::string, std::string>, const SeriesSummary*>> siblings(
       const std::string& ref, const std::string& benchmark) const;
   site::ChunkEncoder chunk_encoder_;  // its trees reused, chunk after chunk

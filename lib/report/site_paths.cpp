@@ -35,13 +35,22 @@ std::string ref_id(const std::string& ref) {
   return last.second;
 }
 
-}  // namespace
-
-std::string repository_dir(const std::string& repository) {
+std::string repository_dir_of(const std::string& repository) {
   const size_t slash = repository.find('/');
   if (slash == std::string::npos) return "r/_/" + component(repository);
   return "r/" + component(repository.substr(0, slash)) + "/" + component(repository.substr(slash + 1));
 }
+
+}  // namespace
+
+std::string repository_dir(const std::string& repository) {
+  // The last one is kept: a series file names a dozen files of its
+  // repository, for each of a job's thousand series.
+  thread_local std::pair<std::string, std::string> last;
+  if (last.second.empty() || last.first != repository) last = {repository, repository_dir_of(repository)};
+  return last.second;
+}
+
 
 std::string series_id(const std::string& ref, const std::string& key) {
   return sha256_hex(ref + "\n" + key).substr(0, 16);

@@ -92,6 +92,14 @@ struct Appended {
   size_t from = 0;             // points before those, left as they are in the chunk's first file
   std::vector<SeriesPoint> added;
 };
+// A series' chunk files as its trend shell names them: each chunk, and
+// whether it has a tail.
+std::vector<std::pair<int64_t, bool>> chunk_files(const SeriesSummary& summary) {
+  std::vector<std::pair<int64_t, bool>> out;
+  for (const auto& [chunk, c] : summary.chunks) out.emplace_back(chunk, c.tail > 0);
+  return out;
+}
+
 // An entry of a series file's chunk list (docs/dashboard.md, "series").
 nlohmann::json chunk_entry(std::string src, std::string name, int64_t points, const std::string& commits_src,
                            const std::string& commits_name) {
@@ -261,6 +269,24 @@ std::vector<std::pair<std::pair<std::string, std::string>, const SeriesSummary*>
   return out;
 }
 
+// A trend's shell: what its page loads at once (trend.js), its series
+// file, its chunks and the newest chunk's commits (every chunk's in the
+// release series).
+Status SiteWriter::write_trend_shell(const std::string& repository, const std::string& ref, const std::string& key,
+                                     const std::string& sid, const SeriesSummary& summary) {
+  std::vector<std::string> preload = {site::series_data(repository, sid)};
+  for (const auto& [chunk, c] : summary.chunks) {
+    preload.push_back(site::chunk_data(repository, sid, chunk));
+    if (c.tail > 0) preload.push_back(site::tail_data(repository, sid, chunk));
+  }
+  for (const auto& [chunk, c] : summary.chunks)
+    if (release(ref) || chunk == summary.chunks.rbegin()->first)
+      preload.push_back(site::commits_data(repository, ref, chunk));
+  return write_shell(site::trend_page(repository, sid), "trend",
+                     key + " on " + site::ref_name(ref) + " · " + repository + " · benchbox",
+                     site::series_data(repository, sid), site::series_name(sid), preload);
+}
+
 Status SiteWriter::write_series(const std::string& repository, const std::string& ref, const std::string& key,
                                 const std::optional<std::set<int64_t>>& chunks) {
   const std::string sid = site::series_id(ref, key);
@@ -269,6 +295,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   const bool is_new = !summaries_.count({ref, key});
   SeriesSummary& summary = summaries_[{ref, key}];
   const bool full = !chunks || is_new || summary.chunks.empty() || release(ref);
+  const std::vector<std::pair<int64_t, bool>> files_before = chunk_files(summary);
 
   // The chunks to read: all of them, or those named and the newest (where
   // the latest point is).
@@ -527,21 +554,10 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   meta["repository_page"] = site::repository_page(repository);
   if (auto st = write(site::series_data(repository, sid), site::data_file(site::series_name(sid), meta)); !st)
     return st;
-  // What the page loads at once (trend.js): its series file, its chunks and
-  // the newest chunk's commits (every chunk's in the release series).
-  std::vector<std::string> preload = {site::series_data(repository, sid)};
-  for (const auto& [chunk, c] : summary.chunks) {
-    preload.push_back(site::chunk_data(repository, sid, chunk));
-    if (c.tail > 0) preload.push_back(site::tail_data(repository, sid, chunk));
-  }
-  for (const auto& [chunk, c] : summary.chunks)
-    if (release(ref) || chunk == summary.chunks.rbegin()->first)
-      preload.push_back(site::commits_data(repository, ref, chunk));
-  if (auto st = write_shell(site::trend_page(repository, sid), "trend",
-                            key + " on " + site::ref_name(ref) + " · " + repository + " · benchbox",
-                            site::series_data(repository, sid), site::series_name(sid), preload);
-      !st)
-    return st;
+  // The shell names what the page loads at once: written again only when
+  // that changed (a new chunk, a tail begun or folded), or with every file.
+  if (full || chunk_files(summary) != files_before)
+    if (auto st = write_trend_shell(repository, ref, key, sid, summary); !st) return st;
   ++stats_.series_written;
   // A new series is a new choice in its relatives' selectors: their series
   // files again, no chunk.
