@@ -335,7 +335,7 @@ nlohmann::json to_json(const Comparison& c) {
           {"base_job", c.base_job},
           {"head_job", c.head_job},
           {"regressed", any_regression(c)},
-          {"rows", rows}};
+          {"rows", std::move(rows)}};
 }
 
 }  // namespace bb::compare

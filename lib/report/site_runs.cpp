@@ -104,7 +104,7 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
   if (!flames) return flames.error();
   const nlohmann::json data = {
       {"schema", "benchbox.site.run/1"},
-      {"profiles", profiles},
+      {"profiles", std::move(profiles)},
       {"flames", *flames},
       {"job", public_job(job)},
       {"overall", to_string(report.overall)},
@@ -118,10 +118,10 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
       {"containment", containment},
       {"contained", contained},
       {"comparison", report.json.value("comparison", nlohmann::json(nullptr))},
-      {"recorded", recorded},
+      {"recorded", std::move(recorded)},
       {"change_points", report.json.value("change_points", nlohmann::json::array())},
       {"bisection", report.json.value("bisection", nlohmann::json())},
-      {"trend_pages", trend_pages},
+      {"trend_pages", std::move(trend_pages)},
       {"pull_page", job.spec.pr_number > 0 ? nlohmann::json(site::pull_page(repository, job.spec.pr_number))
                                            : nlohmann::json(nullptr)},
       {"repository_page", site::repository_page(repository)},
