@@ -126,6 +126,7 @@ Status SiteWriter::write_all_series(const std::string& repository,
   if (!st) {
     summaries_repository_.clear();
     windows_.clear();
+    tails_.clear();
   }
   return st;
 }
@@ -141,6 +142,7 @@ void SiteWriter::begin_render_all() {
   assets_written_ = false;
   made_dirs_.clear();
   commits_written_.clear();
+  tails_.clear();
   plan_.clear();
   plan_.push_back({RenderTask::Kind::start, "", "", "", 0});
 }

@@ -160,6 +160,15 @@ class SiteWriter {
   // with more series-environments than this reads them every job.
   static constexpr size_t kWindowsKept = 2048;
   std::map<std::tuple<std::string, std::string, std::string, std::string>, Series> windows_;
+  // The tail of each series' newest chunk as this writer last wrote it,
+  // by (repository, series id): a push appends to it without reading the
+  // file back and decoding it. Dropped with the windows on a failed job.
+  struct KeptTail {
+    int64_t chunk = 0;
+    site::ChunkColumns columns;
+  };
+  static constexpr size_t kTailsKept = 2048;  // about 8 KB each (64 points)
+  std::map<std::pair<std::string, std::string>, KeptTail> tails_;
   // The series summaries of one repository, read once and kept current.
   Status load_summaries(const std::string& repository);
   std::string summaries_repository_;

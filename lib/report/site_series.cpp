@@ -116,15 +116,17 @@ nlohmann::json chunk_entry(std::string src, std::string name, int64_t points, co
 Result<std::optional<Appended>> appended_chunk(HistoryStore& history, const std::string& site_dir,
                                                const std::string& repository, const std::string& ref,
                                                const std::string& key, const std::string& sid, int64_t chunk,
-                                               const SeriesChunk& written) {
+                                               const SeriesChunk& written, site::ChunkColumns* kept_tail) {
   auto read = [&](const std::string& path, int64_t points) -> std::optional<site::ChunkColumns> {
     auto c = site::decode_chunk(read_data_file(path_join(site_dir, path)));
     if (!c || c->size() == 0 || int64_t(c->size()) != points) return std::nullopt;
     return std::move(*c);
   };
   const int64_t in_first = written.points - written.tail;
-  auto columns = written.tail > 0 ? read(site::tail_data(repository, sid, chunk), written.tail)
-                                  : read(site::chunk_data(repository, sid, chunk), written.points);
+  std::optional<site::ChunkColumns> columns;
+  if (written.tail > 0 && kept_tail && int64_t(kept_tail->size()) == written.tail) columns = std::move(*kept_tail);
+  else if (written.tail > 0) columns = read(site::tail_data(repository, sid, chunk), written.tail);
+  else columns = read(site::chunk_data(repository, sid, chunk), written.points);
   if (!columns) return std::optional<Appended>{};
   auto added = history.trend_chunk(repository, ref, key, chunk, site::kChunkPoints, columns->x.back() + 1);
   if (!added) return added.error();
@@ -330,8 +332,11 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     const int64_t old_tail = summary.chunks.count(chunk) ? summary.chunks.at(chunk).tail : 0;
     const bool tailed = chunk >= 0 && chunk == last;
     if (!full && chunk == newest && chunk >= 0 && chunks->count(chunk)) {
+      auto kept = tails_.find({repository, sid});
       auto appended = appended_chunk(history_, options_.site_dir, repository, ref, key, sid, chunk,
-                                     summary.chunks.at(chunk));
+                                     summary.chunks.at(chunk),
+                                     kept != tails_.end() && kept->second.chunk == chunk ? &kept->second.columns
+                                                                                         : nullptr);
       if (!appended) return appended.error();
       if (*appended) {
         cols = std::move((*appended)->columns);
@@ -420,8 +425,11 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
                                           chunk_encoder_.chunk(tail, commits_src, commits_name)));
           !st)
         return st;
-    } else if (full || old_tail > 0) {
-      ::unlink(path_join(options_.site_dir, site::tail_data(repository, sid, chunk)).c_str());
+      if (tails_.size() >= kTailsKept && !tails_.count({repository, sid})) tails_.clear();
+      tails_[{repository, sid}] = KeptTail{chunk, std::move(tail)};
+    } else {
+      tails_.erase({repository, sid});
+      if (full || old_tail > 0) ::unlink(path_join(options_.site_dir, site::tail_data(repository, sid, chunk)).c_str());
     }
   }
   if (summary.chunks.empty()) {  // nothing left of it

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include <map>
+#include <optional>
 
 #include <cstdlib>
 #include <filesystem>
@@ -76,7 +77,10 @@ struct Box {
   report::HistoryStore history = open_history(dir.path + "/history.db");
   report::ChangeCache changes;
   std::vector<std::string> globs = {"main"};
-  report::SiteWriter site{history, options(), changes};
+  std::optional<report::SiteWriter> writer{std::in_place, history, options(), changes};
+  report::SiteWriter& site = *writer;
+  // reporterd started again: what the writer kept in memory is gone.
+  void restart() { writer.emplace(history, options(), changes); }
 
   report::SiteOptions options() {
     report::SiteOptions o;
@@ -639,11 +643,34 @@ TEST_CASE("a push rewrites the newest chunk's tail, and the rest of the chunk on
   CHECK(sizes == std::vector<int64_t>{2 * T, 1});
   check_same(rendered, pushed);
 
-  SECTION("a tail that is not one: the chunk is read again from history") {
-    REQUIRE(write_file_atomic(tail, "garbage"));
+  SECTION("the writer appends to the tail it kept; started again, it reads the file, or history") {
+    // An edit to the tail file does not survive the next push: the writer
+    // appends to the tail it wrote, not to the file.
+    auto edited = box.data(site::tail_data("octo/widgets", sid, 0), site::tail_name(sid, 0));
+    auto cols = box.tail(sid, 0);
+    cols.median[0] = 7.0;
+    edited["median"] = site::encode_chunk(cols, "", "")["median"];
+    REQUIRE(write_file_atomic(tail, site::data_file(site::tail_name(sid, 0), edited)));
     push(11 + 2 * T);
-    CHECK(joined().second == std::vector<int64_t>{2 * T, 2});
-    CHECK(box.tail(sid, 0).x == std::vector<int64_t>{10 + 2 * T, 11 + 2 * T});
+    CHECK(box.tail(sid, 0).median[0] == Approx(pushed.median.back()).epsilon(1e-6));
+    // Started again, it appends to the file: the edit survives.
+    REQUIRE(write_file_atomic(tail, site::data_file(site::tail_name(sid, 0), [&] {
+                                auto j = box.data(site::tail_data("octo/widgets", sid, 0), site::tail_name(sid, 0));
+                                auto c = box.tail(sid, 0);
+                                c.median[0] = 7.0;
+                                j["median"] = site::encode_chunk(c, "", "")["median"];
+                                return j;
+                              }())));
+    box.restart();
+    push(12 + 2 * T);
+    CHECK(box.tail(sid, 0).median[0] == 7.0);
+    // A tail file that is not one: the chunk is read again from history.
+    REQUIRE(write_file_atomic(tail, "garbage"));
+    box.restart();
+    push(13 + 2 * T);
+    CHECK(joined().second == std::vector<int64_t>{2 * T, 4});
+    CHECK(box.tail(sid, 0).x == std::vector<int64_t>{10 + 2 * T, 11 + 2 * T, 12 + 2 * T, 13 + 2 * T});
+    CHECK(box.tail(sid, 0).median[0] == Approx(pushed.median.back()).epsilon(1e-6));
   }
   SECTION("a point history gained before the tail, the site not told: in the files when the tail is full") {
     // A backfill whose dashboard update failed: history has it, the site does not.
