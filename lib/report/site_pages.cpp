@@ -123,7 +123,7 @@ Status SiteWriter::write_repository(const std::string& repository) {
     b["series"][s.ref] = {{"id", s.id},
                           {"page", site::trend_page(repository, s.id)},
                           {"points", s.points},
-                          {"latest", latest},
+                          {"latest", std::move(latest)},
                           {"change", s.has_change ? nlohmann::json{{"ratio", s.change_ratio}, {"worse", s.change_worse}}
                                                   : nlohmann::json(nullptr)}};
   }
@@ -159,11 +159,11 @@ Status SiteWriter::write_repository(const std::string& repository) {
 
   const nlohmann::json data = {{"schema", "benchbox.site.repository/1"},
                                {"repository", repository},
-                               {"refs", ref_list},
-                               {"benchmarks", benchmarks},
-                               {"runs", runs},
-                               {"pulls", pull_list},
-                               {"open_regressions", *regressions}};
+                               {"refs", std::move(ref_list)},
+                               {"benchmarks", std::move(benchmarks)},
+                               {"runs", std::move(runs)},
+                               {"pulls", std::move(pull_list)},
+                               {"open_regressions", std::move(*regressions)}};
   if (auto st = write(site::repository_data(repository), site::data_file("repo", data)); !st) return st;
   return write_shell(site::repository_page(repository), "repository", repository + " · benchbox",
                      site::repository_data(repository), "repo");

@@ -105,7 +105,7 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
   const nlohmann::json data = {
       {"schema", "benchbox.site.run/1"},
       {"profiles", std::move(profiles)},
-      {"flames", *flames},
+      {"flames", std::move(*flames)},
       {"job", public_job(job)},
       {"overall", to_string(report.overall)},
       {"summary", report.summary},
