@@ -100,16 +100,14 @@ std::vector<std::pair<int64_t, bool>> chunk_files(const SeriesSummary& summary) 
   return out;
 }
 
-// An entry of a series file's chunk list (docs/dashboard.md, "series").
-nlohmann::json chunk_entry(std::string src, std::string name, int64_t points, const std::string& commits_src,
-                           const std::string& commits_name) {
-  nlohmann::json e = nlohmann::json::object(), commits = nlohmann::json::object();
-  commits["src"] = commits_src;
-  commits["name"] = commits_name;
+// An entry of a series file's chunk list (docs/dashboard.md, "series");
+// `commits`, where the page loads them at once, else null.
+nlohmann::json chunk_entry(std::string src, std::string name, int64_t points, nlohmann::json commits) {
+  nlohmann::json e = nlohmann::json::object();
   e["src"] = std::move(src);
   e["name"] = std::move(name);
   e["points"] = points;
-  e["commits"] = std::move(commits);
+  if (!commits.is_null()) e["commits"] = std::move(commits);
   return e;
 }
 
@@ -444,14 +442,28 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     total += c.points;
     for (const auto& [e, count] : c.per_environment)
       if (e < per_environment.size()) per_environment[e] += count;
-    const std::string commits_src = site::commits_data(repository, ref, chunk);
-    const std::string commits_name = site::commits_name(ref, chunk);
-    chunk_list.push_back(chunk_entry(site::chunk_data(repository, sid, chunk), site::chunk_name(sid, chunk),
-                                     c.points - c.tail, commits_src, commits_name));
+    // Where the chunk's commits are, on the entries whose commits the page
+    // loads at once (trend.js): the newest chunk's, every chunk's in the
+    // release series. The others' are named in their chunk files, loaded
+    // when a point of theirs is hovered; a push writes this list again for
+    // every series, and on a branch of ten chunks those names were a third
+    // of it.
+    nlohmann::json commits;
+    if (release(ref) || chunk == summary.chunks.rbegin()->first) {
+      commits = nlohmann::json::object();
+      commits["src"] = site::commits_data(repository, ref, chunk);
+      commits["name"] = site::commits_name(ref, chunk);
+    }
     // The tail is one more entry: the page joins its entries by x.
-    if (c.tail > 0)
+    if (c.tail > 0) {
+      chunk_list.push_back(chunk_entry(site::chunk_data(repository, sid, chunk), site::chunk_name(sid, chunk),
+                                       c.points - c.tail, commits));
       chunk_list.push_back(chunk_entry(site::tail_data(repository, sid, chunk), site::tail_name(sid, chunk), c.tail,
-                                       commits_src, commits_name));
+                                       std::move(commits)));
+    } else {
+      chunk_list.push_back(chunk_entry(site::chunk_data(repository, sid, chunk), site::chunk_name(sid, chunk),
+                                       c.points, std::move(commits)));
+    }
   }
   nlohmann::json environments = nlohmann::json::array(), breaks = nlohmann::json::array();
   for (size_t i = 0; i < summary.environments.size(); ++i) {

@@ -692,6 +692,9 @@ TEST_CASE("a push rewrites the newest chunk's tail, and the rest of the chunk on
     REQUIRE(series["chunks"].size() == 2);
     CHECK(series["chunks"][0]["points"] == 2 * T + 1);
     CHECK(series["chunks"][1]["src"] == site::chunk_data("octo/widgets", sid, 1));
+    // Only the newest chunk's entry names its commits: the page loads them at once.
+    CHECK_FALSE(series["chunks"][0].contains("commits"));
+    CHECK(series["chunks"][1]["commits"]["src"] == site::commits_data("octo/widgets", "refs/heads/main", 1));
     CHECK(inode(tail) == 0);
     CHECK(box.chunk(sid, "0").x.back() == 10 + 2 * T);
     CHECK(joined().first.size() == size_t(2 * T + 2));
