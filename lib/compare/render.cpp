@@ -294,36 +294,40 @@ std::string render_markdown(const Comparison& c) {
 
 nlohmann::json to_json(const Comparison& c) {
   nlohmann::json rows = nlohmann::json::array();
+  // Member by member: a row per benchmark, and an initializer list of 27
+  // pairs builds each pair as an array first and copies it into the object.
+  auto& list = rows.get_ref<nlohmann::json::array_t&>();
+  list.reserve(c.rows.size());
   for (const auto& r : c.rows) {
-    rows.push_back({
-        {"key", model::to_json(r.key)},
-        {"id", r.key.to_string()},
-        {"verdict", to_string(r.verdict)},
-        {"unit", r.unit},
-        {"ratio", number(r.ratio)},
-        {"ci_low", number(r.ci_low)},
-        {"ci_high", number(r.ci_high)},
-        {"p_value", number(r.p_value)},
-        {"p_adjusted", number(r.p_adjusted)},
-        {"fdr_significant", r.fdr_significant},
-        {"n_base", r.n_base},
-        {"n_head", r.n_head},
-        {"n_used", r.n_used},
-        {"paired", r.paired},
-        {"method", r.method},
-        {"noise", number(r.noise)},
-        {"min_detectable", number(r.min_detectable)},
-        {"more_runs", r.more_runs},
-        {"too_noisy", r.too_noisy},
-        {"base_median", number(r.base_median)},
-        {"head_median", number(r.head_median)},
-        {"threshold", r.threshold},
-        {"higher_is_better", r.higher_is_better},
-        {"direction", r.higher_is_better ? "higher_is_better" : "lower_is_better"},
-        {"note", r.note},
-        {"held", r.held ? nlohmann::json(to_string(*r.held)) : nlohmann::json()},
-        {"sequential_level", r.sequential_level > 0 ? nlohmann::json(r.sequential_level) : nlohmann::json()},
-    });
+    nlohmann::json row = nlohmann::json::object();
+    row["key"] = model::to_json(r.key);
+    row["id"] = r.key.to_string();
+    row["verdict"] = to_string(r.verdict);
+    row["unit"] = r.unit;
+    row["ratio"] = number(r.ratio);
+    row["ci_low"] = number(r.ci_low);
+    row["ci_high"] = number(r.ci_high);
+    row["p_value"] = number(r.p_value);
+    row["p_adjusted"] = number(r.p_adjusted);
+    row["fdr_significant"] = r.fdr_significant;
+    row["n_base"] = r.n_base;
+    row["n_head"] = r.n_head;
+    row["n_used"] = r.n_used;
+    row["paired"] = r.paired;
+    row["method"] = r.method;
+    row["noise"] = number(r.noise);
+    row["min_detectable"] = number(r.min_detectable);
+    row["more_runs"] = r.more_runs;
+    row["too_noisy"] = r.too_noisy;
+    row["base_median"] = number(r.base_median);
+    row["head_median"] = number(r.head_median);
+    row["threshold"] = r.threshold;
+    row["higher_is_better"] = r.higher_is_better;
+    row["direction"] = r.higher_is_better ? "higher_is_better" : "lower_is_better";
+    row["note"] = r.note;
+    row["held"] = r.held ? nlohmann::json(to_string(*r.held)) : nlohmann::json();
+    row["sequential_level"] = r.sequential_level > 0 ? nlohmann::json(r.sequential_level) : nlohmann::json();
+    list.push_back(std::move(row));
   }
   return {{"schema", "benchbox.comparison/1"},
           {"repository", c.repository},
