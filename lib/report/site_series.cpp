@@ -80,18 +80,6 @@ size_t tail_split(size_t n) {
   return n <= t ? n : (n - 1) / t * t;
 }
 
-// A branch chunk as the site already holds it, and the points a job added
-// after its last one: what a push costs is then its points and the tail,
-// not a read of the chunk's 1,024 from history (scattered over as many
-// database pages). nullopt when the files cannot be trusted to be
-// history's chunk less those points: missing, of another encoding, or not
-// the count history holds (a backfill inserted a point, retention removed
-// one).
-struct Appended {
-  site::ChunkColumns columns;  // the chunk's points from `from` on, as its files hold them
-  size_t from = 0;             // points before those, left as they are in the chunk's first file
-  std::vector<SeriesPoint> added;
-};
 // A series' chunk files as its trend shell names them: each chunk, and
 // whether it has a tail.
 std::vector<std::pair<int64_t, bool>> chunk_files(const SeriesSummary& summary) {
@@ -111,6 +99,19 @@ nlohmann::json chunk_entry(std::string src, std::string name, int64_t points, nl
   return e;
 }
 
+// A branch chunk as the site already holds it (its tail as the writer kept
+// it, `kept_tail`, else its files), and the points a job added after its
+// last one: what a push costs is then its points and the tail,
+// not a read of the chunk's 1,024 from history (scattered over as many
+// database pages). nullopt when the files cannot be trusted to be
+// history's chunk less those points: missing, of another encoding, or not
+// the count history holds (a backfill inserted a point, retention removed
+// one).
+struct Appended {
+  site::ChunkColumns columns;  // the chunk's points from `from` on, as its files hold them
+  size_t from = 0;             // points before those, left as they are in the chunk's first file
+  std::vector<SeriesPoint> added;
+};
 Result<std::optional<Appended>> appended_chunk(HistoryStore& history, const std::string& site_dir,
                                                const std::string& repository, const std::string& ref,
                                                const std::string& key, const std::string& sid, int64_t chunk,
@@ -575,7 +576,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   if (auto st = write(site::series_data(repository, sid), site::data_file(site::series_name(sid), meta)); !st)
     return st;
   // The shell names what the page loads at once: written again only when
-  // that changed (a new chunk, a tail begun or folded), or with every file.
+  // that changed (a new chunk, a tail begun or ended), or with every file.
   if (full || chunk_files(summary) != files_before)
     if (auto st = write_trend_shell(repository, ref, key, sid, summary); !st) return st;
   ++stats_.series_written;
