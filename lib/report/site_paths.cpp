@@ -51,7 +51,6 @@ std::string repository_dir(const std::string& repository) {
   return last.second;
 }
 
-
 std::string series_id(const std::string& ref, const std::string& key) {
   return sha256_hex(ref + "\n" + key).substr(0, 16);
 }
