@@ -21,11 +21,13 @@
 #include "report/site.h"
 #include "report/site_chunk.h"
 #include "report/site_paths.h"
+#include "report/test_chunk_columns.h"
 #include "util/file.h"
 #include "util/test_tempdir.h"
 
 using namespace bb;
 using namespace bb::model;
+using bb::report::test::check_same;
 namespace site = bb::report::site;
 
 namespace {
@@ -511,25 +513,6 @@ TEST_CASE("a stale site is rendered a few steps at a time, as render_all would")
   CHECK(box.data("data/r/octo/widgets/runs/3.js", "run/3")["job"]["id"] == 3);
   CHECK(box.data("data/index.js", "index")["repositories"].size() == 1);
 }
-
-namespace {
-
-// Every column, the floats compared as float32 keeps them.
-void check_same(const site::ChunkColumns& a, const site::ChunkColumns& b) {
-  CHECK(a.x == b.x);
-  CHECK(a.time == b.time);
-  CHECK(a.job == b.job);
-  CHECK(a.n == b.n);
-  CHECK(a.env == b.env);
-  CHECK(a.status == b.status);
-  CHECK(a.label == b.label);
-  for (auto [x, y] : {std::pair{&a.median, &b.median}, {&a.q1, &b.q1}, {&a.q3, &b.q3}}) {
-    REQUIRE(x->size() == y->size());
-    for (size_t i = 0; i < x->size(); ++i) CHECK(float((*x)[i]) == float((*y)[i]));
-  }
-}
-
-}  // namespace
 
 TEST_CASE("a push appends its point to the chunk the site holds; anything else reads history") {
   Box box;

@@ -30,6 +30,16 @@ json data_file(const std::string& path) {
   return json::parse(text.substr(start + 2, text.rfind(");") - start - 2));
 }
 
+// The page of `key`'s trend on main, from the repository's data file.
+std::string main_trend(const std::string& site, const std::string& key) {
+  const json repo = data_file(site + "/data/r/o/r/repo.js");
+  std::string trend;
+  for (const auto& b : repo["benchmarks"])
+    if (b["key"] == key) trend = b["series"]["refs/heads/main"]["page"];
+  REQUIRE_FALSE(trend.empty());
+  return trend;
+}
+
 model::JobResult push_result(const std::string& commit, double seconds, int64_t position, const std::string& ref,
                              const std::string& kind = "push") {
   model::JobResult jr;
@@ -190,11 +200,7 @@ TEST_CASE("a trend past its first 64 points: the page joins the newest chunk's t
   for (int64_t id : jobs) REQUIRE(wait_until([&] { return s.reported(id); }, std::chrono::seconds(60)));
 
   const std::string site = s.dir / "state/site";
-  std::string trend;
-  const json repo = data_file(site + "/data/r/o/r/repo.js");
-  for (const auto& b : repo["benchmarks"])
-    if (b["key"] == "micro/loop:wall_time") trend = b["series"]["refs/heads/main"]["page"];
-  REQUIRE_FALSE(trend.empty());
+  const std::string trend = main_trend(site, "micro/loop:wall_time");
   const std::string sid = trend.substr(trend.rfind('/') + 1, 16);
   const json series = data_file(site + "/data/r/o/r/s/" + sid + ".js");
   REQUIRE(series["chunks"].size() == 2);
@@ -231,11 +237,7 @@ TEST_CASE("the culprit a bisection named, and the confirmation, show beside the 
 
   // The trend of the benchmark it followed marks the culprit at its
   // first-parent position, between the two pushes measured.
-  std::string trend;
-  const json repo = data_file(site + "/data/r/o/r/repo.js");
-  for (const auto& b : repo["benchmarks"])
-    if (b["key"] == "micro/loop:wall_time") trend = b["series"]["refs/heads/main"]["page"];
-  REQUIRE_FALSE(trend.empty());
+  const std::string trend = main_trend(site, "micro/loop:wall_time");
   const std::string series = site + "/data/r/o/r/s/" + trend.substr(trend.rfind('/') + 1, 16) + ".js";
   REQUIRE(wait_until([&] { return slurp(series).find("Unroll the loop") != std::string::npos; }));
 
