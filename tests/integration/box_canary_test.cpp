@@ -67,9 +67,13 @@ TEST_CASE("a competing load: the canary sees it, the push's regression is held, 
                     {{"DBUS_SYSTEM_BUS_ADDRESS", f.address()}, {"BENCHBOX_LOG", "stderr"}}, f.dir() / "reporterd.log");
   auto logs = [&] { return f.runner_log() + "\n---\n" + reporterd.log() + "\n--- canary runs\n" + canary_runs(f); };
   // The logs as they are when a wait fails (INFO would keep them as they
-  // were when it was written).
+  // were when it was written), on stderr, so that the failure's own line
+  // names the wait: CI's log keeps only the tail of a failure's text, and
+  // the logs' blank lines cut it.
   auto wait_for = [&](const std::function<bool()>& pred, int seconds, const char* what) {
-    if (!wait_until(pred, std::chrono::seconds(seconds))) FAIL(what << " within " << seconds << " s\n" << logs());
+    if (wait_until(pred, std::chrono::seconds(seconds))) return;
+    std::fprintf(stderr, "%s\n", logs().c_str());
+    FAIL(what << " within " << seconds << " s (the logs are above, on stderr)");
   };
   auto logged = [&](const std::string& text) { return [&, text] { return reporterd.log().find(text) != std::string::npos; }; };
   wait_for([&] { return box_health(f).find("steady") != std::string::npos; }, 90, "no steady canary");
