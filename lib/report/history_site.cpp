@@ -1,6 +1,8 @@
 // The dashboard's state in history.db: one summary per series it drew.
 #include "report/history.h"
 
+#include <algorithm>
+
 namespace bb::report {
 
 namespace {
@@ -10,28 +12,25 @@ nlohmann::json to_json(const SeriesSummary& s) {
   for (const auto& e : s.environments)
     environments.push_back({{"key", e.key}, {"machine", e.machine}, {"first_job", e.first_job},
                             {"first_position", e.first_position}, {"first_commit", e.first_commit}});
-  // A chunk as [chunk, points, tail, [[environment, points], ...]]: saved
-  // on every push for every series, and a branch of 10,000 points has ten
-  // chunks; objects of named members cost several times as much to build,
-  // write and free.
+  // A chunk as one flat array, [chunk, points, tail, environment, points,
+  // environment, points, ...]: saved on every push for every series, and a
+  // branch of 10,000 points has ten chunks. Each array or object is one
+  // more node nlohmann builds, writes and frees (freeing a node moves its
+  // children through a stack of their own), so objects of named members,
+  // and then nested pairs, cost several times as much.
   auto& list = chunks.get_ref<nlohmann::json::array_t&>();
   list.reserve(s.chunks.size());
   for (const auto& [chunk, c] : s.chunks) {
-    nlohmann::json per = nlohmann::json::array();
-    for (const auto& [env, n] : c.per_environment) {
-      nlohmann::json pair = nlohmann::json::array();
-      pair.get_ref<nlohmann::json::array_t&>().reserve(2);
-      pair.push_back(env);
-      pair.push_back(n);
-      per.push_back(std::move(pair));
-    }
     nlohmann::json entry = nlohmann::json::array();
     auto& e = entry.get_ref<nlohmann::json::array_t&>();
-    e.reserve(4);
+    e.reserve(3 + 2 * c.per_environment.size());
     e.emplace_back(chunk);
     e.emplace_back(c.points);
     e.emplace_back(c.tail);
-    e.push_back(std::move(per));
+    for (const auto& [env, n] : c.per_environment) {
+      e.emplace_back(env);
+      e.emplace_back(n);
+    }
     list.push_back(std::move(entry));
   }
   // Member by member: an initializer list would copy both lists whole.
@@ -81,25 +80,24 @@ SeriesSummary summary_of(const store::Statement& q) {
     for (const auto& x : *c) {
       SeriesChunk chunk;
       int64_t number = 0;
-      const nlohmann::json* per = nullptr;
-      if (x.is_array() && x.size() == 4 && x[0].is_number_integer() && x[1].is_number_integer() &&
-          x[2].is_number_integer()) {
+      if (x.is_array() && x.size() >= 3 && x.size() % 2 == 1 &&
+          std::all_of(x.begin(), x.end(), [](const nlohmann::json& v) { return v.is_number_integer(); })) {
         number = x[0].get<int64_t>();
         chunk.points = x[1].get<int64_t>();
         chunk.tail = x[2].get<int64_t>();
-        per = &x[3];
+        for (size_t i = 3; i + 1 < x.size(); i += 2)
+          if (x[i].is_number_unsigned()) chunk.per_environment[x[i].get<size_t>()] = x[i + 1].get<int64_t>();
       } else if (x.is_object()) {  // as summaries were saved before
         number = x.value("chunk", int64_t{0});
         chunk.points = x.value("points", int64_t{0});
         chunk.tail = x.value("tail", int64_t{0});
-        if (auto it = x.find("per_environment"); it != x.end()) per = &*it;
+        if (auto per = x.find("per_environment"); per != x.end() && per->is_array())
+          for (const auto& pair : *per)
+            if (pair.is_array() && pair.size() == 2 && pair[0].is_number_unsigned() && pair[1].is_number_integer())
+              chunk.per_environment[pair[0].get<size_t>()] = pair[1].get<int64_t>();
       } else {
         continue;
       }
-      if (per && per->is_array())
-        for (const auto& pair : *per)
-          if (pair.is_array() && pair.size() == 2 && pair[0].is_number_unsigned() && pair[1].is_number_integer())
-            chunk.per_environment[pair[0].get<size_t>()] = pair[1].get<int64_t>();
       s.chunks[number] = std::move(chunk);
     }
   return s;
@@ -108,8 +106,9 @@ SeriesSummary summary_of(const store::Statement& q) {
 }  // namespace
 
 Status HistoryStore::save_series_summary(const SeriesSummary& s) {
-  auto q = db_.prepare(
-      store::upsert_sql("site_series", "repository, ref, benchmark_key, summary", "repository, ref, benchmark_key"));
+  static const std::string sql =
+      store::upsert_sql("site_series", "repository, ref, benchmark_key, summary", "repository, ref, benchmark_key");
+  auto q = db_.prepare(sql);
   if (!q) return q.error();
   q->bind(1, s.repository).bind(2, s.ref).bind(3, s.key).bind(4, to_json(s).dump());
   return q->run();

@@ -725,7 +725,7 @@ TEST_CASE("a series summary keeps its chunks, and one saved in the older form st
   s.chunks[0].points = 1024;
   s.chunks[0].per_environment = {{0, 1000}, {1, 24}};
   s.chunks[1].points = 6;
-  s.chunks[1].tail = 0;
+  s.chunks[1].tail = 2;
   s.chunks[-1].points = 3;
   s.chunks[-1].per_environment = {{0, 3}};
   REQUIRE(history.save_series_summary(s).ok());
@@ -737,7 +737,15 @@ TEST_CASE("a series summary keeps its chunks, and one saved in the older form st
   CHECK(c.at(-1).points == 3);
   CHECK(c.at(0).per_environment == std::map<size_t, int64_t>{{0, 1000}, {1, 24}});
   CHECK(c.at(1).points == 6);
+  CHECK(c.at(1).tail == 2);
   CHECK(read->front().points == 1030);
+  // Each chunk one flat array: chunk, points, tail, then environment and points.
+  auto saved = history.database().prepare("SELECT summary FROM site_series");
+  REQUIRE(saved);
+  auto row = saved->step();
+  REQUIRE(row);
+  REQUIRE(*row);
+  CHECK(saved->column_text(0).find(R"("chunks":[[-1,3,0,0,3],[0,1024,0,0,1000,1,24],[1,6,2]])") != std::string::npos);
 
   // Written by the version before: each chunk an object of named members.
   auto q = history.database().prepare("UPDATE site_series SET summary = ?");
