@@ -87,7 +87,7 @@ std::vector<std::string> SiteWriter::shown_refs(const std::string& repository) {
   return refs;
 }
 
-Status SiteWriter::job_finished(const JobReport& report, const std::optional<model::JobResult>& result) {
+Status SiteWriter::job_finished(JobReport& report, const std::optional<model::JobResult>& result) {
   investigated_.clear();  // the job may have opened, moved or closed a regression
   if (auto st = write_assets(); !st) return st;
   const std::string& repository = report.job.spec.repository;
@@ -131,7 +131,7 @@ Status SiteWriter::write_all_series(const std::string& repository,
   return st;
 }
 
-Status SiteWriter::shards_changed(const JobReport& report, const std::optional<model::JobResult>& result,
+Status SiteWriter::shards_changed(JobReport& report, const std::optional<model::JobResult>& result,
                                   int64_t group_id) {
   if (auto st = write_assets(); !st) return st;
   return write_run(report, result, site::group_run_id(group_id));

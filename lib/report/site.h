@@ -54,12 +54,14 @@ class SiteWriter {
   SiteWriter(HistoryStore& history, SiteOptions options, ChangeCache& changes);
 
   // What a finished job changed (its report, its result when it has one,
-  // already ingested into history).
-  Status job_finished(const JobReport& report, const std::optional<model::JobResult>& result);
+  // already ingested into history). The report is lent, not copied: its
+  // JSON's members move into the run page's data and back (write_run), so
+  // it is as it was when this returns.
+  Status job_finished(JobReport& report, const std::optional<model::JobResult>& result);
   // A sharded suite's merged report as it stands (report/shard_merge.h), on
   // its own run page (site_paths.h, group_run_id); the shards' trends are
   // written as each shard job finishes.
-  Status shards_changed(const JobReport& report, const std::optional<model::JobResult>& result, int64_t group_id);
+  Status shards_changed(JobReport& report, const std::optional<model::JobResult>& result, int64_t group_id);
   // A regression's bisection moved (its culprit named): the trends of the
   // benchmarks it followed show the culprit, so their series files again
   // (no chunk). The index and the repository page follow with the job.
@@ -98,8 +100,9 @@ class SiteWriter {
   // write_series for each (ref, key) -> chunks, in one transaction.
   Status write_all_series(const std::string& repository,
                           const std::map<std::pair<std::string, std::string>, std::set<int64_t>>& series);
-  // `run_id`: the page's name; "" = the job's id.
-  Status write_run(const JobReport& report, const std::optional<model::JobResult>& result,
+  // `run_id`: the page's name; "" = the job's id. `report` is lent (as
+  // job_finished says).
+  Status write_run(JobReport& report, const std::optional<model::JobResult>& result,
                    const std::string& run_id = "");
   // The differential flame graphs of a run's callgrind regressions (the
   // report's profile_diffs): each tree as a data file and both sides'

@@ -34,9 +34,56 @@ nlohmann::json public_job(const model::Job& job) {
           {"finished", job.finished}};
 }
 
+// Members of a report's JSON lent out, each given back when the loan goes
+// out of scope, on every return. The run page's data and the report
+// download are written from the report itself: on 1,000 benchmarks its
+// comparison is most of both files, and each push copied it twice, wrote
+// the copies and freed them. The owner is an object, or null (a report
+// without JSON), which it is again afterwards.
+class Loan {
+ public:
+  explicit Loan(nlohmann::json& owner) : owner_(owner), was_null_(owner.is_null()) {}
+  Loan(const Loan&) = delete;
+  Loan& operator=(const Loan&) = delete;
+  ~Loan() {
+    for (auto it = items_.rbegin(); it != items_.rend(); ++it) {
+      if (it->had) owner_[it->key] = std::move(it->place ? *it->place : it->kept);
+      else if (owner_.is_object()) owner_.erase(it->key);
+    }
+    if (was_null_) owner_ = nullptr;
+  }
+  // The owner's member `key` (`absent` if it has none) moves to `place`,
+  // which must outlive the loan.
+  void into(const char* key, nlohmann::json& place, nlohmann::json absent = nullptr) {
+    auto it = owner_.find(key);
+    const bool had = it != owner_.end();
+    place = had ? std::move(*it) : std::move(absent);
+    items_.push_back({key, had, &place, nullptr});
+  }
+  // The owner's member `key` is `stand_in` until the loan ends.
+  void replace(const char* key, nlohmann::json stand_in) {
+    auto it = owner_.find(key);
+    Item item{key, it != owner_.end(), nullptr, nullptr};
+    if (item.had) item.kept = std::move(*it);
+    owner_[key] = std::move(stand_in);
+    items_.push_back(std::move(item));
+  }
+
+ private:
+  struct Item {
+    std::string key;
+    bool had;
+    nlohmann::json* place;  // where the member is; null: in `kept`
+    nlohmann::json kept;
+  };
+  nlohmann::json& owner_;
+  bool was_null_;
+  std::vector<Item> items_;
+};
+
 }  // namespace
 
-Status SiteWriter::write_run(const JobReport& report, const std::optional<model::JobResult>& result,
+Status SiteWriter::write_run(JobReport& report, const std::optional<model::JobResult>& result,
                              const std::string& run_id) {
   const model::Job& job = report.job;
   const std::string id = run_id.empty() ? std::to_string(job.id) : run_id;
@@ -56,14 +103,15 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
     tuning = tuning_of(head);
     if (result->base) base_commit = result->base->commit;
     else if (report.comparison) base_commit = report.comparison->base_commit;
+    recorded.get_ref<nlohmann::json::array_t&>().reserve(head.benchmarks.size());
     for (const auto& b : head.benchmarks) {
-      const Spread s = spread_of(b.samples);
-      recorded.push_back({{"key", b.key.to_string()},
-                          {"unit", b.unit},
-                          {"median", b.samples.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.median)},
-                          {"samples", b.samples.size()},
-                          {"status", model::to_string(b.status)},
-                          {"reason", b.reason}});
+      nlohmann::json& r = recorded.emplace_back(nlohmann::json::object());
+      r["key"] = b.key.to_string();
+      r["unit"] = b.unit;
+      r["median"] = b.samples.empty() ? nlohmann::json(nullptr) : nlohmann::json(spread_of(b.samples).median);
+      r["samples"] = b.samples.size();
+      r["status"] = model::to_string(b.status);
+      r["reason"] = b.reason;
     }
     // Trend links only where the trend exists: a PR's benchmarks on its base
     // branch, a push's on its branch, a tag's in the release series.
@@ -102,44 +150,48 @@ Status SiteWriter::write_run(const JobReport& report, const std::optional<model:
   }
   auto flames = write_flames(report, id);
   if (!flames) return flames.error();
-  const nlohmann::json data = {
-      {"schema", "benchbox.site.run/1"},
-      {"profiles", std::move(profiles)},
-      {"flames", std::move(*flames)},
-      {"job", public_job(job)},
-      {"overall", to_string(report.overall)},
-      {"summary", report.summary},
-      {"head_commit", report.head_commit},
-      {"baseline", report.baseline},
-      {"base_commit", base_commit},
-      {"environment_key", env_key},
-      {"machine_fingerprint", machine},
-      {"tuning", tuning},
-      {"containment", containment},
-      {"contained", contained},
-      {"comparison", report.json.value("comparison", nlohmann::json(nullptr))},
-      {"recorded", std::move(recorded)},
-      {"change_points", report.json.value("change_points", nlohmann::json::array())},
-      {"bisection", report.json.value("bisection", nlohmann::json())},
-      {"trend_pages", std::move(trend_pages)},
-      {"pull_page", job.spec.pr_number > 0 ? nlohmann::json(site::pull_page(repository, job.spec.pr_number))
-                                           : nlohmann::json(nullptr)},
-      {"repository_page", site::repository_page(repository)},
-      {"downloads",
-       {{"result", site::run_result_download(repository, id)},
-        {"report", site::run_report_download(repository, id)}}},
-      {"reproduce", report.reproduce},
-      {"markdown", report.markdown},
-      {"shards", report.json.value("shards", nlohmann::json(nullptr))}};
-  if (auto st = write(site::run_data(repository, id), site::data_file(site::run_name(id), data)); !st)
-    return st;
+  {
+    nlohmann::json data = {
+        {"schema", "benchbox.site.run/1"},
+        {"profiles", std::move(profiles)},
+        {"flames", std::move(*flames)},
+        {"job", public_job(job)},
+        {"overall", to_string(report.overall)},
+        {"summary", report.summary},
+        {"head_commit", report.head_commit},
+        {"baseline", report.baseline},
+        {"base_commit", base_commit},
+        {"environment_key", env_key},
+        {"machine_fingerprint", machine},
+        {"tuning", tuning},
+        {"containment", containment},
+        {"contained", contained},
+        {"recorded", std::move(recorded)},
+        {"trend_pages", std::move(trend_pages)},
+        {"pull_page", job.spec.pr_number > 0 ? nlohmann::json(site::pull_page(repository, job.spec.pr_number))
+                                             : nlohmann::json(nullptr)},
+        {"repository_page", site::repository_page(repository)},
+        {"downloads",
+         {{"result", site::run_result_download(repository, id)},
+          {"report", site::run_report_download(repository, id)}}},
+        {"reproduce", report.reproduce},
+        {"markdown", report.markdown}};
+    Loan loan(report.json);
+    loan.into("comparison", data["comparison"]);
+    loan.into("change_points", data["change_points"], nlohmann::json::array());
+    loan.into("bisection", data["bisection"]);
+    loan.into("shards", data["shards"]);
+    if (auto st = write(site::run_data(repository, id), site::data_file(site::run_name(id), data)); !st) return st;
+  }
   // The raw downloads: plain JSON.
   const nlohmann::json raw = result ? model::to_json(*result) : nlohmann::json(nullptr);
   if (auto st = write(site::run_result_download(repository, id), dump_json(raw, 1) + "\n"); !st) return st;
-  nlohmann::json public_report = report.json;
-  public_report["job"] = public_job(job);
-  if (auto st = write(site::run_report_download(repository, id), dump_json(public_report, 1) + "\n"); !st)
-    return st;
+  {
+    Loan loan(report.json);
+    loan.replace("job", public_job(job));
+    if (auto st = write(site::run_report_download(repository, id), dump_json(report.json, 1) + "\n"); !st)
+      return st;
+  }
   return write_shell(site::run_page(repository, id), "run",
                      (run_id.empty() ? "job " + id : id) + " · " + repository + " · benchbox",
                      site::run_data(repository, id), site::run_name(id));

@@ -106,9 +106,11 @@ struct Box {
     REQUIRE(history.record_job({rs.job_id, rs.repository, kind, rs.ref, 0, rs.commit, "", 1, 2, "done",
                                 report::to_string(rep.overall), rep.summary, rs.commit_info.time, backfill})
                 .ok());
+    const nlohmann::json lent = rep.json;
     auto st = site.job_finished(rep, jr);
     INFO((st ? "" : st.error().message));
     REQUIRE(st.ok());
+    CHECK(rep.json == lent);  // the page borrowed its members and gave them back
   }
 
   std::string file(const std::string& rel) {
@@ -222,7 +224,11 @@ TEST_CASE("a push writes its run, its trends, its repository and the index, with
   CHECK_FALSE(run["job"].contains("result_path"));  // where the box keeps files is not published
   CHECK(nlohmann::json::parse(box.file("r/octo/widgets/runs/2.result.json"))["head"]["commit"] ==
         placed_run(2, 101, 0).commit);
-  CHECK(nlohmann::json::parse(box.file("r/octo/widgets/runs/2.report.json"))["overall"] == "unchanged");
+  const auto report_download = nlohmann::json::parse(box.file("r/octo/widgets/runs/2.report.json"));
+  CHECK(report_download["overall"] == "unchanged");
+  CHECK(report_download["job"]["id"] == 2);
+  CHECK_FALSE(report_download["job"].contains("result_path"));
+  CHECK(report_download["comparison"] == run["comparison"]);
 
   // Shells: one per page, each pointing at its data with relative paths.
   const std::string trend = box.file("r/octo/widgets/t/" + sid + ".html");
