@@ -1,7 +1,7 @@
 #include "report/history.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
 #include <variant>
 
 #include "util/file.h"
@@ -166,8 +166,10 @@ const std::vector<store::Migration>& migrations() {
 // when it carries all 17 significant digits.
 std::string format_real(double v) {
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+  // printf's %.17g, without printf: three of these for every point a job
+  // ingests.
+  const auto end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 17).ptr;
+  return std::string(buf, end);
 }
 
 std::string tag_name(const std::string& ref) {

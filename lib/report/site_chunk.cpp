@@ -7,6 +7,7 @@
 #include <iterator>
 #include <limits>
 #include <tuple>
+#include <utility>
 
 #include "util/simdjson.h"
 
@@ -153,6 +154,10 @@ void ChunkColumns::append(ChunkColumns&& tail) {
 }
 
 ChunkColumns ChunkColumns::split_off(size_t at) {
+  // All of it (a push's tail): the columns themselves, with the room they
+  // grew, so the next point appended to them is not a reallocation that
+  // moves every status and label.
+  if (at == 0) return std::exchange(*this, ChunkColumns{});
   ChunkColumns tail;
   each_column(*this, tail, [at](auto& from, auto& to) {
     const size_t cut = std::min(at, from.size());

@@ -150,4 +150,9 @@ TEST_CASE("a chunk's columns split at a point and join again") {
   head.append(std::move(tail));
   report::test::check_same(head, whole);
   CHECK(head.median[4] == whole.median[4]);  // moved, not converted
+  // At 0: all of it, and nothing left.
+  auto all = head.split_off(0);
+  CHECK(head.size() == 0);
+  CHECK(head.status.empty());
+  report::test::check_same(all, whole);
 }
