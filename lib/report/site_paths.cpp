@@ -23,8 +23,6 @@ std::string component(const std::string& s) {
 }
 
 std::string id_text(int64_t n) { return std::to_string(n); }
-// A chunk's part of its file names: its number, "u" for unplaced points.
-std::string chunk_id(int64_t chunk) { return chunk < 0 ? std::string("u") : id_text(chunk); }
 
 // A ref's part of its commit files' names: 16 hex digits of SHA-256 of it.
 // The last one is kept: a series file names its ref's commits once per
@@ -42,6 +40,8 @@ std::string repository_dir_of(const std::string& repository) {
 }
 
 }  // namespace
+
+std::string chunk_id(int64_t chunk) { return chunk < 0 ? std::string("u") : id_text(chunk); }
 
 std::string repository_dir(const std::string& repository) {
   // The last one is kept: a series file names a dozen files of its
@@ -102,6 +102,14 @@ std::string tail_data(const std::string& r, const std::string& sid, int64_t chun
 
 std::string commits_data(const std::string& r, const std::string& ref, int64_t chunk) {
   return "data/" + repository_dir(r) + "/c/" + ref_id(ref) + "." + chunk_id(chunk) + ".js";
+}
+
+FilePattern chunk_pattern(const std::string& r, const std::string& sid) {
+  return {"data/" + repository_dir(r) + "/s/" + sid + ".", "chunk/" + sid + "/"};
+}
+
+FilePattern commits_pattern(const std::string& r, const std::string& ref) {
+  return {"data/" + repository_dir(r) + "/c/" + ref_id(ref) + ".", "commits/" + ref_id(ref) + "/"};
 }
 
 std::string series_commits_data(const std::string& r, const std::string& sid, int64_t chunk) {

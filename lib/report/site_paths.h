@@ -39,6 +39,19 @@ std::string tail_data(const std::string& repository, const std::string& sid, int
 // The commit ids of a chunk of a ref's runs, by job, which every series of
 // the ref shares (site_chunk.h).
 std::string commits_data(const std::string& repository, const std::string& ref, int64_t chunk);
+// What a series file's chunk list names its files by (docs/dashboard.md,
+// "series"): a chunk's file is src + chunk_id + ".js" and its data name
+// name + chunk_id; its tail's add ".t" to the file and "/tail" to the
+// name. The same for a ref chunk's commits (without tails). They agree
+// with chunk_data, tail_data and commits_data and their names (tested).
+struct FilePattern {
+  std::string src, name;
+};
+FilePattern chunk_pattern(const std::string& repository, const std::string& sid);
+FilePattern commits_pattern(const std::string& repository, const std::string& ref);
+// A chunk's part of its file and data names: its number, "u" for the
+// unplaced points.
+std::string chunk_id(int64_t chunk);
 // Where a series kept its own chunk's commit ids before they were the
 // ref's: removed when the series is written whole.
 std::string series_commits_data(const std::string& repository, const std::string& sid, int64_t chunk);

@@ -88,14 +88,18 @@ std::vector<std::pair<int64_t, bool>> chunk_files(const SeriesSummary& summary) 
   return out;
 }
 
-// An entry of a series file's chunk list (docs/dashboard.md, "series");
-// `commits`, where the page loads them at once, else null.
-nlohmann::json chunk_entry(std::string src, std::string name, int64_t points, nlohmann::json commits) {
+// An entry of a series file's chunk list (docs/dashboard.md, "series"):
+// the chunk, its points, whether it is the chunk's tail, and whether the
+// page loads the chunk's commits at once. Its files are named by the
+// series' chunk_files and commit_files patterns: a push writes this list
+// for every series, and each entry naming its file and commits file whole
+// was most of a series file's bytes.
+nlohmann::json chunk_entry(int64_t chunk, int64_t points, bool tail, bool commits) {
   nlohmann::json e = nlohmann::json::object();
-  e["src"] = std::move(src);
-  e["name"] = std::move(name);
+  e["chunk"] = site::chunk_id(chunk);
   e["points"] = points;
-  if (!commits.is_null()) e["commits"] = std::move(commits);
+  if (tail) e["tail"] = true;
+  if (commits) e["commits"] = true;
   return e;
 }
 
@@ -439,31 +443,21 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   int64_t total = 0;
   std::vector<int64_t> per_environment(summary.environments.size(), 0);
   nlohmann::json chunk_list = nlohmann::json::array();
+  chunk_list.get_ref<nlohmann::json::array_t&>().reserve(summary.chunks.size() + 1);
   for (const auto& [chunk, c] : summary.chunks) {
     total += c.points;
     for (const auto& [e, count] : c.per_environment)
       if (e < per_environment.size()) per_environment[e] += count;
-    // Where the chunk's commits are, on the entries whose commits the page
-    // loads at once (trend.js): the newest chunk's, every chunk's in the
-    // release series. The others' are named in their chunk files, loaded
-    // when a point of theirs is hovered; a push writes this list again for
-    // every series, and on a branch of ten chunks those names were a third
-    // of it.
-    nlohmann::json commits;
-    if (release(ref) || chunk == summary.chunks.rbegin()->first) {
-      commits = nlohmann::json::object();
-      commits["src"] = site::commits_data(repository, ref, chunk);
-      commits["name"] = site::commits_name(ref, chunk);
-    }
+    // The commits the page loads at once (trend.js): the newest chunk's,
+    // every chunk's in the release series. The others are named in their
+    // chunk files, loaded when a point of theirs is hovered.
+    const bool commits = release(ref) || chunk == summary.chunks.rbegin()->first;
     // The tail is one more entry: the page joins its entries by x.
     if (c.tail > 0) {
-      chunk_list.push_back(chunk_entry(site::chunk_data(repository, sid, chunk), site::chunk_name(sid, chunk),
-                                       c.points - c.tail, commits));
-      chunk_list.push_back(chunk_entry(site::tail_data(repository, sid, chunk), site::tail_name(sid, chunk), c.tail,
-                                       std::move(commits)));
+      chunk_list.push_back(chunk_entry(chunk, c.points - c.tail, false, commits));
+      chunk_list.push_back(chunk_entry(chunk, c.tail, true, commits));
     } else {
-      chunk_list.push_back(chunk_entry(site::chunk_data(repository, sid, chunk), site::chunk_name(sid, chunk),
-                                       c.points, std::move(commits)));
+      chunk_list.push_back(chunk_entry(chunk, c.points, false, commits));
     }
   }
   nlohmann::json environments = nlohmann::json::array(), breaks = nlohmann::json::array();
@@ -549,7 +543,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   // Member by member, the lists moved in: an initializer list would copy
   // each of them whole, on every push for every series.
   nlohmann::json meta = nlohmann::json::object();
-  meta["schema"] = "benchbox.site.series/1";
+  meta["schema"] = "benchbox.site.series/2";
   meta["id"] = sid;
   meta["repository"] = repository;
   meta["ref"] = ref;
@@ -564,6 +558,12 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   meta["direction"] = model::to_string(direction);
   meta["x"] = release(ref) ? "release" : "first_parent";
   meta["points"] = total;
+  site::FilePattern pattern = site::chunk_pattern(repository, sid);
+  meta["chunk_files"]["src"] = std::move(pattern.src);
+  meta["chunk_files"]["name"] = std::move(pattern.name);
+  pattern = site::commits_pattern(repository, ref);
+  meta["commit_files"]["src"] = std::move(pattern.src);
+  meta["commit_files"]["name"] = std::move(pattern.name);
   meta["chunks"] = std::move(chunk_list);
   meta["environments"] = std::move(environments);
   meta["env_breaks"] = std::move(breaks);

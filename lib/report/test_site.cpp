@@ -159,6 +159,24 @@ struct Box {
 
 const std::string kKey = "micro/parse[n=10]:wall_time";
 
+// A series file's chunk entry as the page completes it (trend.js): its
+// file and data name, and its commits file's, from the series' patterns.
+struct EntryFiles {
+  std::string src, name, commits_src, commits_name;
+};
+EntryFiles entry_files(const nlohmann::json& series, const nlohmann::json& c) {
+  const std::string k = c.at("chunk");
+  const bool tail = c.value("tail", false);
+  EntryFiles f;
+  f.src = series["chunk_files"]["src"].get<std::string>() + k + (tail ? ".t.js" : ".js");
+  f.name = series["chunk_files"]["name"].get<std::string>() + k + (tail ? "/tail" : "");
+  if (c.value("commits", false)) {
+    f.commits_src = series["commit_files"]["src"].get<std::string>() + k + ".js";
+    f.commits_name = series["commit_files"]["name"].get<std::string>() + k;
+  }
+  return f;
+}
+
 }  // namespace
 
 TEST_CASE("a backfilled run is marked, for the pages to list it apart from the branch's pushes") {
@@ -201,11 +219,24 @@ TEST_CASE("a push writes its run, its trends, its repository and the index, with
   CHECK(series["x"] == "first_parent");
   CHECK(series["points"] == 2);
   CHECK(series["params"]["n"] == "10");
+  CHECK(series["schema"] == "benchbox.site.series/2");
   REQUIRE(series["chunks"].size() == 1);
-  CHECK(series["chunks"][0]["src"] == "data/r/octo/widgets/s/" + sid + ".0.js");
+  CHECK(series["chunks"][0]["chunk"] == "0");
+  const EntryFiles first = entry_files(series, series["chunks"][0]);
+  CHECK(first.src == "data/r/octo/widgets/s/" + sid + ".0.js");
+  CHECK(first.src == site::chunk_data("octo/widgets", sid, 0));
+  CHECK(first.name == site::chunk_name(sid, 0));
   REQUIRE(series["siblings"]["metrics"].size() == 2);  // wall_time and cpu_time: the metric selector
   // The commits are the ref's: one file per chunk of main, for all its series.
-  CHECK(series["chunks"][0]["commits"]["src"] == site::commits_data("octo/widgets", "refs/heads/main", 0));
+  CHECK(first.commits_src == site::commits_data("octo/widgets", "refs/heads/main", 0));
+  CHECK(first.commits_name == site::commits_name("refs/heads/main", 0));
+  // The patterns name every kind of file as the writer does: a tail, and
+  // the chunk of unplaced points ("u").
+  const EntryFiles u = entry_files(series, {{"chunk", site::chunk_id(-1)}, {"tail", true}, {"commits", true}});
+  CHECK(u.src == site::tail_data("octo/widgets", sid, -1));
+  CHECK(u.name == site::tail_name(sid, -1));
+  CHECK(u.commits_src == site::commits_data("octo/widgets", "refs/heads/main", -1));
+  CHECK(u.commits_name == site::commits_name("refs/heads/main", -1));
   CHECK(site::commits_data("octo/widgets", "refs/heads/main", 0).rfind("data/r/octo/widgets/c/", 0) == 0);
   CHECK(box.commits("refs/heads/main", 0) == std::map<int64_t, std::string>{{1, placed_run(1, 100, 0.1).commit},
                                                                            {2, placed_run(2, 101, 0.1).commit}});
@@ -334,6 +365,9 @@ TEST_CASE("the release series, configured branches, and environment breaks") {
   auto release = box.data("data/r/octo/widgets/s/" + rel + ".js", "series/" + rel);
   CHECK(release["x"] == "release");
   CHECK(box.chunk(rel, "0").label == std::vector<std::string>{"v1.0"});
+  REQUIRE(release["chunks"].size() == 1);  // every chunk's commits load at once
+  CHECK(entry_files(release, release["chunks"][0]).commits_src ==
+        site::commits_data("octo/widgets", report::kReleaseSeries, 0));
   // The branch selector of main's trend offers the release series.
   const std::string sid = site::series_id("refs/heads/main", kKey);
   auto main = box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid);
@@ -588,7 +622,8 @@ TEST_CASE("a push rewrites the newest chunk's tail, and the rest of the chunk on
     site::ChunkColumns all;
     std::vector<int64_t> sizes;
     for (const auto& c : series["chunks"]) {
-      auto cols = site::decode_chunk(box.data(c["src"], c["name"]).dump());
+      const EntryFiles f = entry_files(series, c);
+      auto cols = site::decode_chunk(box.data(f.src, f.name).dump());
       REQUIRE(cols);
       CHECK(c["points"] == int64_t(cols->size()));
       sizes.push_back(int64_t(cols->size()));
@@ -680,10 +715,11 @@ TEST_CASE("a push rewrites the newest chunk's tail, and the rest of the chunk on
     const auto series = box.data(series_src, "series/" + sid);
     REQUIRE(series["chunks"].size() == 2);
     CHECK(series["chunks"][0]["points"] == 2 * T + 1);
-    CHECK(series["chunks"][1]["src"] == site::chunk_data("octo/widgets", sid, 1));
+    CHECK(entry_files(series, series["chunks"][1]).src == site::chunk_data("octo/widgets", sid, 1));
     // Only the newest chunk's entry names its commits: the page loads them at once.
     CHECK_FALSE(series["chunks"][0].contains("commits"));
-    CHECK(series["chunks"][1]["commits"]["src"] == site::commits_data("octo/widgets", "refs/heads/main", 1));
+    CHECK(entry_files(series, series["chunks"][1]).commits_src ==
+          site::commits_data("octo/widgets", "refs/heads/main", 1));
     CHECK(inode(tail) == 0);
     CHECK(box.chunk(sid, "0").x.back() == 10 + 2 * T);
     CHECK(joined().first.size() == size_t(2 * T + 2));

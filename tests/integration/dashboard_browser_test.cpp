@@ -205,7 +205,9 @@ TEST_CASE("a trend past its first 64 points: the page joins the newest chunk's t
   const json series = data_file(site + "/data/r/o/r/s/" + sid + ".js");
   REQUIRE(series["chunks"].size() == 2);
   CHECK(series["chunks"][0]["points"] == 64);
-  CHECK(series["chunks"][1]["name"] == "chunk/" + sid + "/0/tail");
+  CHECK(series["chunks"][1]["chunk"] == "0");
+  CHECK(series["chunks"][1]["tail"] == true);
+  CHECK(series["chunk_files"]["name"] == "chunk/" + sid + "/");
   CHECK(series["chunks"][1]["points"] == 6);
 
   // The readout's latest point comes from the tail, with its commit; the

@@ -53,7 +53,13 @@
     // newest chunk's (the readout shows the latest point); every chunk's in
     // the release series, where change points are found by commit. The
     // rest load when a point is hovered or the data downloaded.
-    const chunks = s.chunks || [];
+    // An entry names its chunk; the series' patterns name its files (a
+    // series file from before named each whole).
+    const chunks = (s.chunks || []).map((c) => c.src ? c : {
+      src: s.chunk_files.src + c.chunk + (c.tail ? ".t.js" : ".js"),
+      name: s.chunk_files.name + c.chunk + (c.tail ? "/tail" : ""),
+      commits: c.commits && { src: s.commit_files.src + c.chunk + ".js", name: s.commit_files.name + c.chunk },
+    });
     const eager = release ? chunks : chunks.slice(-1);
     for (const c of eager) if (c.commits) load(c.commits.src, c.commits.name).catch(() => {});
     const P = joinChunks(await Promise.all(chunks.map((c) => load(c.src, c.name))));
