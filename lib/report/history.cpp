@@ -272,15 +272,17 @@ bool HistoryStore::has_job(int64_t job_id) {
 
 namespace {
 
-// The WHERE and ORDER BY that pick the run before `rs` among plain runs
-// (`env` adds the environment key): first-parent order on a branch, commit
-// date across tags, job order where neither is known.
+// The queries that pick the run before `rs` among plain runs (`env` adds
+// the environment key), tried in order until one finds it: first-parent
+// order on a branch, commit date across tags, job order where neither is
+// known.
 struct Before {
   std::string sql;
   std::vector<std::variant<int64_t, std::string>> args;
 };
 
-Before before_clause(const model::ResultSet& rs, const std::string& kind, bool env, const std::string& with_key) {
+std::vector<Before> before_queries(const model::ResultSet& rs, const std::string& kind, bool env,
+                                   const std::string& with_key) {
   Before b;
   b.sql = "SELECT result_set FROM runs WHERE repository = ? AND role = '' AND job_id != ?";
   b.args = {rs.repository, rs.job_id};
@@ -293,45 +295,50 @@ Before before_clause(const model::ResultSet& rs, const std::string& kind, bool e
     b.sql += " AND environment_key = ?";
     b.args.push_back(rs.environment_key);
   }
+  using Args = std::initializer_list<std::variant<int64_t, std::string>>;
+  auto ordered = [](Before q, const std::string& where_order, Args args) {
+    q.sql += where_order + " LIMIT 1";
+    q.args.insert(q.args.end(), args);
+    return q;
+  };
   if (kind == "tag") {
     b.sql += " AND kind = 'tag'";
-    if (rs.commit_info.time > 0) {
-      b.sql += " AND (commit_time < ? OR (commit_time = ? AND job_id < ?)) ORDER BY commit_time DESC, job_id DESC";
-      b.args.insert(b.args.end(), {rs.commit_info.time, rs.commit_info.time, rs.job_id});
-    } else {
-      b.sql += " AND job_id < ? ORDER BY job_id DESC";
-      b.args.push_back(rs.job_id);
-    }
-  } else {
-    b.sql += " AND ref = ?";
-    b.args.push_back(rs.ref);
-    if (rs.commit_info.known()) {
-      // Earlier on the branch; runs of unknown position (from before they
-      // were placed) count as earlier than any placed run.
-      const int64_t p = rs.commit_info.first_parent_position;
-      b.sql += " AND (position < ? OR (position = ? AND job_id < ?) OR position IS NULL)"
-               " ORDER BY COALESCE(position, -1) DESC, job_id DESC";
-      b.args.insert(b.args.end(), {p, p, rs.job_id});
-    } else {
-      b.sql += " AND job_id < ? ORDER BY job_id DESC";
-      b.args.push_back(rs.job_id);
-    }
+    if (rs.commit_info.time > 0)
+      return {ordered(b,
+                      " AND (commit_time < ? OR (commit_time = ? AND job_id < ?))"
+                      " ORDER BY commit_time DESC, job_id DESC",
+                      {rs.commit_info.time, rs.commit_info.time, rs.job_id})};
+    return {ordered(b, " AND job_id < ? ORDER BY job_id DESC", {rs.job_id})};
   }
-  b.sql += " LIMIT 1";
-  return b;
+  b.sql += " AND ref = ?";
+  b.args.push_back(rs.ref);
+  if (!rs.commit_info.known()) return {ordered(b, " AND job_id < ? ORDER BY job_id DESC", {rs.job_id})};
+  // Earlier on the branch; runs of unknown position (from before they were
+  // placed) count as earlier than any placed run. Two queries, not one
+  // ordered by COALESCE(position, -1): that order is no index's, so SQLite
+  // read and sorted every run of the ref (10,000 rows on a long branch, on
+  // every push); each of these walks runs_by_position from its end.
+  const int64_t p = rs.commit_info.first_parent_position;
+  return {ordered(b, " AND position IS NOT NULL AND (position < ? OR (position = ? AND job_id < ?))"
+                     " ORDER BY position DESC, job_id DESC",
+                  {p, p, rs.job_id}),
+          ordered(b, " AND position IS NULL ORDER BY job_id DESC", {})};
 }
 
 Result<std::optional<model::ResultSet>> run_before(store::Database& db, const model::ResultSet& rs,
                                                    const std::string& kind, bool env,
                                                    const std::string& with_key = "") {
-  const Before b = before_clause(rs, kind, env, with_key);
-  auto q = db.prepare(b.sql);
-  if (!q) return q.error();
-  for (size_t i = 0; i < b.args.size(); ++i) {
-    if (const auto* n = std::get_if<int64_t>(&b.args[i])) q->bind(int(i) + 1, *n);
-    else q->bind(int(i) + 1, std::get<std::string>(b.args[i]));
+  for (const Before& b : before_queries(rs, kind, env, with_key)) {
+    auto q = db.prepare(b.sql);
+    if (!q) return q.error();
+    for (size_t i = 0; i < b.args.size(); ++i) {
+      if (const auto* n = std::get_if<int64_t>(&b.args[i])) q->bind(int(i) + 1, *n);
+      else q->bind(int(i) + 1, std::get<std::string>(b.args[i]));
+    }
+    auto found = one_result_set(*q, rs.repository);
+    if (!found || *found) return found;
   }
-  return one_result_set(*q, rs.repository);
+  return std::optional<model::ResultSet>();
 }
 
 }  // namespace

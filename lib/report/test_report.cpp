@@ -143,6 +143,20 @@ TEST_CASE("runs on a branch are ordered by first-parent position, so a backfille
   CHECK(*h->chunk_commits("o/r", "refs/heads/main", -1, 16) == Commits{{8, "unplaced"}});
   CHECK(*h->chunk_commits("o/r", "refs/heads/other", 1, 16) == Commits{{6, "other"}});
   CHECK(h->chunk_commits("o/r", "refs/heads/main", 2, 16)->empty());
+
+  // The run before: the nearest earlier position, the earlier job at the
+  // same one; a run of unknown position (job 8, from before runs were
+  // placed) counts as earlier than any placed run.
+  CHECK((*h->previous_run(placed(9, "c30", 30, 0.3), "push"))->commit == "c30");
+  CHECK((*h->previous_run(placed(9, "c25", 25, 0.3), "push"))->commit == "c20-again");
+  CHECK((*h->previous_run(placed(9, "c20", 20, 0.3), "push"))->commit == "c20-again");
+  CHECK((*h->previous_run(placed(9, "c15", 15, 0.3), "push"))->commit == "c10");
+  CHECK((*h->previous_run(placed(9, "c5", 5, 0.3), "push"))->commit == "unplaced");
+  CHECK((*h->previous_run(run(9, "unplaced-too", 0.3), "push"))->commit == "unplaced");
+  ResultSet elsewhere = placed(9, "c40", 40, 0.3);
+  elsewhere.environment_key = "env2";  // measured on another machine: nothing before it there
+  CHECK_FALSE(h->previous_run(elsewhere, "push")->has_value());
+  CHECK((*h->latest_run(elsewhere, "push"))->commit == "c30");
 }
 
 TEST_CASE("a tag is compared with the previous release, whichever tag it was") {
