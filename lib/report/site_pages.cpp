@@ -109,23 +109,33 @@ Status SiteWriter::write_repository(const std::string& repository) {
   std::map<std::string, nlohmann::json> by_key;
   for (const auto& [ref_key, s] : summaries_) {
     if (std::find(refs.begin(), refs.end(), s.ref) == refs.end()) continue;
+    // Member by member: an initializer list builds each object as arrays
+    // of pairs first, and this runs for every series on every job.
     nlohmann::json& b = by_key[s.key];
     if (b.is_null()) {
-      b = {{"key", s.key}, {"unit", s.unit}, {"direction", model::to_string(s.direction)},
-           {"series", nlohmann::json::object()}};
+      b = nlohmann::json::object();
+      b["key"] = s.key;
+      b["unit"] = s.unit;
+      b["direction"] = model::to_string(s.direction);
+      b["series"] = nlohmann::json::object();
     }
-    nlohmann::json latest = nullptr;
-    if (s.latest_job)
-      latest = {{"value", s.latest_measured ? nlohmann::json(s.latest_value) : nlohmann::json(nullptr)},
-                {"commit", s.latest_commit},
-                {"job_id", s.latest_job},
-                {"status", s.latest_status}};
-    b["series"][s.ref] = {{"id", s.id},
-                          {"page", site::trend_page(repository, s.id)},
-                          {"points", s.points},
-                          {"latest", std::move(latest)},
-                          {"change", s.has_change ? nlohmann::json{{"ratio", s.change_ratio}, {"worse", s.change_worse}}
-                                                  : nlohmann::json(nullptr)}};
+    nlohmann::json& series = b["series"][s.ref];
+    series = nlohmann::json::object();
+    series["id"] = s.id;
+    series["page"] = site::trend_page(repository, s.id);
+    series["points"] = s.points;
+    nlohmann::json& latest = series["latest"];
+    if (s.latest_job) {
+      latest["value"] = s.latest_measured ? nlohmann::json(s.latest_value) : nlohmann::json(nullptr);
+      latest["commit"] = s.latest_commit;
+      latest["job_id"] = s.latest_job;
+      latest["status"] = s.latest_status;
+    }
+    nlohmann::json& change = series["change"];
+    if (s.has_change) {
+      change["ratio"] = s.change_ratio;
+      change["worse"] = s.change_worse;
+    }
   }
   nlohmann::json benchmarks = nlohmann::json::array();
   for (auto& [key, b] : by_key) {
