@@ -100,8 +100,7 @@ ChangePoint best_split_of(const Ranked& r, size_t min_segment) {
 // one the full test makes, with the same permutations; only a rejected
 // split's p-value is then a lower bound (>= significance), and rejected
 // splits are not reported.
-double permutation_p(const std::vector<double>& v, double observed, const ChangePointOptions& o, Rng& rng) {
-  Ranked p = ranked(v);
+double permutation_p(Ranked p, double observed, const ChangePointOptions& o, Rng& rng) {
   int as_large = 0;
   const double n = double(o.permutations + 1);
   for (int i = 0; i < o.permutations; ++i) {
@@ -116,36 +115,52 @@ double permutation_p(const std::vector<double>& v, double observed, const Change
   return double(as_large + 1) / n;
 }
 
+// A segment of the series, its values ranked once and its best split
+// (index into the series): examined once, however many rounds it waits.
+struct Segment {
+  size_t begin = 0, end = 0;
+  Ranked values;
+  ChangePoint best;
+};
+
+Segment segment_of(const std::vector<double>& series, size_t begin, size_t end, size_t min_segment) {
+  const std::vector<double> values(series.begin() + std::ptrdiff_t(begin), series.begin() + std::ptrdiff_t(end));
+  Segment s{begin, end, ranked(values), {}};
+  s.best = best_split_of(s.values, min_segment);
+  if (s.best.index != 0) s.best.index += begin;
+  return s;
+}
+
 // Hierarchical E-divisive on series[begin, end): adds accepted change points.
 void divide(const std::vector<double>& series, size_t begin, size_t end, const ChangePointOptions& o,
             std::vector<ChangePoint>* out) {
   // Segments to examine; each round accepts the most significant split of
   // any segment (as the original algorithm does), until none is significant.
-  std::vector<std::pair<size_t, size_t>> segments = {{begin, end}};
+  std::vector<Segment> segments;
+  segments.push_back(segment_of(series, begin, end, o.min_segment));
   for (;;) {
-    ChangePoint best;
-    size_t best_seg = 0;
+    size_t best_seg = segments.size();
     double best_q = -1;
     for (size_t s = 0; s < segments.size(); ++s) {
-      const ChangePoint cp = best_split(series, segments[s].first, segments[s].second, o.min_segment);
+      const ChangePoint& cp = segments[s].best;
       if (cp.index != 0 && cp.statistic > best_q) {
         best_q = cp.statistic;
-        best = cp;
         best_seg = s;
       }
     }
-    if (best.index == 0) return;
-    const auto [b, e] = segments[best_seg];
+    if (best_seg == segments.size()) return;
+    Segment& sg = segments[best_seg];
+    const size_t b = sg.begin, e = sg.end;
     // The seed depends on the segment, so the answer for a segment does not
     // depend on the order segments were examined in (or on earlier appends).
     Rng rng(o.seed ^ (uint64_t(b) * 0x9e3779b97f4a7c15ull) ^ (uint64_t(e) << 32));
-    const std::vector<double> seg(series.begin() + std::ptrdiff_t(b), series.begin() + std::ptrdiff_t(e));
-    best.p_value = permutation_p(seg, best.statistic, o, rng);
+    ChangePoint best = sg.best;
+    best.p_value = permutation_p(std::move(sg.values), best.statistic, o, rng);
     if (best.p_value >= o.significance) return;
     out->push_back(best);
     segments.erase(segments.begin() + std::ptrdiff_t(best_seg));
-    segments.push_back({b, best.index});
-    segments.push_back({best.index, e});
+    segments.push_back(segment_of(series, b, best.index, o.min_segment));
+    segments.push_back(segment_of(series, best.index, e, o.min_segment));
   }
 }
 
@@ -153,10 +168,7 @@ void divide(const std::vector<double>& series, size_t begin, size_t end, const C
 
 ChangePoint best_split(const std::vector<double>& series, size_t begin, size_t end, size_t min_segment) {
   if (end > series.size() || begin >= end) return {};
-  const std::vector<double> seg(series.begin() + std::ptrdiff_t(begin), series.begin() + std::ptrdiff_t(end));
-  ChangePoint cp = best_split_of(ranked(seg), min_segment);
-  if (cp.index != 0) cp.index += begin;
-  return cp;
+  return segment_of(series, begin, end, min_segment).best;
 }
 
 std::vector<ChangePoint> e_divisive(const std::vector<double>& series, const ChangePointOptions& options) {
