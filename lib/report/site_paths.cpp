@@ -65,8 +65,23 @@ std::string trend_page(const std::string& r, const std::string& sid) { return re
 std::string series_data(const std::string& r, const std::string& sid) {
   return "data/" + repository_dir(r) + "/s/" + sid + ".js";
 }
+
+// What a chunk's names begin with: each per-chunk name below, and the
+// patterns a series file gives the page (chunk_pattern), are built from
+// these, so the two cannot drift apart.
+namespace {
+std::string chunk_file_prefix(const std::string& r, const std::string& sid) {
+  return "data/" + repository_dir(r) + "/s/" + sid + ".";
+}
+std::string chunk_name_prefix(const std::string& sid) { return "chunk/" + sid + "/"; }
+std::string commits_file_prefix(const std::string& r, const std::string& ref) {
+  return "data/" + repository_dir(r) + "/c/" + ref_id(ref) + ".";
+}
+std::string commits_name_prefix(const std::string& ref) { return "commits/" + ref_id(ref) + "/"; }
+}  // namespace
+
 std::string chunk_data(const std::string& r, const std::string& sid, int64_t chunk) {
-  return "data/" + repository_dir(r) + "/s/" + sid + "." + chunk_id(chunk) + ".js";
+  return chunk_file_prefix(r, sid) + chunk_id(chunk) + ".js";
 }
 std::string group_run_id(int64_t group_id) { return "group-" + id_text(group_id); }
 std::string run_page(const std::string& r, const std::string& id) { return repository_dir(r) + "/runs/" + id + ".html"; }
@@ -97,32 +112,28 @@ std::string pull_data(const std::string& r, int64_t n) { return "data/" + reposi
 
 std::string series_name(const std::string& sid) { return "series/" + sid; }
 std::string tail_data(const std::string& r, const std::string& sid, int64_t chunk) {
-  return "data/" + repository_dir(r) + "/s/" + sid + "." + chunk_id(chunk) + ".t.js";
+  return chunk_file_prefix(r, sid) + chunk_id(chunk) + ".t.js";
 }
 
 std::string commits_data(const std::string& r, const std::string& ref, int64_t chunk) {
-  return "data/" + repository_dir(r) + "/c/" + ref_id(ref) + "." + chunk_id(chunk) + ".js";
+  return commits_file_prefix(r, ref) + chunk_id(chunk) + ".js";
 }
 
 FilePattern chunk_pattern(const std::string& r, const std::string& sid) {
-  return {"data/" + repository_dir(r) + "/s/" + sid + ".", "chunk/" + sid + "/"};
+  return {chunk_file_prefix(r, sid), chunk_name_prefix(sid)};
 }
 
 FilePattern commits_pattern(const std::string& r, const std::string& ref) {
-  return {"data/" + repository_dir(r) + "/c/" + ref_id(ref) + ".", "commits/" + ref_id(ref) + "/"};
+  return {commits_file_prefix(r, ref), commits_name_prefix(ref)};
 }
 
 std::string series_commits_data(const std::string& r, const std::string& sid, int64_t chunk) {
-  return "data/" + repository_dir(r) + "/s/" + sid + "." + chunk_id(chunk) + ".c.js";
+  return chunk_file_prefix(r, sid) + chunk_id(chunk) + ".c.js";
 }
 
-std::string commits_name(const std::string& ref, int64_t chunk) {
-  return "commits/" + ref_id(ref) + "/" + chunk_id(chunk);
-}
+std::string commits_name(const std::string& ref, int64_t chunk) { return commits_name_prefix(ref) + chunk_id(chunk); }
 
-std::string chunk_name(const std::string& sid, int64_t chunk) {
-  return "chunk/" + sid + "/" + chunk_id(chunk);
-}
+std::string chunk_name(const std::string& sid, int64_t chunk) { return chunk_name_prefix(sid) + chunk_id(chunk); }
 
 std::string tail_name(const std::string& sid, int64_t chunk) { return chunk_name(sid, chunk) + "/tail"; }
 std::string run_name(int64_t job) { return "run/" + id_text(job); }

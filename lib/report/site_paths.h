@@ -42,8 +42,9 @@ std::string commits_data(const std::string& repository, const std::string& ref, 
 // What a series file's chunk list names its files by (docs/dashboard.md,
 // "series"): a chunk's file is src + chunk_id + ".js" and its data name
 // name + chunk_id; its tail's add ".t" to the file and "/tail" to the
-// name. The same for a ref chunk's commits (without tails). They agree
-// with chunk_data, tail_data and commits_data and their names (tested).
+// name. The same for a ref chunk's commits (without tails). chunk_data,
+// tail_data, commits_data and their names are built from the same
+// prefixes, and the page's rule is tested against them.
 struct FilePattern {
   std::string src, name;
 };
