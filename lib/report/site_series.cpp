@@ -88,6 +88,14 @@ std::vector<std::pair<int64_t, bool>> chunk_files(const SeriesSummary& summary) 
   return out;
 }
 
+// Whether the page loads a chunk's commits at once (trend.js), so the
+// series file marks its entries and the shell preloads the file: the
+// newest chunk's (the readout shows the latest point), every chunk's in the
+// release series. The others' load when a point of theirs is hovered.
+bool commits_at_once(const std::string& ref, const SeriesSummary& summary, int64_t chunk) {
+  return release(ref) || chunk == summary.chunks.rbegin()->first;
+}
+
 // An entry of a series file's chunk list (docs/dashboard.md, "series"):
 // the chunk, its points, whether it is the chunk's tail, and whether the
 // page loads the chunk's commits at once. Its files are named by the
@@ -275,8 +283,7 @@ std::vector<std::pair<std::pair<std::string, std::string>, const SeriesSummary*>
 }
 
 // A trend's shell: what its page loads at once (trend.js), its series
-// file, its chunks and the newest chunk's commits (every chunk's in the
-// release series).
+// file, its chunks and the commits it needs first (commits_at_once).
 Status SiteWriter::write_trend_shell(const std::string& repository, const std::string& ref, const std::string& key,
                                      const std::string& sid, const SeriesSummary& summary) {
   std::vector<std::string> preload = {site::series_data(repository, sid)};
@@ -285,8 +292,7 @@ Status SiteWriter::write_trend_shell(const std::string& repository, const std::s
     if (c.tail > 0) preload.push_back(site::tail_data(repository, sid, chunk));
   }
   for (const auto& [chunk, c] : summary.chunks)
-    if (release(ref) || chunk == summary.chunks.rbegin()->first)
-      preload.push_back(site::commits_data(repository, ref, chunk));
+    if (commits_at_once(ref, summary, chunk)) preload.push_back(site::commits_data(repository, ref, chunk));
   return write_shell(site::trend_page(repository, sid), "trend",
                      key + " on " + site::ref_name(ref) + " · " + repository + " · benchbox",
                      site::series_data(repository, sid), site::series_name(sid), preload);
@@ -448,10 +454,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     total += c.points;
     for (const auto& [e, count] : c.per_environment)
       if (e < per_environment.size()) per_environment[e] += count;
-    // The commits the page loads at once (trend.js): the newest chunk's,
-    // every chunk's in the release series. The others are named in their
-    // chunk files, loaded when a point of theirs is hovered.
-    const bool commits = release(ref) || chunk == summary.chunks.rbegin()->first;
+    const bool commits = commits_at_once(ref, summary, chunk);
     // The tail is one more entry: the page joins its entries by x.
     if (c.tail > 0) {
       chunk_list.push_back(chunk_entry(chunk, c.points - c.tail, false, commits));
