@@ -48,7 +48,6 @@ namespace {
 // The pushes measured after the full regeneration.
 constexpr int kPushes = 9;
 
-
 constexpr int64_t kTime0 = 1700000000;
 
 double seconds_since(Steady::time_point t) { return std::chrono::duration<double>(Steady::now() - t).count(); }
