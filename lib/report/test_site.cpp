@@ -668,23 +668,21 @@ TEST_CASE("a push rewrites the newest chunk's tail, and the rest of the chunk on
   check_same(rendered, pushed);
 
   SECTION("the writer appends to the tail it kept; started again, it reads the file, or history") {
+    // The tail file's first median set to 7, by hand.
+    auto edit_tail = [&] {
+      auto edited = box.data(site::tail_data("octo/widgets", sid, 0), site::tail_name(sid, 0));
+      auto cols = box.tail(sid, 0);
+      cols.median[0] = 7.0;
+      edited["median"] = site::encode_chunk(cols, "", "")["median"];
+      REQUIRE(write_file_atomic(tail, site::data_file(site::tail_name(sid, 0), edited)));
+    };
     // An edit to the tail file does not survive the next push: the writer
     // appends to the tail it wrote, not to the file.
-    auto edited = box.data(site::tail_data("octo/widgets", sid, 0), site::tail_name(sid, 0));
-    auto cols = box.tail(sid, 0);
-    cols.median[0] = 7.0;
-    edited["median"] = site::encode_chunk(cols, "", "")["median"];
-    REQUIRE(write_file_atomic(tail, site::data_file(site::tail_name(sid, 0), edited)));
+    edit_tail();
     push(11 + 2 * T);
     CHECK(box.tail(sid, 0).median[0] == Approx(pushed.median.back()).epsilon(1e-6));
     // Started again, it appends to the file: the edit survives.
-    REQUIRE(write_file_atomic(tail, site::data_file(site::tail_name(sid, 0), [&] {
-                                auto j = box.data(site::tail_data("octo/widgets", sid, 0), site::tail_name(sid, 0));
-                                auto c = box.tail(sid, 0);
-                                c.median[0] = 7.0;
-                                j["median"] = site::encode_chunk(c, "", "")["median"];
-                                return j;
-                              }())));
+    edit_tail();
     box.restart();
     push(12 + 2 * T);
     CHECK(box.tail(sid, 0).median[0] == 7.0);
