@@ -274,11 +274,11 @@ bool by_name(std::vector<Row>& rows, ParsedList& out) {
   auto less = [](const Row& a, const Row& b) { return a.name < b.name; };
   if (!std::is_sorted(rows.begin(), rows.end(), less)) {
     std::sort(rows.begin(), rows.end(), less);
-    ParsedList sorted;
-    sorted.reserve(out.size());
+    std::vector<size_t> order;
+    order.reserve(out.size());
     for (const Row& r : rows)
-      for (size_t i = r.begin; i < r.end; ++i) sorted.move_from(out, i);
-    out = std::move(sorted);
+      for (size_t i = r.begin; i < r.end; ++i) order.push_back(i);
+    out.permute(order);
   }
   for (size_t i = 1; i < rows.size(); ++i)
     if (rows[i - 1].name == rows[i].name) return false;

@@ -84,6 +84,26 @@ std::optional<std::pair<size_t, size_t>> earliest_duplicate(const std::vector<mo
 
 }  // namespace
 
+void ParsedList::permute(const std::vector<size_t>& order) {
+  std::vector<bool> done(order.size());
+  for (size_t start = 0; start < order.size(); ++start) {
+    if (done[start] || order[start] == start) continue;
+    // start's benchmark waits aside while each position in the cycle takes
+    // the one it is given, until the cycle comes back to start.
+    model::Benchmark held = std::move(benches[start]);
+    const uint32_t held_place = place_of_[start];
+    size_t at = start;
+    for (size_t from = order[at]; from != start; at = from, from = order[at]) {
+      benches[at] = std::move(benches[from]);
+      place_of_[at] = place_of_[from];
+      done[at] = true;
+    }
+    benches[at] = std::move(held);
+    place_of_[at] = held_place;
+    done[at] = true;
+  }
+}
+
 Result<std::vector<model::Benchmark>> finish(ParsedList parsed, const std::string& source,
                                              const ParseOptions& options) {
   auto& benches = parsed.benches;

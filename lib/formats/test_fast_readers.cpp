@@ -4,6 +4,7 @@
 // Benchmark's has test_google_benchmark_rows.cpp.)
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -179,6 +180,56 @@ TEST_CASE("asv: the fast reader takes api version 2 as asv writes it, read as th
     INFO(text);
     CHECK(detail::asv_fast(text, "in").has_value());
     read_both_ways("asv", text);
+  }
+}
+
+TEST_CASE("asv: rows in any order come out in name order, each row's benchmarks together") {
+  // Rows of 1-3 parameter combinations in a seeded shuffle: putting them in
+  // name order moves benchmarks along cycles of every length.
+  for (unsigned seed : {1u, 2u, 20261207u}) {
+    std::mt19937 rng(seed);
+    std::vector<int> ids(60);
+    for (int i = 0; i < 60; ++i) ids[i] = i;
+    std::shuffle(ids.begin(), ids.end(), rng);
+    std::string rows;
+    for (int id : ids) {
+      const int combos = 1 + id % 3;
+      std::string results, values;
+      for (int c = 0; c < combos; ++c) {
+        results += (c ? ", " : "") + std::to_string(id + c * 0.25);
+        values += std::string(c ? ", " : "") + "\"" + std::to_string(c) + "\"";
+      }
+      rows += std::string(rows.empty() ? "" : ", ") + "\"b.time_" + std::to_string(id) + "\": [[" + results +
+              "], [[" + values + "]], \"v\"]";
+    }
+    const std::string text = asv_file(kAsvColumns, rows);
+    INFO("seed " << seed);
+    auto fast = detail::asv_fast(text, "in");
+    REQUIRE(fast);
+    CHECK(fast->size() == 120);
+    read_both_ways("asv", text);
+  }
+}
+
+TEST_CASE("ParsedList::permute moves each benchmark with its place") {
+  for (unsigned seed : {7u, 8u, 9u}) {
+    std::mt19937 rng(seed);
+    detail::ParsedList list;
+    const size_t n = 50;
+    for (size_t i = 0; i < n; ++i) {
+      // Runs of equal places, as a row's benchmarks have: stored once each.
+      list.emplace("/p" + std::to_string(i / 3)).key.name = "b" + std::to_string(i);
+    }
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    list.permute(order);
+    REQUIRE(list.size() == n);
+    for (size_t k = 0; k < n; ++k) {
+      INFO("seed " << seed << ", position " << k);
+      CHECK(list.benches[k].key.name == "b" + std::to_string(order[k]));
+      CHECK(list.place(k) == "/p" + std::to_string(order[k] / 3));
+    }
   }
 }
 
