@@ -35,6 +35,27 @@ Measure measure_for(std::string_view slug) {
   return {slug, "unspecified", 1};
 }
 
+// A measure's slug back from its benchmark: a built-in measure by its
+// metric and unit (a project's own measure "wall_time" has the unit
+// "unspecified", latency "s"), any other by its metric, which is its slug.
+std::string_view slug_of(const model::Benchmark& b) {
+  for (std::string_view slug : {"latency", "throughput", "file-size", "build-time"}) {
+    const Measure how = measure_for(slug);
+    if (b.key.metric == how.metric && b.unit == how.unit) return slug;
+  }
+  return b.key.metric;
+}
+
+// The fast reader's places, "/<name>/<slug>" as the DOM reader's: made
+// only when finish() words an error.
+std::string place_of(const model::Benchmark& b) {
+  std::string at = "/";
+  append_pointer_token(at, b.key.name);
+  at.push_back('/');
+  append_pointer_token(at, slug_of(b));
+  return at;
+}
+
 // One measure of one benchmark, from either reader, filled in where it stays.
 void measure(model::Benchmark& b, std::string_view name, std::string_view slug, double value,
              std::optional<double> lower, std::optional<double> upper) {
@@ -88,6 +109,7 @@ std::optional<ParsedList> bmf_fast(JsonText text) {
   file.doc.rewind();
   if (file.doc.get_object().get(root)) return std::nullopt;
   ParsedList out;
+  out.place_by(place_of);
   out.reserve(*count);
   struct Read {
     std::string_view slug;  // in the text, or in simdjson's buffer: both outlive the document
@@ -95,15 +117,12 @@ std::optional<ParsedList> bmf_fast(JsonText text) {
     std::optional<double> lower, upper;
   };
   std::vector<Read> mine;  // one benchmark's, put in slug order as the DOM reader's map is
-  std::string at, place;   // "/<name>" and "/<name>/<slug>", reused: no string per benchmark
   for (auto bench_field : root) {
     od::field bf;
     std::string_view name, k;
     od::object measures;
     if (std::move(bench_field).get(bf) || !key_of(bf, end, name) || bf.value().get_object().get(measures))
       return std::nullopt;
-    at.assign("/");
-    append_pointer_token(at, name);
     mine.clear();
     for (auto measure_field : measures) {
       od::field mf;
@@ -131,11 +150,7 @@ std::optional<ParsedList> bmf_fast(JsonText text) {
     if (mine.empty()) return std::nullopt;
     if (mine.size() > 1)
       std::sort(mine.begin(), mine.end(), [](const Read& a, const Read& b) { return a.slug < b.slug; });
-    for (const Read& r : mine) {
-      place.assign(at).push_back('/');
-      append_pointer_token(place, r.slug);
-      measure(out.emplace(place), name, r.slug, r.value, r.lower, r.upper);
-    }
+    for (const Read& r : mine) measure(out.emplace(), name, r.slug, r.value, r.lower, r.upper);
   }
   if (!file.at_end()) return std::nullopt;
   return out;

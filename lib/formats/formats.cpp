@@ -35,25 +35,23 @@ Error error_at(const std::string& source, std::string_view place, const std::str
 
 namespace {
 
-Status check_one(const model::Benchmark& b, std::string_view place, const std::string& source) {
-  auto bad = [&](const std::string& what) { return error_at(source, place, what); };
-  if (b.key.name.empty()) return bad("benchmark has an empty name");
-  if (b.key.metric.empty()) return bad("benchmark '" + b.key.name + "' has an empty metric");
-  if (b.unit.empty()) return bad("benchmark '" + b.key.name + "' has an empty unit");
+// What is wrong with a benchmark, if anything: its place is made only then.
+std::optional<std::string> problem(const model::Benchmark& b) {
+  if (b.key.name.empty()) return "benchmark has an empty name";
+  if (b.key.metric.empty()) return "benchmark '" + b.key.name + "' has an empty metric";
+  if (b.unit.empty()) return "benchmark '" + b.key.name + "' has an empty unit";
   for (size_t i = 0; i < b.samples.size(); ++i)
     if (!std::isfinite(b.samples[i]))
-      return bad("benchmark '" + b.key.name + "': sample " + std::to_string(i) +
-                 " is not a finite number");
+      return "benchmark '" + b.key.name + "': sample " + std::to_string(i) + " is not a finite number";
   for (const auto& [name, v] : b.summary)
-    if (!std::isfinite(v))
-      return bad("benchmark '" + b.key.name + "': summary '" + name + "' is not a finite number");
+    if (!std::isfinite(v)) return "benchmark '" + b.key.name + "': summary '" + name + "' is not a finite number";
   if (!b.rounds.empty() && b.rounds.size() != b.samples.size())
-    return bad("benchmark '" + b.key.name + "': rounds and samples differ in length");
+    return "benchmark '" + b.key.name + "': rounds and samples differ in length";
   if (!b.iterations.empty() && b.iterations.size() != b.samples.size())
-    return bad("benchmark '" + b.key.name + "': iterations and samples differ in length");
+    return "benchmark '" + b.key.name + "': iterations and samples differ in length";
   if (b.status == model::BenchmarkStatus::ok && b.samples.empty())
-    return bad("benchmark '" + b.key.name + "' has no samples, expected at least one");
-  return {};
+    return "benchmark '" + b.key.name + "' has no samples, expected at least one";
+  return std::nullopt;
 }
 
 uint64_t key_hash(const model::BenchmarkKey& k) {
@@ -91,15 +89,16 @@ void ParsedList::permute(const std::vector<size_t>& order) {
     // start's benchmark waits aside while each position in the cycle takes
     // the one it is given, until the cycle comes back to start.
     model::Benchmark held = std::move(benches[start]);
-    const uint32_t held_place = place_of_[start];
+    const bool places = !place_of_.empty();  // else they follow the benchmarks (rule_)
+    const uint32_t held_place = places ? place_of_[start] : 0;
     size_t at = start;
     for (size_t from = order[at]; from != start; at = from, from = order[at]) {
       benches[at] = std::move(benches[from]);
-      place_of_[at] = place_of_[from];
+      if (places) place_of_[at] = place_of_[from];
       done[at] = true;
     }
     benches[at] = std::move(held);
-    place_of_[at] = held_place;
+    if (places) place_of_[at] = held_place;
     done[at] = true;
   }
 }
@@ -112,13 +111,13 @@ Result<std::vector<model::Benchmark>> finish(ParsedList parsed, const std::strin
   std::vector<uint64_t> hash_of(parsed.keys_unique ? 0 : benches.size());
   for (size_t i = 0; i < benches.size(); ++i) {
     if (!options.suite.empty()) benches[i].key.suite = options.suite;
-    if (auto st = check_one(benches[i], parsed.place(i), source); !st) return st.error();
+    if (auto what = problem(benches[i])) return error_at(source, parsed.place(i), *what);
     if (!hash_of.empty()) hash_of[i] = key_hash(benches[i].key);
   }
   if (auto dup = earliest_duplicate(benches, hash_of))
     return error_at(source, parsed.place(dup->first),
                     "duplicate benchmark '" + benches[dup->first].key.to_string() + "' (first at " +
-                        std::string(parsed.place(dup->second)) + "); expected every name/parameters/metric once");
+                        parsed.place(dup->second) + "); expected every name/parameters/metric once");
   if (benches.empty() && !options.allow_empty)
     return error_at(source, "",
                     "holds no benchmarks; expected at least one (unless the suite allows an "

@@ -51,6 +51,14 @@ struct ParsedList {
     add_place(place);
     return benches.back();
   }
+  // A reader whose places follow from its benchmarks alone names the rule
+  // once and stores none: place(i) makes it when an error needs it. BMF
+  // has a place per benchmark ("/<name>/<measure>"), and their text with
+  // its doublings was about half a file's size on top of the benchmarks.
+  using PlaceRule = std::string (*)(const model::Benchmark&);
+  void place_by(PlaceRule rule) { rule_ = rule; }
+  // A benchmark at the end of a list placed by its rule.
+  model::Benchmark& emplace() { return benches.emplace_back(); }
   // Puts benchmark order[k] at position k, with its place: in place, by
   // following the permutation's cycles. `order` holds every index once.
   // Filling a second list instead held every benchmark twice (344 bytes
@@ -60,10 +68,13 @@ struct ParsedList {
   // that grows by doubling holds the old and the new array at once.
   void reserve(size_t n) {
     benches.reserve(n);
-    place_of_.reserve(n);
+    if (!rule_) place_of_.reserve(n);
     huge_pages(benches.data(), n * sizeof(model::Benchmark));
   }
-  std::string_view place(size_t i) const { return place_text(place_of_[i]); }
+  // Made for an error's wording, not kept: a string each.
+  std::string place(size_t i) const {
+    return rule_ ? rule_(benches[i]) : std::string(place_text(place_of_[i]));
+  }
   size_t size() const { return benches.size(); }
   bool empty() const { return benches.empty(); }
 
@@ -82,7 +93,8 @@ struct ParsedList {
 
   std::string places_;               // every place, one after another
   std::vector<size_t> place_ends_;   // where each ends in places_
-  std::vector<uint32_t> place_of_;   // each benchmark's place
+  std::vector<uint32_t> place_of_;   // each benchmark's place, unless rule_
+  PlaceRule rule_ = nullptr;
 };
 
 struct Input {

@@ -123,6 +123,26 @@ TEST_CASE("BMF: the fast reader takes the plain shape, read as the DOM reader re
   const std::string repeated = R"({"b": {"latency": {"value": 1, "value": 2}}})";  // the last counts
   REQUIRE(detail::bmf_fast(repeated));
   read_both_ways("bmf", repeated);
+  // Taken, then refused by finish(): the fast reader stores no places, so
+  // these check that the ones it makes for the error are the DOM reader's.
+  for (const std::string& duplicate : std::vector<std::string>{
+           // A project's own measure named as latency's metric; a name a
+           // JSON pointer escapes.
+           R"({"a/b~c": {"latency": {"value": 1}, "wall_time": {"value": 2}}})",
+           // Every built-in measure, and a name given twice.
+           R"({"x": {"throughput": {"value": 1}, "file-size": {"value": 5}},
+               "x": {"build-time": {"value": 3}, "throughput": {"value": 4}}})",
+           R"({"y": {"build-time": {"value": 3}}, "z": {"file-size": {"value": 1}}, "y": {"build-time": {"value": 4}}})"}) {
+    INFO(duplicate);
+    REQUIRE(detail::bmf_fast(duplicate));
+    CHECK_FALSE(testing::same_both_ways("bmf", duplicate, true));
+  }
+  auto dup = parse_text("bmf", R"({"a/b~c": {"latency": {"value": 1}, "wall_time": {"value": 2}}})", "in",
+                        testing::opts());
+  REQUIRE_FALSE(dup);
+  CHECK(dup.error().message ==
+        "in:/a~1b~0c/wall_time: duplicate benchmark 's/a/b~c:wall_time' (first at /a~1b~0c/latency); "
+        "expected every name/parameters/metric once");
   for (const std::string& refused : std::vector<std::string>{
            R"({"b": {"latency": {"value": NaN}}})",
            R"({"b": {"latency": {"value": 1}, "latency": {"value": 2}}})", R"({"b": {}})"}) {
