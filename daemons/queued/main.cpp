@@ -10,6 +10,7 @@
 #include "daemon/credential.h"
 #include "daemon/log.h"
 #include "daemon/service.h"
+#include "daemon/startup.h"
 #include "manager.h"
 #include "util/file.h"
 
@@ -52,7 +53,12 @@ int main(int argc, char** argv) {
   // Leases are judged by the server's clock: a box whose clock drifts
   // cannot expire the others' leases early, nor keep its own too long.
   options.database_clock = true;
-  auto store = store::QueueStore::open(where, clock, options);
+  // Opening applies the queue's migrations, and waits for another box's
+  // on a shared database.
+  auto store = [&] {
+    daemon::StartupExtender extend("Opening the queue (migrating it if this benchbox is newer)");
+    return store::QueueStore::open(where, clock, options);
+  }();
   if (!store) return fail("cannot open the queue: " + store.error().message);
   const std::string database = store->database().name();
 

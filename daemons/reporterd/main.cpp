@@ -8,6 +8,7 @@
 #include "daemon/credential.h"
 #include "daemon/log.h"
 #include "daemon/service.h"
+#include "daemon/startup.h"
 #include "manager.h"
 #include "util/file.h"
 
@@ -34,7 +35,12 @@ int main(int argc, char** argv) {
     if (!conninfo) return fail(conninfo.error().message);
     where = store::Location::postgresql(*conninfo);
   }
-  auto history = report::HistoryStore::open(where);
+  // Opening applies history's migrations first, and on a large history one
+  // can take minutes (an index over every point rebuilt).
+  auto history = [&] {
+    daemon::StartupExtender extend("Opening history (migrating it if this benchbox is newer)");
+    return report::HistoryStore::open(where);
+  }();
   if (!history) return fail("cannot open history: " + history.error().message);
   const std::string history_name = history->database().name();
 
