@@ -143,6 +143,13 @@ TEST_CASE("runs on a branch are ordered by first-parent position, so a backfille
   CHECK(*h->chunk_commits("o/r", "refs/heads/main", -1, 16) == Commits{{8, "unplaced"}});
   CHECK(*h->chunk_commits("o/r", "refs/heads/other", 1, 16) == Commits{{6, "other"}});
   CHECK(h->chunk_commits("o/r", "refs/heads/main", 2, 16)->empty());
+  // A chunk's count: plain points only (not the PR's head at 25), from a
+  // position on when asked, of the ref asked for.
+  const std::string key = "micro/loop:wall_time";
+  CHECK(*h->chunk_count("o/r", "refs/heads/main", key, 1, 16) == 3);
+  CHECK(*h->chunk_count("o/r", "refs/heads/main", key, 1, 16, 21) == 1);
+  CHECK(*h->chunk_count("o/r", "refs/heads/main", key, 0, 16) == 1);
+  CHECK(*h->chunk_count("o/r", "refs/heads/other", key, 1, 16) == 1);
 
   // The run before: the nearest earlier position, the earlier job at the
   // same one; a run of unknown position (job 8, from before runs were
