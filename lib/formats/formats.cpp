@@ -89,7 +89,7 @@ void ParsedList::permute(const std::vector<size_t>& order) {
     // start's benchmark waits aside while each position in the cycle takes
     // the one it is given, until the cycle comes back to start.
     model::Benchmark held = std::move(benches[start]);
-    const bool places = !place_of_.empty();  // else they follow the benchmarks (rule_)
+    const bool places = !rule_;  // else they follow the benchmarks
     const uint32_t held_place = places ? place_of_[start] : 0;
     size_t at = start;
     for (size_t from = order[at]; from != start; at = from, from = order[at]) {
