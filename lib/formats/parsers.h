@@ -62,7 +62,7 @@ struct ParsedList {
   model::Benchmark& emplace() { return emplace(std::string_view()); }
   // Puts benchmark order[k] at position k, with its place: in place, by
   // following the permutation's cycles. `order` holds every index once.
-  // Filling a second list instead held every benchmark twice (344 bytes
+  // Filling a second list instead held every benchmark twice (336 bytes
   // each) until the first was freed: asv's reordered list cost 0.85 of its
   // file's size on top of what the parse kept.
   void permute(const std::vector<size_t>& order);

@@ -52,15 +52,17 @@ struct Benchmark {
   // Canonical units: time metrics in seconds ("s"); counts "count"; memory
   // "bytes". A harness's own metric keeps its own unit.
   std::string unit = "s";
+  // The three small members side by side: one padding instead of three
+  // (a result holds 100,000s of benchmarks, and a parse writes each whole).
   Direction direction = Direction::lower_is_better;
+  BenchmarkStatus status = BenchmarkStatus::ok;
+  bool summary_only = false;     // the harness gave only summaries (see `summary`)
   std::vector<double> samples;   // raw samples, one per measurement, in `unit`
   std::vector<int64_t> rounds;   // round of each sample: base/head samples with the
                                  // same round ran adjacent (pairing); empty = unknown
   std::vector<double> iterations;  // iterations behind each sample, where the format says
-  bool summary_only = false;     // the harness gave only summaries (see `summary`)
   Summary summary;               // mean/median/stddev/min/max as the harness reported
-  BenchmarkStatus status = BenchmarkStatus::ok;
-  std::string reason;            // why failed/skipped
+  std::string reason;            // why failed/skipped (status)
   // Format-specific (counters, exit codes): null until something is put in
   // (operator[] makes it an object), so a result of 100,000s of benchmarks
   // does not hold as many empty maps.
