@@ -29,7 +29,7 @@ class NameIndex {
   template <class Same>
   size_t find_or_add_hashed(uint64_t hash, size_t next, Same&& same) {
     if (2 * (count_ + 1) > slots_.size()) grow(slots_.empty() ? 64 : 2 * slots_.size());
-    const uint32_t h = uint32_t(hash ^ (hash >> 32));
+    const uint32_t h = fold(hash);
     const size_t mask = slots_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       Slot& s = slots_[i];
@@ -44,7 +44,7 @@ class NameIndex {
   // Asks for the slot of hash `h` ahead of its find_or_add_hashed: over
   // hundreds of thousands of keys, each slot is a cache miss.
   void prefetch(uint64_t hash) const {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[uint32_t(hash ^ (hash >> 32)) & (slots_.size() - 1)]);
+    if (!slots_.empty()) __builtin_prefetch(&slots_[fold(hash) & (slots_.size() - 1)]);
   }
   void swap(NameIndex& other) {
     std::swap(slots_, other.slots_);
@@ -65,6 +65,7 @@ class NameIndex {
   // The hash folded to 32 bits picks the slot and filters keys; where it
   // is equal, keys are compared in full, as before.
   static constexpr uint32_t kEmpty = UINT32_MAX;
+  static uint32_t fold(uint64_t hash) { return uint32_t(hash ^ (hash >> 32)); }
   struct Slot {
     uint32_t hash = 0;
     uint32_t position = kEmpty;
