@@ -52,9 +52,10 @@ struct ParsedList {
     return benches.back();
   }
   // A reader whose places follow from its benchmarks alone names the rule
-  // before its first benchmark and stores none: place(i) makes it when an error needs it. BMF
-  // has a place per benchmark ("/<name>/<measure>"), and their text with
-  // its doublings was about half a file's size on top of the benchmarks.
+  // before its first benchmark and stores none: place(i) makes it when an
+  // error needs it. BMF has a place per benchmark ("/<name>/<measure>"),
+  // and their text with its doublings was about half a file's size on top
+  // of the benchmarks.
   using PlaceRule = std::string (*)(const model::Benchmark&);
   void place_by(PlaceRule rule) { rule_ = rule; }
   // A benchmark at the end of a list placed by its rule (in another list:

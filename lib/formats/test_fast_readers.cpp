@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -125,10 +126,11 @@ TEST_CASE("BMF: the fast reader takes the plain shape, read as the DOM reader re
   read_both_ways("bmf", repeated);
   // Taken, then refused by finish(): the fast reader stores no places, so
   // these check that the ones it makes for the error are the DOM reader's.
+  // A project's own measure named as latency's metric; a name a JSON
+  // pointer escapes.
+  const std::string own_wall_time = R"({"a/b~c": {"latency": {"value": 1}, "wall_time": {"value": 2}}})";
   for (const std::string& duplicate : std::vector<std::string>{
-           // A project's own measure named as latency's metric; a name a
-           // JSON pointer escapes.
-           R"({"a/b~c": {"latency": {"value": 1}, "wall_time": {"value": 2}}})",
+           own_wall_time,
            // Every built-in measure, and a name given twice.
            R"({"x": {"throughput": {"value": 1}, "file-size": {"value": 5}},
                "x": {"build-time": {"value": 3}, "throughput": {"value": 4}}})",
@@ -137,8 +139,7 @@ TEST_CASE("BMF: the fast reader takes the plain shape, read as the DOM reader re
     REQUIRE(detail::bmf_fast(duplicate));
     CHECK_FALSE(testing::same_both_ways("bmf", duplicate, true));
   }
-  auto dup = parse_text("bmf", R"({"a/b~c": {"latency": {"value": 1}, "wall_time": {"value": 2}}})", "in",
-                        testing::opts());
+  auto dup = parse_text("bmf", own_wall_time, "in", testing::opts());
   REQUIRE_FALSE(dup);
   CHECK(dup.error().message ==
         "in:/a~1b~0c/wall_time: duplicate benchmark 's/a/b~c:wall_time' (first at /a~1b~0c/latency); "
@@ -209,7 +210,7 @@ TEST_CASE("asv: rows in any order come out in name order, each row's benchmarks 
   for (unsigned seed : {1u, 2u, 20261207u}) {
     std::mt19937 rng(seed);
     std::vector<int> ids(60);
-    for (int i = 0; i < 60; ++i) ids[i] = i;
+    std::iota(ids.begin(), ids.end(), 0);
     std::shuffle(ids.begin(), ids.end(), rng);
     std::string rows;
     for (int id : ids) {
@@ -241,7 +242,7 @@ TEST_CASE("ParsedList::permute moves each benchmark with its place") {
       list.emplace("/p" + std::to_string(i / 3)).key.name = "b" + std::to_string(i);
     }
     std::vector<size_t> order(n);
-    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::iota(order.begin(), order.end(), size_t{0});
     std::shuffle(order.begin(), order.end(), rng);
     list.permute(order);
     REQUIRE(list.size() == n);
