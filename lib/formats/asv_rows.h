@@ -57,14 +57,14 @@ Result<Columns> read_columns(const json& names, const Loc& at);
 // The parameter combinations of a row, in asv's order (the cartesian
 // product of the values, last parameter fastest), named as benchmarks.json
 // names them or param1, param2, ...
-std::vector<std::map<std::string, std::string>> combinations(const std::vector<std::vector<std::string>>& values,
-                                                             const Declared* decl);
+std::vector<model::Params> combinations(const std::vector<std::vector<std::string>>& values,
+                                        const Declared* decl);
 
 // Benchmark b's key, unit and version for one parameter combination. False
 // when its result is for another benchmark version than benchmarks.json's:
 // b is then skipped and says why, and nothing more of it is read.
-bool begin(model::Benchmark& b, const std::string& name, std::map<std::string, std::string> params,
-           const MetricUnit& how, const std::string& version, const Declared* decl);
+bool begin(model::Benchmark& b, const std::string& name, model::Params params, const MetricUnit& how,
+           const std::string& version, const Declared* decl);
 
 // A combination's "result" value: null (nullopt) is a failed benchmark, NaN
 // a skipped combination, infinity an error the caller words. True for a

@@ -88,12 +88,12 @@ Result<Columns> read_columns(const json& names, const Loc& at) {
   return columns;
 }
 
-std::vector<std::map<std::string, std::string>> combinations(const std::vector<std::vector<std::string>>& values,
-                                                             const Declared* decl) {
-  std::vector<std::map<std::string, std::string>> combos(1);
+std::vector<model::Params> combinations(const std::vector<std::vector<std::string>>& values,
+                                        const Declared* decl) {
+  std::vector<model::Params> combos(1);
   for (size_t i = 0; i < values.size(); ++i) {
     std::string pname = decl && i < decl->param_names.size() ? decl->param_names[i] : "param" + std::to_string(i + 1);
-    std::vector<std::map<std::string, std::string>> next;
+    std::vector<model::Params> next;
     next.reserve(combos.size() * values[i].size());
     for (const auto& c : combos)
       for (const auto& v : values[i]) {
@@ -106,8 +106,8 @@ std::vector<std::map<std::string, std::string>> combinations(const std::vector<s
   return combos;
 }
 
-bool begin(model::Benchmark& b, const std::string& name, std::map<std::string, std::string> params,
-           const MetricUnit& how, const std::string& version, const Declared* decl) {
+bool begin(model::Benchmark& b, const std::string& name, model::Params params, const MetricUnit& how,
+           const std::string& version, const Declared* decl) {
   b.key.name = name;
   b.key.params = std::move(params);
   b.key.metric = how.metric;

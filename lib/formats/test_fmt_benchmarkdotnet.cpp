@@ -32,7 +32,7 @@ const std::string kResult =
 TEST_CASE("benchmarkdotnet: Result measurements, statistics, memory, metrics, a failed benchmark") {
   auto v = ok(kFormat, kFixture);
   REQUIRE(v.size() == 9);  // Parse and Serialize: time, memory, 2 metrics; ParseInvalid: time
-  const std::map<std::string, std::string> p{{"Size", "1000"}, {"Input", "a,b"}};
+  const model::Params p{{"Size", "1000"}, {"Input", "a,b"}};
 
   const auto& parse = find(v, "Acme.Json.Benchmarks.ParserBench.Parse", "wall_time", p);
   CHECK(parse.key.params == p);  // "Size=1000&Input=a,b": the comma is part of the value

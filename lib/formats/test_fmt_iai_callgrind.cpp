@@ -71,7 +71,7 @@ TEST_CASE("iai-callgrind: --output-format=json lines, pretty-json and a jq -s ar
   CHECK(find(v, kFib + "::long", "estimated_cycles").samples == V{35638766});
   CHECK(find(v, kFib + "::long", "l1_hits").extra.at("description") == "30");
   // no id: the module path alone; cachegrind's events carry params tool=cachegrind
-  const std::map<std::string, std::string> cg{{"tool", "cachegrind"}};
+  const model::Params cg{{"tool", "cachegrind"}};
   const auto& sort = find(v, "bin_bench::sort_group::bench_sort", "instructions", cg);
   CHECK(sort.samples == V{331082});
   CHECK(sort.key.params == cg);

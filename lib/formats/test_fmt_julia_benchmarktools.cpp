@@ -46,7 +46,7 @@ TEST_CASE("julia-benchmarktools: trials and estimates of nested groups") {
   // benchmark carries its position as params value.
   auto v = ok(kJulia, kJuliaFixture);
   REQUIRE(v.size() == 30);  // 5 benchmarks x (wall_time, alloc_bytes, allocs) x 2 values
-  const std::map<std::string, std::string> trials{{"value", "1"}}, medians{{"value", "2"}};
+  const model::Params trials{{"value", "1"}}, medians{{"value", "2"}};
 
   const auto& quick = find(v, "sort/quicksort/1000", "wall_time", trials);
   CHECK(quick.unit == "s");

@@ -113,7 +113,7 @@ TEST_CASE("google-benchmark: bad input") {
 
 TEST_CASE("go-test: real -benchmem -count 3 output") {
   auto v = ok("go-test", "go-test-real-benchmem-count3.txt");
-  std::map<std::string, std::string> p5{{"pkg", "example.com/fib"}, {"procs", "2"}};
+  model::Params p5{{"pkg", "example.com/fib"}, {"procs", "2"}};
   const auto& fib = find(v, "BenchmarkFib/n=5", "wall_time", p5);
   CHECK(fib.samples.size() == 3);
   CHECK(fib.iterations == std::vector<double>{2000, 2000, 2000});
@@ -233,7 +233,7 @@ TEST_CASE("pytest-benchmark: a [...] id stays in the name unless params names th
 TEST_CASE("pytest-benchmark: documented schema") {
   auto v = ok("pytest-benchmark", "pytest-benchmark-documented-schema.json");
   const auto& parse = find(v, "tests/test_perf.py::test_parse");
-  CHECK(parse.key.params == std::map<std::string, std::string>{{"mode", "strict"}, {"size", "small"}});
+  CHECK(parse.key.params == model::Params{{"mode", "strict"}, {"size", "small"}});
   CHECK(parse.samples.size() == 5);
   CHECK(parse.iterations == std::vector<double>(5, 10));
   CHECK(parse.summary.at("median") == 1.2e-05);
@@ -525,7 +525,7 @@ TEST_CASE("vitest: bench --outputJson, summaries in milliseconds, samples when k
 TEST_CASE("jmh: primary and secondary metrics, every iteration of every fork, modes and units") {
   auto v = ok("jmh", "jmh-documented-schema.json");
   REQUIRE(v.size() == 5);
-  const std::map<std::string, std::string> p{{"size", "100"}, {"strict", "true"}};
+  const model::Params p{{"size", "100"}, {"strict", "true"}};
   const auto& thrpt = find(v, "org.example.ParseBench.parse", "throughput", p);
   CHECK(thrpt.samples == std::vector<double>{1498.2, 1521.3, 1530.1, 1518.6, 1525.2, 1547.0});
   CHECK(thrpt.direction == Direction::higher_is_better);  // thrpt

@@ -35,7 +35,7 @@ inline std::vector<model::Benchmark> ok(const std::string& format, const std::st
 
 inline const model::Benchmark& find(const std::vector<model::Benchmark>& v, const std::string& name,
                                     const std::string& metric = "wall_time",
-                                    const std::map<std::string, std::string>& params = {}) {
+                                    const model::Params& params = {}) {
   for (const auto& b : v)
     if (b.key.name == name && b.key.metric == metric && (params.empty() || b.key.params == params)) return b;
   FAIL("no benchmark " << name << ":" << metric);

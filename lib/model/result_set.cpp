@@ -12,6 +12,11 @@ void to_json(nlohmann::json& j, const Summary& s) {
   for (const auto& [name, value] : s) j[name] = value;
 }
 
+void to_json(nlohmann::json& j, const Params& p) {
+  j = nlohmann::json::object();
+  for (const auto& [name, value] : p) j[name] = value;
+}
+
 std::string BenchmarkKey::to_string() const {
   std::string out = suite + "/" + name;
   if (!params.empty()) {

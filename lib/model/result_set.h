@@ -22,12 +22,18 @@ namespace bb::model {
 inline constexpr const char* kResultSetSchema = "benchbox.resultset/1";
 inline constexpr const char* kJobResultSchema = "benchbox.jobresult/1";
 
+// A benchmark's parameters, by name, in name order (model/flat_map.h says
+// why not a std::map).
+using Params = FlatMap<std::string>;
+// A JSON object of the names and values, in name order.
+void to_json(nlohmann::json& j, const Params& p);
+
 // Identity of a benchmark within a repository: suite/name/parameters/metric.
 // Only equal keys (and equal environment keys) are ever compared.
 struct BenchmarkKey {
   std::string suite;
   std::string name;
-  std::map<std::string, std::string> params;
+  Params params;
   std::string metric = "wall_time";  // wall_time, cpu_time, instructions, memory, or the harness's
 
   // "suite/name[a=1,b=x]:metric" (parameters sorted), stable for storage.

@@ -232,3 +232,42 @@ TEST_CASE("a summary keeps its names sorted and unique, as the std::map it repla
   CHECK_FALSE(json_as<Summary>(nlohmann::json::parse(R"({"mean": "1"})")));
   CHECK_FALSE(json_as<Summary>(nlohmann::json::parse("[1]")));
 }
+
+TEST_CASE("a key's parameters order and compare as the std::map they replaced did") {
+  // Keys sort result sets, name files and index history: every order among
+  // keys must be std::map's, entry by entry in name order, a prefix first.
+  const std::vector<std::vector<std::pair<std::string, std::string>>> cases = {
+      {}, {{"n", "10"}}, {{"n", "2"}}, {{"n", "10"}, {"s", "x"}}, {{"n", "10"}, {"s", ""}},
+      {{"m", "10"}}, {{"param10", "a"}, {"param2", "b"}}, {{"param2", "b"}, {"param10", "a"}}};
+  auto both = [](const auto& entries) {
+    Params p;
+    std::map<std::string, std::string> m;
+    for (const auto& [k, v] : entries) {
+      p[k] = v;
+      m[k] = v;
+    }
+    return std::pair{p, m};
+  };
+  for (const auto& a : cases)
+    for (const auto& b : cases) {
+      auto [pa, ma] = both(a);
+      auto [pb, mb] = both(b);
+      CAPTURE(BenchmarkKey{"s", "n", pa}.to_string(), BenchmarkKey{"s", "n", pb}.to_string());
+      CHECK((pa <=> pb) == (ma <=> mb));
+      CHECK((pa == pb) == (ma == mb));
+      CHECK((BenchmarkKey{"s", "n", pa} < BenchmarkKey{"s", "n", pb}) == (ma < mb));
+    }
+  // Inserted out of order, iterated and written in name order.
+  Params p{{"param2", "b"}, {"param10", "a"}};
+  CHECK(BenchmarkKey{"s", "n", p}.to_string() == "s/n[param10=a,param2=b]:wall_time");
+  CHECK(nlohmann::json(p).dump() == R"({"param10":"a","param2":"b"})");
+  auto back = json_as<Params>(nlohmann::json(p));
+  REQUIRE(back);
+  CHECK(*back == p);
+  CHECK_FALSE(json_as<Params>(nlohmann::json::parse(R"({"n": 1})")));
+  // operator[] returns a reference good until the next insertion: a value
+  // written through it in one statement lands.
+  p["param1"] = "c";
+  CHECK(p.at("param1") == "c");
+  CHECK(p.size() == 3);
+}
