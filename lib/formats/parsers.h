@@ -63,7 +63,7 @@ struct ParsedList {
   model::Benchmark& emplace() { return emplace(std::string_view()); }
   // Puts benchmark order[k] at position k, with its place: in place, by
   // following the permutation's cycles. `order` holds every index once.
-  // Filling a second list instead held every benchmark twice (312 bytes
+  // Filling a second list instead held every benchmark twice (304 bytes
   // each) until the first was freed: asv's peak beyond what it kept was
   // 1.64 times its file's size (bench-formats, scale 1), 0.85 without it.
   void permute(const std::vector<size_t>& order);

@@ -41,13 +41,14 @@ struct BenchmarkKey {
   auto operator<=>(const BenchmarkKey&) const = default;
 };
 
-enum class BenchmarkStatus { ok, failed, skipped };
+// One byte each (as Direction): a result holds 100,000s of benchmarks.
+enum class BenchmarkStatus : uint8_t { ok, failed, skipped };
 const char* to_string(BenchmarkStatus s);
 
 // Which way is better. Times, memory and counts: lower; rates (MB/s,
 // ops/s, items_per_second, throughput): higher. The parser decides, from the
 // harness's own marking where it has one; the engine only reads it.
-enum class Direction { lower_is_better, higher_is_better };
+enum class Direction : uint8_t { lower_is_better, higher_is_better };
 const char* to_string(Direction d);
 // The direction a unit implies when the harness says nothing: a rate (a
 // unit ending in "/s", "per_second", "Hz") is higher-is-better.
@@ -58,8 +59,9 @@ struct Benchmark {
   // Canonical units: time metrics in seconds ("s"); counts "count"; memory
   // "bytes". A harness's own metric keeps its own unit.
   std::string unit = "s";
-  // The three small members side by side: one padding instead of three
-  // (a result holds 100,000s of benchmarks, and a parse writes each whole).
+  // The three small members side by side, a byte each: one padding instead
+  // of three (a result holds 100,000s of benchmarks, and a parse writes
+  // each whole).
   Direction direction = Direction::lower_is_better;
   BenchmarkStatus status = BenchmarkStatus::ok;
   bool summary_only = false;     // the harness gave only summaries (see `summary`)
