@@ -231,34 +231,6 @@ Measured in_child(const std::string& path, const std::function<size_t(const std:
   return m;
 }
 
-// A child that allocates `mb` MiB and writes one byte to each 4 KiB page:
-// the cost of memory that is touched for the first time, alone.
-Measured touch(double mb) {
-  Measured m;
-  int fds[2];
-  if (mb <= 0 || ::pipe(fds) < 0) return m;
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    const size_t bytes = size_t(mb * 1024 * 1024);
-    auto t0 = std::chrono::steady_clock::now();
-    auto* p = static_cast<volatile char*>(std::malloc(bytes));
-    if (p) {
-      for (size_t i = 0; i < bytes; i += 4096) p[i] = 1;
-      m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      m.ok = true;
-    }
-    if (::write(fds[1], &m, sizeof m) != ssize_t(sizeof m)) ::_exit(1);
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  if (::read(fds[0], &m, sizeof m) != ssize_t(sizeof m)) m.ok = false;
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return m;
-}
-
 // Keeps the fastest of several runs, each in its own child (so each RSS is
 // its own), and the largest RSS of any of them, not the fastest run's.
 void keep_best(Measured& best, const Measured& m, bool first) {
@@ -334,6 +306,18 @@ int main(int argc, char** argv) {
       return r->size();
     });
   };
+  // A child that, with the text read as the readers' children have it,
+  // allocates `mb` MiB and writes one byte to each 4 KiB page: the cost of
+  // memory touched for the first time, alone.
+  auto touch = [&](const Generated& in, double mb) {
+    return in_child(in.path, [&](const std::string&, Measured& m) -> size_t {
+      auto* p = static_cast<volatile char*>(std::malloc(size_t(mb * 1024 * 1024)));
+      if (!p) return 0;
+      for (size_t i = 0; i < size_t(mb * 1024 * 1024); i += 4096) p[i] = 1;
+      m.ok = true;
+      return 0;
+    });
+  };
   auto plain_dom = [&](const Generated& in) {
     return in_child(in.path, [&](const std::string& text, Measured& m) -> size_t {
       try {
@@ -356,7 +340,7 @@ int main(int argc, char** argv) {
       keep_best(ours, ours_with(in, true), round == 0);
       keep_best(sax, ours_with(in, false), round == 0);
       keep_best(plain, plain_dom(in), round == 0);
-      keep_best(touched, touch(ours.rss_peak_mb - ours.rss_before_mb), round == 0);
+      keep_best(touched, touch(in, ours.rss_peak_mb - ours.rss_before_mb), round == 0);
     }
     if (!ours.ok || !sax.ok || !plain.ok) {
       std::printf("%-17s failed: %s %s %s\n", in.format.c_str(), ours.error, sax.error, plain.error);
