@@ -219,16 +219,20 @@ nlohmann::json encode_commits(const std::vector<std::pair<int64_t, std::string>>
   return ChunkEncoder().commits(commits);
 }
 
-Result<ChunkColumns> decode_chunk(std::string_view chunk_json) {
-  // simdjson: a push reads its chunk back for every series it touched.
-  // One parser a thread, kept: a new one allocates (and the kernel maps)
-  // its buffers again for every chunk.
-  static thread_local simdjson::dom::parser parser;
-  element chunk;
+namespace {
+
+// simdjson: a push reads its tail back for every series it touched, after
+// a restart. One parser a thread, kept: a new one allocates (and the
+// kernel maps) its buffers again for every chunk.
+simdjson::dom::parser& parser() {
+  static thread_local simdjson::dom::parser p;
+  return p;
+}
+
+Result<ChunkColumns> decode(element chunk) {
   std::string_view schema;
   uint64_t points = 0;
-  if (parser.parse(simdjson::padded_string(chunk_json)).get(chunk) || chunk["schema"].get_string().get(schema) ||
-      schema != kChunkSchema)
+  if (chunk["schema"].get_string().get(schema) || schema != kChunkSchema)
     return bad(std::string("not a ") + kChunkSchema + " object");
   if (chunk["points"].get_uint64().get(points)) return bad("no \"points\"");
   const size_t n = points;
@@ -272,6 +276,31 @@ Result<ChunkColumns> decode_chunk(std::string_view chunk_json) {
     c.label[at] = std::string(text);
   }
   return c;
+}
+
+}  // namespace
+
+Result<ChunkColumns> decode_chunk(std::string_view chunk_json) {
+  element chunk;
+  if (parser().parse(simdjson::padded_string(chunk_json)).get(chunk))
+    return bad(std::string("not a ") + kChunkSchema + " object");
+  return decode(chunk);
+}
+
+Result<ChunkColumns> decode_series_tail(std::string_view series_json, const std::string& chunk) {
+  element series;
+  simdjson::dom::array entries;
+  if (parser().parse(simdjson::padded_string(series_json)).get(series) || series["chunks"].get_array().get(entries))
+    return bad("not a series file with a chunk list");
+  for (element e : entries) {
+    std::string_view id;
+    bool tail = false;
+    element data;
+    if (e["chunk"].get_string().get(id) || id != chunk || e["tail"].get_bool().get(tail) || !tail) continue;
+    if (e["data"].get(data)) return bad("chunk " + chunk + "'s tail entry has no \"data\"");
+    return decode(data);
+  }
+  return bad("the series file lists no tail of chunk " + chunk);
 }
 
 }  // namespace bb::report::site

@@ -62,5 +62,9 @@ nlohmann::json encode_commits(const std::vector<std::pair<int64_t, std::string>>
 // The chunk again as columns, from its JSON (site::data_file's argument);
 // an error says what is malformed.
 Result<ChunkColumns> decode_chunk(std::string_view chunk_json);
+// The tail of chunk `chunk` (chunk_id) that a series file holds inline,
+// in its chunk list's tail entry (docs/dashboard.md, "series"), from the
+// series file's JSON; an error when it lists none or it is malformed.
+Result<ChunkColumns> decode_series_tail(std::string_view series_json, const std::string& chunk);
 
 }  // namespace bb::report::site

@@ -13,9 +13,9 @@ namespace bb::report::site {
 
 // Points per chunk of a branch's trend: a new point rewrites one chunk.
 inline constexpr int64_t kChunkPoints = 1024;
-// A branch's newest chunk keeps its newest points in a file of their own,
-// its tail: a push rewrites the tail, and the rest of the chunk once per
-// kTailPoints points (site_series.cpp, tail_split).
+// A branch's newest chunk keeps its newest points apart, its tail, inside
+// the series file: a push rewrites the series file, and the chunk's file
+// once per kTailPoints points (site_series.cpp, tail_split).
 inline constexpr int64_t kTailPoints = 64;
 
 // "owner/name" -> "r/owner/name"; characters outside [A-Za-z0-9._-] become
@@ -35,14 +35,16 @@ std::string repository_data(const std::string& repository);
 std::string trend_page(const std::string& repository, const std::string& sid);
 std::string series_data(const std::string& repository, const std::string& sid);
 std::string chunk_data(const std::string& repository, const std::string& sid, int64_t chunk);
+// Where a site from before kept a tail, in a file of its own: read until
+// its series is written again, and removed then.
 std::string tail_data(const std::string& repository, const std::string& sid, int64_t chunk);
 // The commit ids of a chunk of a ref's runs, by job, which every series of
 // the ref shares (site_chunk.h).
 std::string commits_data(const std::string& repository, const std::string& ref, int64_t chunk);
 // What a series file's chunk list names its files by (docs/dashboard.md,
 // "series"): a chunk's file is src + chunk_id + ".js" and its data name
-// name + chunk_id; its tail's add ".t" to the file and "/tail" to the
-// name. The same for a ref chunk's commits (without tails). chunk_data,
+// name + chunk_id; a tail of a site from before added ".t" to the file and
+// "/tail" to the name. The same for a ref chunk's commits. chunk_data,
 // tail_data, commits_data and their names are built from the same
 // prefixes, and the page's rule is tested against them.
 struct FilePattern {

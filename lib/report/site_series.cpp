@@ -80,11 +80,11 @@ size_t tail_split(size_t n) {
   return n <= t ? n : (n - 1) / t * t;
 }
 
-// A series' chunk files as its trend shell names them: each chunk, and
-// whether it has a tail.
-std::vector<std::pair<int64_t, bool>> chunk_files(const SeriesSummary& summary) {
-  std::vector<std::pair<int64_t, bool>> out;
-  for (const auto& [chunk, c] : summary.chunks) out.emplace_back(chunk, c.tail > 0);
+// A series' chunk files as its trend shell names them: one per chunk (a
+// tail is inside the series file).
+std::vector<int64_t> chunk_files(const SeriesSummary& summary) {
+  std::vector<int64_t> out;
+  for (const auto& [chunk, c] : summary.chunks) out.push_back(chunk);
   return out;
 }
 
@@ -97,11 +97,12 @@ bool commits_at_once(const std::string& ref, const SeriesSummary& summary, int64
 }
 
 // An entry of a series file's chunk list (docs/dashboard.md, "series"):
-// the chunk, its points, whether it is the chunk's tail, and whether the
-// page loads the chunk's commits at once. Its files are named by the
-// series' chunk_files and commit_files patterns: a push writes this list
-// for every series, and each entry naming its file and commits file whole
-// was most of a series file's bytes.
+// the chunk, its points, whether it is the chunk's tail (whose data the
+// caller puts in it), and whether the page loads the chunk's commits at
+// once. Its files are named by the series' chunk_files and commit_files
+// patterns: a push writes this list for every series, and each entry
+// naming its file and commits file whole was most of a series file's
+// bytes.
 nlohmann::json chunk_entry(int64_t chunk, int64_t points, bool tail, bool commits) {
   nlohmann::json e = nlohmann::json::object();
   e["chunk"] = site::chunk_id(chunk);
@@ -111,18 +112,44 @@ nlohmann::json chunk_entry(int64_t chunk, int64_t points, bool tail, bool commit
   return e;
 }
 
+// Points after `cols`' own, in the chunk's columns: `env_of` is each
+// point's index into the series' environments, `unplaced` the count of
+// points of unknown position (their x counts down from -unplaced).
+void append_points(site::ChunkColumns& cols, const std::vector<SeriesPoint>& points, const std::vector<size_t>& env_of,
+                   bool release_series, int64_t unplaced) {
+  const size_t before = cols.x.size();
+  for (size_t i = 0; i < points.size(); ++i) {
+    const SeriesPoint& p = points[i];
+    const bool measured = p.status == "ok" && p.samples > 0;
+    const double none = std::nan("");
+    const int64_t at = int64_t(before + i);
+    if (release_series) cols.x.push_back(at);
+    else cols.x.push_back(p.position >= 0 ? p.position : -unplaced + at);
+    cols.time.push_back(p.commit_time);
+    cols.job.push_back(p.job_id);
+    cols.label.push_back(p.label);
+    cols.median.push_back(measured ? p.median : none);
+    cols.q1.push_back(measured ? p.q1 : none);
+    cols.q3.push_back(measured ? p.q3 : none);
+    cols.n.push_back(int64_t(p.samples));
+    cols.status.push_back(p.status);
+    cols.env.push_back(int64_t(env_of[i]));
+  }
+}
+
 // A branch chunk as the site already holds it (its tail as the writer kept
-// it, `kept_tail`, else its files), and the points a job added after its
-// last one: what a push costs is then its points and the tail,
-// not a read of the chunk's 1,024 from history (scattered over as many
-// database pages). nullopt when the files cannot be trusted to be
-// history's chunk less those points: missing, of another encoding, or not
-// the count history holds (a backfill inserted a point, retention removed
-// one).
+// it, `kept_tail`, else as the series file holds it, else in the tail file
+// of a site from before), and the points a job added after its last one:
+// what a push costs is then its points and the tail, not a read of the
+// chunk's 1,024 from history (scattered over as many database pages).
+// nullopt when the files cannot be trusted to be history's chunk less
+// those points: missing, of another encoding, or not the count history
+// holds (a backfill inserted a point, retention removed one).
 struct Appended {
   site::ChunkColumns columns;  // the chunk's points from `from` on, as its files hold them
   size_t from = 0;             // points before those, left as they are in the chunk's first file
   std::vector<SeriesPoint> added;
+  bool kept = false;           // the tail was the writer's own, not read from a file
 };
 Result<std::optional<Appended>> appended_chunk(HistoryStore& history, const std::string& site_dir,
                                                const std::string& repository, const std::string& ref,
@@ -135,14 +162,23 @@ Result<std::optional<Appended>> appended_chunk(HistoryStore& history, const std:
   };
   const int64_t in_first = written.points - written.tail;
   std::optional<site::ChunkColumns> columns;
-  if (written.tail > 0 && kept_tail && int64_t(kept_tail->size()) == written.tail) columns = std::move(*kept_tail);
-  else if (written.tail > 0) columns = read(site::tail_data(repository, sid, chunk), written.tail);
-  else columns = read(site::chunk_data(repository, sid, chunk), written.points);
+  const bool kept = written.tail > 0 && kept_tail && int64_t(kept_tail->size()) == written.tail;
+  if (kept) {
+    columns = std::move(*kept_tail);
+  } else if (written.tail > 0) {
+    auto inline_tail =
+        site::decode_series_tail(read_data_file(path_join(site_dir, site::series_data(repository, sid))),
+                                 site::chunk_id(chunk));
+    if (inline_tail && int64_t(inline_tail->size()) == written.tail) columns = std::move(*inline_tail);
+    else columns = read(site::tail_data(repository, sid, chunk), written.tail);
+  } else {
+    columns = read(site::chunk_data(repository, sid, chunk), written.points);
+  }
   if (!columns) return std::optional<Appended>{};
   auto added = history.trend_chunk(repository, ref, key, chunk, site::kChunkPoints, columns->x.back() + 1);
   if (!added) return added.error();
   if (added->points.empty()) return std::optional<Appended>{};
-  Appended out{std::move(*columns), size_t(written.tail > 0 ? in_first : 0), std::move(added->points)};
+  Appended out{std::move(*columns), size_t(written.tail > 0 ? in_first : 0), std::move(added->points), kept};
   const int64_t total = written.points + int64_t(out.added.size());
   // Only the tail is rewritten: history's count is checked over the tail's
   // positions, about 64 rows instead of up to 1,024. A point history gained
@@ -287,10 +323,7 @@ std::vector<std::pair<std::pair<std::string, std::string>, const SeriesSummary*>
 Status SiteWriter::write_trend_shell(const std::string& repository, const std::string& ref, const std::string& key,
                                      const std::string& sid, const SeriesSummary& summary) {
   std::vector<std::string> preload = {site::series_data(repository, sid)};
-  for (const auto& [chunk, c] : summary.chunks) {
-    preload.push_back(site::chunk_data(repository, sid, chunk));
-    if (c.tail > 0) preload.push_back(site::tail_data(repository, sid, chunk));
-  }
+  for (const auto& [chunk, c] : summary.chunks) preload.push_back(site::chunk_data(repository, sid, chunk));
   for (const auto& [chunk, c] : summary.chunks)
     if (commits_at_once(ref, summary, chunk)) preload.push_back(site::commits_data(repository, ref, chunk));
   return write_shell(site::trend_page(repository, sid), "trend",
@@ -306,7 +339,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   const bool is_new = !summaries_.count({ref, key});
   SeriesSummary& summary = summaries_[{ref, key}];
   const bool full = !chunks || is_new || summary.chunks.empty() || release(ref);
-  const std::vector<std::pair<int64_t, bool>> files_before = chunk_files(summary);
+  const std::vector<int64_t> files_before = chunk_files(summary);
 
   // The chunks to read: all of them, or those named and the newest (where
   // the latest point is).
@@ -329,14 +362,25 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   // The points a push appended to the newest chunk, if that is all that
   // changed: the change-point windows then take them too (change_window).
   std::optional<std::vector<SeriesPoint>> appended_points;
-  // The chunk that has a tail after this job: the branch's newest.
+  // The chunk that has a tail after this job: the branch's newest. Its
+  // tail goes inside the series file (`tail_json`): one file a push
+  // writes for the series, not two.
   const int64_t last = release(ref) || reading.empty() ? -2 : std::max(newest, *reading.rbegin());
+  nlohmann::json tail_json;
+  // A site from before kept the tail in a file of its own, which its
+  // trend shell preloads: removed, the shell is written again.
+  bool tail_file_removed = false;
+  auto remove_tail_file = [&](int64_t chunk) {
+    if (::unlink(path_join(options_.site_dir, site::tail_data(repository, sid, chunk)).c_str()) == 0)
+      tail_file_removed = true;
+  };
   for (int64_t chunk : reading) {  // ascending: unplaced (-1) first
     // A job's point at the end of the newest chunk: the chunk from the
     // site's own files and that point from history; else the whole chunk.
     site::ChunkColumns cols;
     size_t from = 0;  // points of the chunk before `cols`
     std::vector<SeriesPoint> points;
+    bool kept_tail = false;  // the tail appended to was the writer's own
     SeriesChunk counted;
     const int64_t old_tail = summary.chunks.count(chunk) ? summary.chunks.at(chunk).tail : 0;
     const bool tailed = chunk >= 0 && chunk == last;
@@ -351,6 +395,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
         cols = std::move((*appended)->columns);
         from = (*appended)->from;
         points = std::move((*appended)->added);
+        kept_tail = (*appended)->kept;
         counted = summary.chunks.at(chunk);
         appended_points = points;
       }
@@ -385,32 +430,30 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     counted.points += int64_t(points.size());
     summary.chunks[chunk] = std::move(counted);
     if (chunk == summary.chunks.rbegin()->first) latest = points.back();
+    const int64_t unplaced = summary.chunks.count(-1) ? summary.chunks.at(-1).points : 0;
     // Read only for `latest`, unless it lost its place as the newest: its
     // tail then goes back into one file.
     if (!full && !chunks->count(chunk) && !(old_tail > 0 && !tailed)) {
       summary.chunks[chunk].tail = old_tail;  // its files stay as they are
+      if (old_tail > 0) {
+        // The series file is written again, and its tail in it: the one
+        // kept, else history's newest points, as the tail was cut.
+        auto kept = tails_.find({repository, sid});
+        if (kept != tails_.end() && kept->second.chunk == chunk && int64_t(kept->second.columns.size()) == old_tail) {
+          tail_json = site::encode_chunk(kept->second.columns, site::commits_data(repository, ref, chunk),
+                                         site::commits_name(ref, chunk));
+        } else {
+          site::ChunkColumns all;
+          append_points(all, points, env_of, release(ref), unplaced);
+          site::ChunkColumns tail = all.split_off(all.size() - std::min(all.size(), size_t(old_tail)));
+          tail_json = site::encode_chunk(tail, site::commits_data(repository, ref, chunk), site::commits_name(ref, chunk));
+        }
+        remove_tail_file(chunk);
+      }
       continue;
     }
 
-    const int64_t unplaced = summary.chunks.count(-1) ? summary.chunks.at(-1).points : 0;
-    const size_t before = cols.x.size();
-    for (size_t i = 0; i < points.size(); ++i) {
-      const SeriesPoint& p = points[i];
-      const bool measured = p.status == "ok" && p.samples > 0;
-      const double none = std::nan("");
-      const int64_t at = int64_t(before + i);
-      if (release(ref)) cols.x.push_back(at);
-      else cols.x.push_back(p.position >= 0 ? p.position : -unplaced + at);
-      cols.time.push_back(p.commit_time);
-      cols.job.push_back(p.job_id);
-      cols.label.push_back(p.label);
-      cols.median.push_back(measured ? p.median : none);
-      cols.q1.push_back(measured ? p.q1 : none);
-      cols.q3.push_back(measured ? p.q3 : none);
-      cols.n.push_back(int64_t(p.samples));
-      cols.status.push_back(p.status);
-      cols.env.push_back(int64_t(env_of[i]));
-    }
+    append_points(cols, points, env_of, release(ref), unplaced);
     const size_t n = from + cols.size();
     const size_t split = tailed ? tail_split(n) : n;
     summary.chunks[chunk].tail = int64_t(n - split);
@@ -429,17 +472,15 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
           !st)
         return st;
     if (split < n) {
-      if (auto st = write(site::tail_data(repository, sid, chunk),
-                          site::data_file(site::tail_name(sid, chunk),
-                                          chunk_encoder_.chunk(tail, commits_src, commits_name)));
-          !st)
-        return st;
+      tail_json = site::encode_chunk(tail, commits_src, commits_name);
       if (tails_.size() >= kTailsKept && !tails_.count({repository, sid})) tails_.clear();
       tails_[{repository, sid}] = KeptTail{chunk, std::move(tail)};
     } else {
       tails_.erase({repository, sid});
-      if (full || old_tail > 0) ::unlink(path_join(options_.site_dir, site::tail_data(repository, sid, chunk)).c_str());
     }
+    // A tail file of a site from before: there may be one whenever the
+    // tail was not this writer's own (once a series, after a restart).
+    if (full || (old_tail > 0 && !kept_tail)) remove_tail_file(chunk);
   }
   if (summary.chunks.empty()) {  // nothing left of it
     summaries_.erase({ref, key});
@@ -459,6 +500,10 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     if (c.tail > 0) {
       chunk_list.push_back(chunk_entry(chunk, c.points - c.tail, false, commits));
       chunk_list.push_back(chunk_entry(chunk, c.tail, true, commits));
+      // Only the newest chunk has a tail, and this write made or kept it.
+      if (tail_json.is_null())
+        return make_error(Errc::internal, "series " + sid + ": chunk " + site::chunk_id(chunk) + "'s tail is not known");
+      chunk_list.back()["data"] = std::move(tail_json);
     } else {
       chunk_list.push_back(chunk_entry(chunk, c.points, false, commits));
     }
@@ -579,8 +624,8 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   if (auto st = write(site::series_data(repository, sid), site::data_file(site::series_name(sid), meta)); !st)
     return st;
   // The shell names what the page loads at once: written again only when
-  // that changed (a new chunk, a tail begun or ended), or with every file.
-  if (full || chunk_files(summary) != files_before)
+  // that changed (a new chunk, a site's tail file gone), or with every file.
+  if (full || tail_file_removed || chunk_files(summary) != files_before)
     if (auto st = write_trend_shell(repository, ref, key, sid, summary); !st) return st;
   ++stats_.series_written;
   // A new series is a new choice in its relatives' selectors: their series

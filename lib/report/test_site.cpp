@@ -138,9 +138,11 @@ struct Box {
     REQUIRE(c);
     return std::move(*c);
   }
-  // A branch chunk's tail (site_paths.h, kTailPoints).
+  // A branch chunk's tail (site_paths.h, kTailPoints), as its series file
+  // holds it.
   site::ChunkColumns tail(const std::string& sid, int64_t k) {
-    auto c = site::decode_chunk(data(site::tail_data("octo/widgets", sid, k), site::tail_name(sid, k)).dump());
+    auto c = site::decode_series_tail(data(site::series_data("octo/widgets", sid), site::series_name(sid)).dump(),
+                                      site::chunk_id(k));
     INFO((c ? "" : c.error().message));
     REQUIRE(c);
     return std::move(*c);
@@ -606,7 +608,7 @@ TEST_CASE("a push appends its point to the chunk the site holds; anything else r
   }
 }
 
-TEST_CASE("a push rewrites the newest chunk's tail, and the rest of the chunk once per kTailPoints points") {
+TEST_CASE("a push rewrites the series file with its newest chunk's tail, and the chunk once per kTailPoints points") {
   Box box;
   const std::string sid = site::series_id("refs/heads/main", kKey);
   const std::string series_src = "data/r/octo/widgets/s/" + sid + ".js";
@@ -622,8 +624,10 @@ TEST_CASE("a push rewrites the newest chunk's tail, and the rest of the chunk on
     site::ChunkColumns all;
     std::vector<int64_t> sizes;
     for (const auto& c : series["chunks"]) {
+      // A tail's data is in the entry; no entry names a file that is not there.
+      CHECK(c.contains("data") == c.value("tail", false));
       const EntryFiles f = entry_files(series, c);
-      auto cols = site::decode_chunk(box.data(f.src, f.name).dump());
+      auto cols = site::decode_chunk(c.contains("data") ? c["data"].dump() : box.data(f.src, f.name).dump());
       REQUIRE(cols);
       CHECK(c["points"] == int64_t(cols->size()));
       sizes.push_back(int64_t(cols->size()));
@@ -644,8 +648,7 @@ TEST_CASE("a push rewrites the newest chunk's tail, and the rest of the chunk on
   push(10 + T);
   CHECK(joined().second == std::vector<int64_t>{T, 1});
   CHECK(box.tail(sid, 0).x == std::vector<int64_t>{10 + T});
-  CHECK(box.file(site::trend_page("octo/widgets", sid)).find(site::tail_data("octo/widgets", sid, 0)) !=
-        std::string::npos);  // preloaded
+  CHECK(inode(tail) == 0);  // in the series file, not a file of its own
 
   // Up to 2T points a push writes the tail only: the first file stays the same file.
   const ino_t first_inode = inode(first);
@@ -667,32 +670,66 @@ TEST_CASE("a push rewrites the newest chunk's tail, and the rest of the chunk on
   CHECK(sizes == std::vector<int64_t>{2 * T, 1});
   check_same(rendered, pushed);
 
-  SECTION("the writer appends to the tail it kept; started again, it reads the file, or history") {
-    // The tail file's first median set to 7, by hand.
+  SECTION("the writer appends to the tail it kept; started again, it reads the series file, or history") {
+    const std::string series_file = box.dir.path + "/site/" + series_src;
+    // The series file's tail, its first median set to 7, by hand.
     auto edit_tail = [&] {
-      auto edited = box.data(site::tail_data("octo/widgets", sid, 0), site::tail_name(sid, 0));
+      auto edited = box.data(series_src, site::series_name(sid));
       auto cols = box.tail(sid, 0);
       cols.median[0] = 7.0;
-      edited["median"] = site::encode_chunk(cols, "", "")["median"];
-      REQUIRE(write_file_atomic(tail, site::data_file(site::tail_name(sid, 0), edited)));
+      REQUIRE(edited["chunks"].back()["tail"] == true);
+      edited["chunks"].back()["data"]["median"] = site::encode_chunk(cols, "", "")["median"];
+      REQUIRE(write_file_atomic(series_file, site::data_file(site::series_name(sid), edited)));
     };
-    // An edit to the tail file does not survive the next push: the writer
+    // An edit to the series file does not survive the next push: the writer
     // appends to the tail it wrote, not to the file.
     edit_tail();
     push(11 + 2 * T);
     CHECK(box.tail(sid, 0).median[0] == Approx(pushed.median.back()).epsilon(1e-6));
-    // Started again, it appends to the file: the edit survives.
+    // Started again, it appends to the series file's: the edit survives.
     edit_tail();
     box.restart();
     push(12 + 2 * T);
     CHECK(box.tail(sid, 0).median[0] == 7.0);
-    // A tail file that is not one: the chunk is read again from history.
-    REQUIRE(write_file_atomic(tail, "garbage"));
+    // A series file that is not one: the chunk is read again from history.
+    REQUIRE(write_file_atomic(series_file, "garbage"));
     box.restart();
     push(13 + 2 * T);
     CHECK(joined().second == std::vector<int64_t>{2 * T, 4});
     CHECK(box.tail(sid, 0).x == std::vector<int64_t>{10 + 2 * T, 11 + 2 * T, 12 + 2 * T, 13 + 2 * T});
     CHECK(box.tail(sid, 0).median[0] == Approx(pushed.median.back()).epsilon(1e-6));
+  }
+  SECTION("a site from before, its tail in a file of its own: read once, then removed") {
+    // The tail moved out of the series file into the file a site from
+    // before kept it in, and the shell preloading it, as that site's did.
+    auto series = box.data(series_src, site::series_name(sid));
+    nlohmann::json old_tail = series["chunks"].back()["data"];
+    old_tail["median"] = site::encode_chunk([&] {
+      auto cols = box.tail(sid, 0);
+      cols.median[0] = 7.0;
+      return cols;
+    }(), "", "")["median"];
+    series["chunks"].back().erase("data");
+    REQUIRE(write_file_atomic(tail, site::data_file(site::tail_name(sid, 0), old_tail)));
+    REQUIRE(write_file_atomic(box.dir.path + "/site/" + series_src, site::data_file(site::series_name(sid), series)));
+    const std::string shell_file = box.dir.path + "/site/" + site::trend_page("octo/widgets", sid);
+    std::string shell = box.file(site::trend_page("octo/widgets", sid));
+    const std::string chunk_file = site::chunk_data("octo/widgets", sid, 0);
+    const size_t at = shell.find(chunk_file);
+    REQUIRE(at != std::string::npos);
+    const size_t line = shell.rfind('\n', at) + 1;
+    std::string preload = shell.substr(line, shell.find('\n', at) + 1 - line);
+    preload.replace(preload.find(chunk_file), chunk_file.size(), site::tail_data("octo/widgets", sid, 0));
+    shell.insert(line, preload);
+    REQUIRE(write_file_atomic(shell_file, shell));
+    REQUIRE(box.file(site::trend_page("octo/widgets", sid)).find(".t.js") != std::string::npos);
+
+    box.restart();
+    push(11 + 2 * T);
+    CHECK(inode(tail) == 0);
+    CHECK(box.tail(sid, 0).median[0] == 7.0);  // appended to the old file's tail
+    CHECK(joined().second == std::vector<int64_t>{2 * T, 2});
+    CHECK(box.file(site::trend_page("octo/widgets", sid)).find(".t.js") == std::string::npos);
   }
   SECTION("a point history gained before the tail, the site not told: in the files when the tail is full") {
     // A backfill whose dashboard update failed: history has it, the site does not.

@@ -209,6 +209,11 @@ TEST_CASE("a trend past its first 64 points: the page joins the newest chunk's t
   CHECK(series["chunks"][1]["tail"] == true);
   CHECK(series["chunk_files"]["name"] == "chunk/" + sid + "/");
   CHECK(series["chunks"][1]["points"] == 6);
+  // The tail is inside the series file: no file of its own.
+  CHECK(series["chunks"][1]["data"]["points"] == 6);
+  const std::string series_file = site + "/data/r/o/r/s/" + sid + ".js";
+  const std::string tail_file = site + "/data/r/o/r/s/" + sid + ".0.t.js";
+  CHECK(::access(tail_file.c_str(), F_OK) != 0);
 
   // The readout's latest point comes from the tail, with its commit; the
   // change point's position is found among the first file's points (a
@@ -217,11 +222,25 @@ TEST_CASE("a trend past its first 64 points: the page joins the newest chunk's t
   says += " --expect '" + trend + "=latest: position 69'";
   says += " --expect '" + trend + "=commit " + fake_sha(169).substr(0, 12) + "'";
   says += " --expect '" + trend + "=p environment 20 '";
-  int rc = 0;
-  const std::string out = check_pages(site, {trend}, says, &rc);
-  INFO(out);
-  CHECK(rc == 0);
-  CHECK(out.find("check_site: 1 passed, 0 failed") != std::string::npos);
+  auto check = [&] {
+    int rc = 0;
+    const std::string out = check_pages(site, {trend}, says, &rc);
+    INFO(out);
+    CHECK(rc == 0);
+    CHECK(out.find("check_site: 1 passed, 0 failed") != std::string::npos);
+  };
+  check();
+
+  // A site from before kept the tail in a file of its own, which the
+  // series file's entry names by the series' pattern: the page reads it.
+  json old = series;
+  const json tail = old["chunks"][1]["data"];
+  old["chunks"][1].erase("data");
+  const std::string receive = "benchbox.receive(";
+  REQUIRE(write_file_atomic(tail_file, receive + json("chunk/" + sid + "/0/tail").dump() + ", " + tail.dump() + ");\n"));
+  REQUIRE(write_file_atomic(series_file, receive + json("series/" + sid).dump() + ", " + old.dump() + ");\n"));
+  REQUIRE_FALSE(data_file(series_file)["chunks"][1].contains("data"));
+  check();
 }
 
 TEST_CASE("the culprit a bisection named, and the confirmation, show beside the open regression") {

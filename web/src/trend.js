@@ -54,15 +54,18 @@
     // the release series, where change points are found by commit. The
     // rest load when a point is hovered or the data downloaded.
     // An entry names its chunk; the series' patterns name its files (a
-    // series file from before named each whole).
+    // series file from before named each whole). The newest chunk's tail
+    // is in the series file itself (`data`); a site from before kept it
+    // in a file of its own.
     const chunks = (s.chunks || []).map((c) => c.src ? c : {
       src: s.chunk_files.src + c.chunk + (c.tail ? ".t.js" : ".js"),
       name: s.chunk_files.name + c.chunk + (c.tail ? "/tail" : ""),
+      data: c.data,
       commits: c.commits && { src: s.commit_files.src + c.chunk + ".js", name: s.commit_files.name + c.chunk },
     });
     const eager = release ? chunks : chunks.slice(-1);
     for (const c of eager) if (c.commits) load(c.commits.src, c.commits.name).catch(() => {});
-    const P = joinChunks(await Promise.all(chunks.map((c) => load(c.src, c.name))));
+    const P = joinChunks(await Promise.all(chunks.map((c) => c.data || load(c.src, c.name))));
     const N = P.x.length;
     await loadCommits(P, release ? null : [N - 1]);
 
@@ -74,7 +77,10 @@
       loadCommits(P, null).then(() => {
         const points = {};
         for (const c of COLUMNS) points[c] = ["median", "q1", "q3"].includes(c) ? round7(P[c]) : P[c];
-        const blob = new Blob([JSON.stringify({ series: s, points }, null, 0)], { type: "application/json" });
+        // The series as it describes itself: its points are `points`, not
+        // again in its tail entry.
+        const series = Object.assign({}, s, { chunks: (s.chunks || []).map(({ data, ...c }) => c) });
+        const blob = new Blob([JSON.stringify({ series, points }, null, 0)], { type: "application/json" });
         const a = h("a", { href: URL.createObjectURL(blob), download: (s.id || "series") + ".json" });
         document.body.appendChild(a);
         a.click();
