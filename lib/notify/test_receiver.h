@@ -71,16 +71,18 @@ class Receiver {
         while (parser.parse(in) == http::RequestParser::State::head_done) {
         }
       }
+      // Recorded before the answer goes out: a client that has its answer
+      // may ask for the requests at once (it did, under ASan, before this
+      // thread had recorded it).
       std::string answer;
       {
         std::lock_guard<std::mutex> lock(mu_);
+        got_.push_back(std::move(parser));
         answer = answer_;
       }
       if (!answer.empty()) (void)!::write(c, answer.data(), answer.size());
       else while (!stop_ && ::read(c, buf, sizeof buf) > 0) {}  // hold it until the client gives up
       ::close(c);
-      std::lock_guard<std::mutex> lock(mu_);
-      got_.push_back(std::move(parser));
     }
   }
 
