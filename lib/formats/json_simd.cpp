@@ -337,6 +337,15 @@ bool finite_double(od::value& v, double& out) {
   return true;
 }
 
+bool python_number(od::value& v, double& out) {
+  const std::string_view t = trimmed_token(v);
+  if (t == "NaN") out = std::nan("");
+  else if (t == "Infinity") out = INFINITY;
+  else if (t == "-Infinity") out = -INFINITY;
+  else return false;
+  return true;
+}
+
 bool null_value(od::value& v, od::json_type t) {
   bool is = false;
   return t == od::json_type::null && !v.is_null().get(is) && is;

@@ -75,6 +75,11 @@ bool build_value(simdjson::ondemand::value v, json& out, const char* end, size_t
 // A finite number as the DOM reader reads it (nlohmann's "-0" is +0.0);
 // false for anything else.
 bool finite_double(simdjson::ondemand::value& v, double& out);
+// Python's NaN, Infinity or -Infinity, as the value's whole token (which
+// simdjson does not type, or types as a number it cannot read), read in
+// place as the DOM reader reads them after replace_python_nan; false for
+// anything else.
+bool python_number(simdjson::ondemand::value& v, double& out);
 // True for a value of type `t` that is really null: type() looks only at
 // the first byte, so "nwll" has type null too.
 bool null_value(simdjson::ondemand::value& v, simdjson::ondemand::json_type t);

@@ -47,6 +47,11 @@ TEST_CASE("pytest-benchmark: the fast reader takes what pytest-benchmark writes,
   for (const std::string& text : std::vector<std::string>{
            // One round: Python's NaN stddev and iqr carry nothing.
            pytest_row(R"("stats": {"mean": 1e-5, "stddev": NaN, "iqr": NaN, "rounds": 1, "data": [1e-5]})"),
+           pytest_row(R"("stats": {"mean": 1e-5,"stddev":NaN,"iqr":Infinity, "data": [1e-5]})"),
+           // Python's tokens elsewhere: read again from a copy with them replaced.
+           pytest_row(R"("stats": {"mean": 1e-5, "stddev": -Infinity, "data": [1e-5]})"),
+           pytest_row(R"("stats": {"mean": 1e-5, "rounds": NaN, "data": [1e-5]}, "extra_info": {"k": [NaN, "NaN"]})"),
+           pytest_row(R"("stats": {"mean": 1e-5, "outliers": Infinity, "data": [1e-5]}, "params": {"x": NaN})"),
            // No raw data: the mean alone; "rounds" kept even when null.
            pytest_row(R"("stats": {"mean": 2, "min": 1, "rounds": null})"),
            pytest_row(R"("stats": {"mean": 2, "data": [], "iterations": null})"),
@@ -94,6 +99,8 @@ TEST_CASE("pytest-benchmark: what the fast reader refuses, the DOM reader reads 
            pytest_row(R"("stats": {"mean": NaN})"),
            pytest_row(R"("stats": {"mean": 1, "data": [1, "x"]})"),
            pytest_row(R"("stats": {"mean": 1, "data": [1, Infinity]})"),
+           pytest_row(R"("stats": {"mean": 1, "min": Infinity})"),
+           pytest_row(R"("stats": {"mean": 1, "max": NaNa})"),
            pytest_row(R"("stats": {"data": []})"),
            pytest_row(R"("stats": null)"),
            pytest_row(R"("stats": {"mean": 1}, "params": [1])"),
