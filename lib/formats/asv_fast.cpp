@@ -172,18 +172,33 @@ class RowReader {
     return true;
   }
 
+  // Python's NaN or Infinity, which simdjson does not type, read in place:
+  // the file is not searched and copied for them first (read_fast).
+  static bool python_token(od::value& v, std::optional<double>& n) {
+    double d;
+    if (!python_number(v, d)) return false;
+    n = d;
+    return true;
+  }
+
   bool results(od::value& c) {
     od::array a;
     if (c.get_array().get(a)) return false;
     for (auto element : a) {
       od::value v;
       od::json_type t;
-      if (element.get(v) || v.type().get(t)) return false;
+      if (element.get(v)) return false;
+      std::optional<double> n;
+      if (v.type().get(t)) {
+        // Python's NaN (a skipped combination), read in place.
+        if (!python_token(v, n) || std::isinf(*n)) return false;
+        result_.push_back(n);
+        continue;
+      }
       if (null_value(v, t)) {
         result_.emplace_back();
         continue;
       }
-      std::optional<double> n;
       // Anything but a number, NaN or null is an error the DOM reader words.
       if (!number_or_token(v, t, n) || !n || std::isinf(*n)) return false;
       result_.push_back(n);
@@ -244,7 +259,8 @@ class RowReader {
       od::value v;
       od::json_type vt;
       std::optional<double> n;
-      if (element.get(v) || v.type().get(vt) || !number_or_token(v, vt, n)) return false;
+      if (element.get(v)) return false;
+      if (v.type().get(vt) ? !python_token(v, n) : !number_or_token(v, vt, n)) return false;
       out.push_back(n && std::isfinite(*n) ? *n : kAbsent);
     }
     return true;
@@ -285,11 +301,11 @@ bool by_name(std::vector<Row>& rows, ParsedList& out) {
   return true;
 }
 
-}  // namespace
-
-std::optional<ParsedList> read_fast(JsonText text, const std::string& source, DeclaredMap* declared) {
-  if (!simdjson_enabled()) return std::nullopt;
-  SimdRoot doc(text, /*python_nan=*/true);
+// The file read by RowReader, with Python's tokens replaced in a copy of
+// it first (python_nan), or in place.
+std::optional<ParsedList> read_rows(JsonText text, const std::string& source, DeclaredMap* declared,
+                                    bool python_nan) {
+  SimdRoot doc(text, python_nan);
   const SimdText& buf = doc.buf;
   od::object root;
   if (!doc.open(root)) return std::nullopt;
@@ -346,6 +362,17 @@ std::optional<ParsedList> read_fast(JsonText text, const std::string& source, De
   ParsedList all = add_undeclared(std::move(out), declared, top);
   all.keys_unique = distinct;
   return all;
+}
+
+}  // namespace
+
+std::optional<ParsedList> read_fast(JsonText text, const std::string& source, DeclaredMap* declared) {
+  if (!simdjson_enabled()) return std::nullopt;
+  // In place first: the rows' NaN (skipped combinations) are read where
+  // they are; only a token anywhere else needs the replacing copy.
+  if (auto out = read_rows(text, source, declared, /*python_nan=*/false)) return out;
+  if (!may_hold_python_nan(text.text)) return std::nullopt;
+  return read_rows(text, source, declared, /*python_nan=*/true);
 }
 
 }  // namespace bb::formats::detail::asv

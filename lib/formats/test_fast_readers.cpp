@@ -204,6 +204,11 @@ TEST_CASE("asv: the fast reader takes api version 2 as asv writes it, read as th
            // A parameter value listed twice: two benchmarks with one key,
            // which finish() words as a duplicate for both readers.
            asv_file(kAsvColumns, R"("b.time_d": [[1, 2], [["1", "1"]]])"),
+           // Python's tokens in place (results, stats), and elsewhere (a
+           // parameter value, the params member): read from the copy.
+           asv_file(kAsvColumns, R"("b.time_n": [[NaN,1], [["1", "2"]], "v", 0, 0, [Infinity, -Infinity], [NaN, 1]])"),
+           asv_file(kAsvColumns, R"("b.time_p": [[1], [[NaN]]])"),
+           R"({"params": {"x": NaN}, "result_columns": ["result"], "results": {"b.time_q": [[1]]}, "version": 2})",
        }) {
     INFO(text);
     CHECK(detail::asv_fast(text, "in").has_value());
@@ -266,6 +271,8 @@ TEST_CASE("asv: what the fast reader refuses, the DOM reader reads or words") {
            // Errors the DOM reader words.
            asv_file(kAsvColumns, R"("b.time_a": [["x"]])"),
            asv_file(kAsvColumns, R"("b.time_a": [[Infinity]])"),
+           asv_file(kAsvColumns, R"("b.time_a": [[-Infinity]])"),
+           asv_file(kAsvColumns, R"("b.time_a": [[NaNx]])"),
            asv_file(kAsvColumns, R"("b.time_a": [[1, 2]])"),
            asv_file(kAsvColumns, R"("b.time_a": [1])"),
            asv_file(kAsvColumns, R"("b.time_a": [[1], [1]])"),
