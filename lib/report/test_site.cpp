@@ -699,6 +699,28 @@ TEST_CASE("a push rewrites the series file with its newest chunk's tail, and the
     CHECK(box.tail(sid, 0).x == std::vector<int64_t>{10 + 2 * T, 11 + 2 * T, 12 + 2 * T, 13 + 2 * T});
     CHECK(box.tail(sid, 0).median[0] == Approx(pushed.median.back()).epsilon(1e-6));
   }
+  SECTION("a new metric beside it: its series file written again keeps its tail, kept or from history") {
+    // A job with only a new metric of the benchmark writes the new series
+    // and, for its selectors, its relatives' series files again.
+    auto new_metric = [&](int64_t id, const std::string& metric) {
+      auto rs = placed_run(id, 11 + 2 * T, 0.2);
+      rs.benchmarks.resize(1);
+      rs.benchmarks[0].key.metric = metric;
+      box.finish(rs);
+      const auto series = box.data(series_src, site::series_name(sid));
+      REQUIRE(series["siblings"]["metrics"].size() >= 3);
+    };
+    const site::ChunkColumns before = box.tail(sid, 0);
+    REQUIRE(before.size() == 1);
+    new_metric(1000, "memory");  // the tail the writer kept
+    check_same(box.tail(sid, 0), before);
+    CHECK(joined().second == std::vector<int64_t>{2 * T, 1});
+    box.restart();
+    new_metric(1001, "instructions");  // none kept: from history
+    check_same(box.tail(sid, 0), before);
+    CHECK(joined().second == std::vector<int64_t>{2 * T, 1});
+    check_same(joined().first, pushed);
+  }
   SECTION("a site from before, its tail in a file of its own: read once, then removed") {
     // The tail moved out of the series file into the file a site from
     // before kept it in, and the shell preloading it, as that site's did.
