@@ -190,17 +190,15 @@ class RowReader {
       if (element.get(v)) return false;
       std::optional<double> n;
       if (v.type().get(t)) {
-        // Python's NaN (a skipped combination), read in place.
-        if (!python_token(v, n) || std::isinf(*n)) return false;
-        result_.push_back(n);
-        continue;
-      }
-      if (null_value(v, t)) {
+        if (!python_token(v, n)) return false;  // Python's NaN (a skipped combination), read in place
+      } else if (null_value(v, t)) {
         result_.emplace_back();
         continue;
+      } else if (!number_or_token(v, t, n)) {
+        return false;
       }
       // Anything but a number, NaN or null is an error the DOM reader words.
-      if (!number_or_token(v, t, n) || !n || std::isinf(*n)) return false;
+      if (!n || std::isinf(*n)) return false;
       result_.push_back(n);
     }
     return true;
@@ -368,11 +366,7 @@ std::optional<ParsedList> read_rows(JsonText text, const std::string& source, De
 
 std::optional<ParsedList> read_fast(JsonText text, const std::string& source, DeclaredMap* declared) {
   if (!simdjson_enabled()) return std::nullopt;
-  // In place first: the rows' NaN (skipped combinations) are read where
-  // they are; only a token anywhere else needs the replacing copy.
-  if (auto out = read_rows(text, source, declared, /*python_nan=*/false)) return out;
-  if (!may_hold_python_nan(text.text)) return std::nullopt;
-  return read_rows(text, source, declared, /*python_nan=*/true);
+  return read_python_json(text, [&](JsonText t, bool python_nan) { return read_rows(t, source, declared, python_nan); });
 }
 
 }  // namespace bb::formats::detail::asv

@@ -343,11 +343,7 @@ std::optional<ParsedList> pytest_rows(JsonText text, bool python_nan) {
 
 std::optional<ParsedList> pytest_benchmark_fast(JsonText text) {
   if (!simdjson_enabled()) return std::nullopt;
-  // In place first: searching the file for Python's tokens was 5 % of a
-  // parse, and the reader takes them where pytest-benchmark writes them.
-  if (auto out = pytest_rows(text, /*python_nan=*/false)) return out;
-  if (!may_hold_python_nan(text.text)) return std::nullopt;
-  return pytest_rows(text, /*python_nan=*/true);
+  return read_python_json(text, pytest_rows);
 }
 
 Result<ParsedList> parse_pytest_benchmark(const Input& in) {

@@ -221,9 +221,9 @@ nlohmann::json encode_commits(const std::vector<std::pair<int64_t, std::string>>
 
 namespace {
 
-// simdjson: a push reads its tail back for every series it touched, after
-// a restart. One parser a thread, kept: a new one allocates (and the
-// kernel maps) its buffers again for every chunk.
+// simdjson: a push reads a chunk (or, after a restart, a series file's
+// tail) back for every series it touched. One parser a thread, kept: a new
+// one allocates (and the kernel maps) its buffers again for every chunk.
 simdjson::dom::parser& parser() {
   static thread_local simdjson::dom::parser p;
   return p;

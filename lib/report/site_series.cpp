@@ -439,15 +439,15 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
         // The series file is written again, and its tail in it: the one
         // kept, else history's newest points, as the tail was cut.
         auto kept = tails_.find({repository, sid});
+        site::ChunkColumns from_history;
+        const site::ChunkColumns* tail = &from_history;
         if (kept != tails_.end() && kept->second.chunk == chunk && int64_t(kept->second.columns.size()) == old_tail) {
-          tail_json = site::encode_chunk(kept->second.columns, site::commits_data(repository, ref, chunk),
-                                         site::commits_name(ref, chunk));
+          tail = &kept->second.columns;
         } else {
-          site::ChunkColumns all;
-          append_points(all, points, env_of, release(ref), unplaced);
-          site::ChunkColumns tail = all.split_off(all.size() - std::min(all.size(), size_t(old_tail)));
-          tail_json = site::encode_chunk(tail, site::commits_data(repository, ref, chunk), site::commits_name(ref, chunk));
+          append_points(from_history, points, env_of, release(ref), unplaced);
+          from_history = from_history.split_off(from_history.size() - std::min(from_history.size(), size_t(old_tail)));
         }
+        tail_json = site::encode_chunk(*tail, site::commits_data(repository, ref, chunk), site::commits_name(ref, chunk));
         remove_tail_file(chunk);
       }
       continue;
