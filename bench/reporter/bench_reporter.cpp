@@ -3,7 +3,9 @@
 // ten million points), then measures, in one run:
 //   - a full regeneration of the dashboard (every series, chunk and page);
 //   - one more result set: compared with the run before it, ingested, and
-//     only what it changed regenerated; as a ratio against the full one;
+//     only what it changed regenerated; as a ratio against the full one.
+//     Each comes after a sync, as a push minutes after the last finds the
+//     files it replaces written back (`push` below);
 //   - the bytes a trend page of C points loads (shell, assets, data) on disk;
 //   - headless Chromium loading and drawing that trend page, against a
 //     trend page of one point in the same site (tests/browser/check_site.py),
@@ -175,6 +177,32 @@ double one_job(report::HistoryStore& h, report::SiteWriter& site, const model::R
   return seconds_since(t);
 }
 
+// One push as the box meets it: minutes after the one before, whose files
+// the kernel has written back by then (a sync, not timed, stands in for the
+// minutes). `wall` ends when the site is current; the files the push
+// replaced are removed on the writer's thread after that (`removal`, the
+// time from there until they are gone), and `cpu` counts that thread too.
+struct Push {
+  double wall = 0, cpu = 0, removal = 0;
+  size_t files = 0;
+};
+
+Push push(report::HistoryStore& h, report::SiteWriter& site, const model::ResultSet& rs) {
+  ::sync();
+  Push p;
+  const size_t before = site.stats().files_written;
+  const double cpu = cpu_seconds();
+  p.wall = one_job(h, site, rs);
+  const auto t = Steady::now();
+  site.settle();
+  p.removal = seconds_since(t);
+  p.cpu = cpu_seconds() - cpu;
+  p.files = site.stats().files_written - before;
+  std::printf("  one more result set: %.3f s (CPU %.3f s), %zu files written, the old ones gone %.3f s later\n", p.wall,
+              p.cpu, p.files, p.removal);
+  return p;
+}
+
 uint64_t file_size(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
@@ -302,11 +330,7 @@ int pushes_only(const std::string& dir, int benchmarks, int64_t commits, int pus
   report::SiteOptions options;
   options.site_dir = dir + "/site";
   report::SiteWriter site(h, options, changes);
-  for (int k = 0; k < pushes; ++k) {
-    const double cpu = cpu_seconds();
-    const double wall = one_job(h, site, result_set(job + 1 + k, position + 1 + k, benchmarks, commits, false));
-    std::printf("  one more result set: %.3f s (CPU %.3f s)\n", wall, cpu_seconds() - cpu);
-  }
+  for (int k = 0; k < pushes; ++k) push(h, site, result_set(job + 1 + k, position + 1 + k, benchmarks, commits, false));
   return 0;
 }
 
@@ -365,6 +389,7 @@ int main(int argc, char** argv) {
   t = Steady::now();
   double cpu = cpu_seconds();
   if (auto st = site.render_all(); !st) return (std::fprintf(stderr, "%s\n", st.error().message.c_str()), 1);
+  site.settle();  // whatever it replaced gone, inside its time
   const double full = seconds_since(t);
   const double full_cpu = cpu_seconds() - cpu;
   const size_t full_files = site.stats().files_written;
@@ -377,15 +402,10 @@ int main(int argc, char** argv) {
   // 950 MiB pushed them out of (1.1-1.7 s here): the median of three
   // pushes this took before was always the slower of the other two.
   std::vector<double> times, cpus;
-  ::sync();
   for (int k = 0; k < kPushes; ++k) {
-    const size_t before = site.stats().files_written;
-    cpu = cpu_seconds();
-    times.push_back(
-        one_job(h, site, result_set(commits + 1 + k, commits + k, benchmarks, commits, k == kPushes - 1)));
-    cpus.push_back(cpu_seconds() - cpu);
-    std::printf("  one more result set: %.3f s (CPU %.3f s), %zu files written\n", times.back(), cpus.back(),
-                site.stats().files_written - before);
+    const Push p = push(h, site, result_set(commits + 1 + k, commits + k, benchmarks, commits, k == kPushes - 1));
+    times.push_back(p.wall);
+    cpus.push_back(p.cpu);
   }
   std::sort(times.begin(), times.end());
   std::sort(cpus.begin(), cpus.end());

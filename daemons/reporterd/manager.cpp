@@ -404,7 +404,8 @@ uint64_t Manager::site_bytes() {
   std::error_code ec;
   for (auto it = std::filesystem::recursive_directory_iterator(config_.site_dir(), ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
-    if (it->is_regular_file(ec)) total += it->file_size(ec);
+    if (it->is_regular_file(ec))
+      if (const uintmax_t n = it->file_size(ec); !ec) total += n;  // not one removed since it was listed
   site_bytes_ = total;
   site_bytes_at_ = now;
   return total;

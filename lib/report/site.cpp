@@ -31,12 +31,12 @@ Status SiteWriter::write(const std::string& path, const std::string& content) {
     made_dirs_.insert(dir);
   }
   ++stats_.files_written;
-  auto st = write_file_replace(full, content);
+  auto st = write_file_replace(full, content, 0644, &old_files_);
   if (st || st.error().code != Errc::not_found) return st;
   // Someone removed a directory of the site: make it again.
   made_dirs_.clear();
   if (auto made = make_dirs(dir, 0755); !made) return made;
-  return write_file_replace(full, content);
+  return write_file_replace(full, content, 0644, &old_files_);
 }
 
 Status SiteWriter::write_shell(const std::string& path, const std::string& page, const std::string& title,

@@ -25,6 +25,7 @@
 #include "report/job_report.h"
 #include "report/site_chunk.h"
 #include "util/clock.h"
+#include "util/remover.h"
 #include "util/result.h"
 
 namespace bb::report {
@@ -91,6 +92,11 @@ class SiteWriter {
   Status prune_downloads(const std::vector<int64_t>& jobs);
 
   const SiteStats& stats() const { return stats_; }
+  // Returns once the files this writer replaced are gone: they are removed
+  // on a thread of their own (util/remover.h), after the write returned.
+  // For whoever lists the site's directories; a reader of a page or data
+  // file never meets them.
+  void settle() { old_files_.wait(); }
 
  private:
   Status write_assets();
@@ -185,6 +191,11 @@ class SiteWriter {
   // already written are in commits_written_, (repository, ref, chunk).
   Status write_commits(const std::string& repository, const std::string& ref, int64_t chunk);
   std::set<std::tuple<std::string, std::string, int64_t>> commits_written_;
+  // The files each write replaced, removed off the writer's path: a push
+  // replaces a file for each series it touched (1,000 on the issue-size
+  // history), and removing them once they were written back cost it
+  // about a sixth of its time here (docs/dashboard.md).
+  BackgroundRemover old_files_;
 };
 
 // The series keys a finished job touched: (ref or kReleaseSeries, key, the

@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>  // renameat2, RENAME_EXCHANGE
 
 #include "util/fd.h"
+#include "util/remover.h"
 
 namespace bb {
 
@@ -67,12 +69,18 @@ Status rename_into_place(const std::string& tmp, const std::string& path) {
 // a reader finds the old file or the new one, never none and never half
 // of one. A plain rename over the old file would make ext4 (auto_da_alloc)
 // flush the new one first, which costs what the skipped fsync would; an
-// exchange does not. Where there is no old file, or the exchange is
+// exchange does not. The old file goes at once, or on `old_files`'s thread
+// where one is given. Where there is no old file, or the exchange is
 // refused, the new one is renamed into place (the old one unlinked first,
 // for the flush's sake: then a reader may find none for a moment).
-Status swap_into_place(const std::string& tmp, const std::string& path) {
+Status swap_into_place(const std::string& tmp, const std::string& path, BackgroundRemover* old_files) {
   if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
-    if (::unlink(tmp.c_str()) == 0 || errno != EISDIR) return {};  // the old file now
+    struct stat st {};
+    if (old_files && !(::lstat(tmp.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
+      old_files->remove(tmp);  // the old file now, under a name no later write takes
+      return {};
+    }
+    if (!old_files && (::unlink(tmp.c_str()) == 0 || errno != EISDIR)) return {};
     // `path` was a directory: it goes back, and the write fails as a
     // rename over a directory would.
     ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE);
@@ -85,8 +93,17 @@ Status swap_into_place(const std::string& tmp, const std::string& path) {
   return rename_into_place(tmp, path);
 }
 
-Status write_replacing(const std::string& path, const std::string& content, int mode, bool durable) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+// A temporary name beside `path` that no other write takes, in this
+// process or another: a file handed to a BackgroundRemover keeps it until
+// the remover's thread gets to it.
+std::string temporary_name(const std::string& path) {
+  static std::atomic<uint64_t> next{0};
+  return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(next++);
+}
+
+Status write_replacing(const std::string& path, const std::string& content, int mode, bool durable,
+                       BackgroundRemover* old_files) {
+  std::string tmp = temporary_name(path);
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
   if (!fd.valid()) return errno_error("create " + tmp, errno);
   size_t off = 0;
@@ -106,7 +123,7 @@ Status write_replacing(const std::string& path, const std::string& content, int 
     return errno_error("fsync " + tmp, err);
   }
   fd.reset();
-  if (!durable) return swap_into_place(tmp, path);
+  if (!durable) return swap_into_place(tmp, path, old_files);
   if (auto st = rename_into_place(tmp, path); !st) return st;
   UniqueFd dir(::open(dir_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.valid()) ::fsync(dir.get());
@@ -116,11 +133,12 @@ Status write_replacing(const std::string& path, const std::string& content, int 
 }  // namespace
 
 Status write_file_atomic(const std::string& path, const std::string& content, int mode) {
-  return write_replacing(path, content, mode, true);
+  return write_replacing(path, content, mode, true, nullptr);
 }
 
-Status write_file_replace(const std::string& path, const std::string& content, int mode) {
-  return write_replacing(path, content, mode, false);
+Status write_file_replace(const std::string& path, const std::string& content, int mode,
+                          BackgroundRemover* old_files) {
+  return write_replacing(path, content, mode, false, old_files);
 }
 
 Status make_dirs(const std::string& path, int mode) {

@@ -9,6 +9,8 @@
 
 namespace bb {
 
+class BackgroundRemover;
+
 // Reads a whole regular file. Fails (Errc::invalid_argument) if it is larger
 // than max_bytes or is not a regular file (a directory where a file should be).
 // The string is allocated once, with kReadSlack bytes of capacity to spare
@@ -28,8 +30,11 @@ Status write_file_atomic(const std::string& path, const std::string& content, in
 // thousands per job; an fsync each would cost seconds): a reader sees the
 // old file or the new one, never none and never half of one (where the
 // filesystem cannot exchange two names, none for a moment); a crash may
-// lose the newest version.
-Status write_file_replace(const std::string& path, const std::string& content, int mode = 0644);
+// lose the newest version. The old file is removed at once, or handed to
+// `old_files` (util/remover.h says why); a crash before its thread gets to
+// it leaves it as "<path>.tmp.<pid>.<n>".
+Status write_file_replace(const std::string& path, const std::string& content, int mode = 0644,
+                          BackgroundRemover* old_files = nullptr);
 
 // mkdir -p with the given mode for the directories it creates.
 Status make_dirs(const std::string& path, int mode = 0755);

@@ -6,12 +6,15 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "util/cpu_list.h"
 #include "util/file.h"
+#include "util/remover.h"
 #include "util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -61,11 +64,17 @@ TEST_CASE("atomic writes land and read back; directories are refused") {
 }
 
 TEST_CASE("write_file_replace: a reader finds the old file or the new one, never none, never half") {
+  // The old files removed at once, or on a remover's thread.
+  const bool background = GENERATE(false, true);
+  INFO((background ? "old files removed in the background" : "old files removed at once"));
+  std::optional<BackgroundRemover> remover;
+  if (background) remover.emplace();
+  BackgroundRemover* old_files = background ? &*remover : nullptr;
   char tmpl[] = "/tmp/bb-util-XXXXXX";
   std::string dir = ::mkdtemp(tmpl);
   const std::string path = path_join(dir, "page.json");
   const std::string a(4096, 'a'), b(8192, 'b');
-  REQUIRE(write_file_replace(path, a).ok());
+  REQUIRE(write_file_replace(path, a, 0644, old_files).ok());
   // A reader on the other core while the file is replaced 2,000 times.
   std::atomic<bool> done{false};
   std::atomic<int> missing{0}, torn{0}, reads{0};
@@ -77,21 +86,59 @@ TEST_CASE("write_file_replace: a reader finds the old file or the new one, never
       else if (*text != a && *text != b) ++torn;
     }
   });
-  for (int i = 0; i < 2000; ++i) REQUIRE(write_file_replace(path, i % 2 ? a : b).ok());
+  for (int i = 0; i < 2000; ++i) REQUIRE(write_file_replace(path, i % 2 ? a : b, 0644, old_files).ok());
   done = true;
   reader.join();
   INFO(reads.load() << " reads");
   CHECK(missing == 0);
   CHECK(torn == 0);
   CHECK(read_file(path).value() == a);
-  // Nothing is left beside it, and a directory in the way is refused, kept.
+  // Nothing is left beside it (once the remover is through), and a
+  // directory in the way is refused, kept.
+  if (remover) remover->wait();
   std::vector<std::string> left;
   for (const auto& e : std::filesystem::directory_iterator(dir)) left.push_back(e.path().filename());
   CHECK(left == std::vector<std::string>{"page.json"});
   REQUIRE(make_dirs(path_join(dir, "sub")).ok());
-  CHECK_FALSE(write_file_replace(path_join(dir, "sub"), a).ok());
+  REQUIRE(write_file_replace(path_join(dir, "sub/x"), a).ok());
+  CHECK_FALSE(write_file_replace(path_join(dir, "sub"), a, 0644, old_files).ok());
+  if (remover) remover->wait();
   struct stat st {};
   CHECK((::stat(path_join(dir, "sub").c_str(), &st) == 0 && S_ISDIR(st.st_mode)));
+  CHECK(read_file(path_join(dir, "sub/x")).value() == a);
+  left.clear();
+  for (const auto& e : std::filesystem::directory_iterator(dir)) left.push_back(e.path().filename());
+  std::sort(left.begin(), left.end());
+  CHECK(left == std::vector<std::string>{"page.json", "sub"});
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("BackgroundRemover: removes what it is handed, off the caller's thread, all of it before it goes") {
+  char tmpl[] = "/tmp/bb-util-XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  auto count = [&] {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+    return n;
+  };
+  {
+    BackgroundRemover remover;
+    remover.wait();  // nothing handed yet: no thread, no wait
+    for (int i = 0; i < 300; ++i) {
+      const std::string p = path_join(dir, "f" + std::to_string(i));
+      REQUIRE(write_file_replace(p, "x").ok());
+      remover.remove(p);
+    }
+    remover.remove(path_join(dir, "never-there"));  // gone already: left as it is
+    remover.wait();
+    CHECK(count() == 0);
+    for (int i = 0; i < 300; ++i) {
+      const std::string p = path_join(dir, "g" + std::to_string(i));
+      REQUIRE(write_file_replace(p, "x").ok());
+      remover.remove(p);
+    }
+  }  // gone without a wait: it removes what it still holds first
+  CHECK(count() == 0);
   std::system(("rm -rf " + dir).c_str());
 }
 
