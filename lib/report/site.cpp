@@ -1,6 +1,9 @@
 #include "report/site.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "report/box_page.h"
@@ -16,6 +19,24 @@ namespace {
 
 // Written last by render_all: a site stamped with another version is stale.
 constexpr const char* kStamp = "data/version.txt";
+
+// What a writer killed mid-job left beside the files it replaced
+// (util/file.h, is_write_leftover): nothing links to them, and they would
+// stay for good. Run pages' profiles keep the names a harness gave them,
+// so their directories are not looked into.
+void remove_write_leftovers(const std::string& site_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(site_dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory(ec)) {
+      if (name.ends_with(".profiles")) it.disable_recursion_pending();
+    } else if (is_write_leftover(name)) {
+      ::unlink(it->path().c_str());
+    }
+  }
+}
 
 }  // namespace
 
@@ -153,6 +174,7 @@ Result<bool> SiteWriter::render_some(size_t budget) {
     plan_.pop_front();
     switch (task.kind) {
       case RenderTask::Kind::start: {
+        remove_write_leftovers(options_.site_dir);
         if (auto st = write_assets(); !st) return st.error();
         auto repos = history_.repositories();
         if (!repos) return repos.error();

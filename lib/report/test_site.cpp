@@ -351,6 +351,36 @@ TEST_CASE("a new result rewrites only the chunk it lands in; render_all rewrites
   CHECK(box.commits("refs/heads/main", 1).size() == 2);
 }
 
+TEST_CASE("render_all removes what a writer killed mid-job left beside the files it replaced") {
+  Box box;
+  box.finish(placed_run(1, 10, 0.100));
+  box.site.settle();
+  const std::string sid = site::series_id("refs/heads/main", kKey);
+  const std::string series = box.dir.path + "/site/data/r/octo/widgets/s/" + sid + ".js";
+  // Another process's leftovers, of either naming; a profile a harness
+  // named so; and names that only look alike.
+  const std::vector<std::string> leftovers = {series + ".tmp.4194304.17", series + ".tmp.4194304",
+                                              box.dir.path + "/site/index.html.tmp.1.0"};
+  const std::string profile = box.dir.path + "/site/r/octo/widgets/runs/1.profiles/head/out.tmp.4194304";
+  const std::vector<std::string> kept = {profile, series + ".tmp.x1", series + ".tmp.12.a", box.dir.path + "/site/.tmp.5",
+                                         series + ".tmp." + std::to_string(::getpid()) + ".3"};
+  REQUIRE(make_dirs(box.dir.path + "/site/r/octo/widgets/runs/1.profiles/head").ok());
+  for (const auto& f : leftovers) REQUIRE(write_file_atomic(f, "old"));
+  for (const auto& f : kept) REQUIRE(write_file_atomic(f, "keep"));
+  REQUIRE(box.site.render_all().ok());
+  box.site.settle();
+  for (const auto& f : leftovers) {
+    INFO(f);
+    CHECK(::access(f.c_str(), F_OK) != 0);
+  }
+  for (const auto& f : kept) {
+    INFO(f);
+    auto text = read_file(f);
+    CHECK((text && *text == "keep"));
+  }
+  CHECK(box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid)["points"] == 1);
+}
+
 TEST_CASE("the release series, configured branches, and environment breaks") {
   Box box;
   box.finish(placed_run(1, 1, 0.1));

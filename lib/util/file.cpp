@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>  // renameat2, RENAME_EXCHANGE
@@ -139,6 +140,19 @@ Status write_file_atomic(const std::string& path, const std::string& content, in
 Status write_file_replace(const std::string& path, const std::string& content, int mode,
                           BackgroundRemover* old_files) {
   return write_replacing(path, content, mode, false, old_files);
+}
+
+bool is_write_leftover(std::string_view name) {
+  const size_t at = name.rfind(".tmp.");
+  if (at == std::string_view::npos || at == 0) return false;
+  std::string_view rest = name.substr(at + 5);  // "<pid>" or "<pid>.<n>"
+  const size_t dot = rest.find('.');
+  const std::string_view pid = rest.substr(0, dot), n = dot == std::string_view::npos ? "" : rest.substr(dot + 1);
+  auto digits = [](std::string_view s) {
+    return !s.empty() && s.size() <= 20 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (!digits(pid) || (dot != std::string_view::npos && !digits(n))) return false;
+  return pid != std::to_string(::getpid());  // this process's own may be in flight
 }
 
 Status make_dirs(const std::string& path, int mode) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "util/result.h"
 
@@ -35,6 +36,12 @@ Status write_file_atomic(const std::string& path, const std::string& content, in
 // it leaves it as "<path>.tmp.<pid>.<n>".
 Status write_file_replace(const std::string& path, const std::string& content, int mode = 0644,
                           BackgroundRemover* old_files = nullptr);
+
+// True when `name` (a file name, no directory) is a temporary file of
+// write_file_atomic or write_file_replace that a crash left behind, or that
+// a BackgroundRemover has not removed yet: "<name>.tmp.<pid>" (before
+// 2026-12-07) or "<name>.tmp.<pid>.<n>", of another process than this one.
+bool is_write_leftover(std::string_view name);
 
 // mkdir -p with the given mode for the directories it creates.
 Status make_dirs(const std::string& path, int mode = 0755);
