@@ -76,12 +76,16 @@ Status rename_into_place(const std::string& tmp, const std::string& path) {
 // for the flush's sake: then a reader may find none for a moment).
 Status swap_into_place(const std::string& tmp, const std::string& path, BackgroundRemover* old_files) {
   if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
-    struct stat st {};
-    if (old_files && !(::lstat(tmp.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
-      old_files->remove(tmp);  // the old file now, under a name no later write takes
+    // The old file is under `tmp` now, unless `path` was a directory.
+    if (old_files) {
+      struct stat st {};
+      if (::lstat(tmp.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        old_files->remove(tmp);  // under a name no later write takes
+        return {};
+      }
+    } else if (::unlink(tmp.c_str()) == 0 || errno != EISDIR) {
       return {};
     }
-    if (!old_files && (::unlink(tmp.c_str()) == 0 || errno != EISDIR)) return {};
     // `path` was a directory: it goes back, and the write fails as a
     // rename over a directory would.
     ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE);
