@@ -4,7 +4,11 @@
 //     Queue1.Enqueue into SQLite, with p50/p99 latency, and bad signatures
 //     rejected per second, against a trivial libmicrohttpd handler that
 //     reads the body and answers 200 (the HTTP floor) and against
-//     Queue1.Enqueue called directly over D-Bus (the durable-queue floor);
+//     Queue1.Enqueue called directly over D-Bus with the very jobs webhookd
+//     makes of such deliveries (the durable-queue floor), and with a job of
+//     a few fields (the floor until 2026-12-07);
+//   - each phase's CPU time per delivery, by process, and the machine's
+//     idle share: the generator shares the two cores with the daemons;
 //   - body throughput of a 25 MiB delivery (accepted, and refused at the
 //     signature) against the trivial handler reading the same body;
 //   - deliveries accepted per second while 200 hostile connections trickle
@@ -36,6 +40,10 @@
 
 #include "bus/connect.h"
 #include "bus/dict.h"
+#include "config/appliance.h"
+#include "github/policy.h"
+#include "model/job.h"
+#include "cpu.h"
 #include "crowd.h"
 #include "harness.h"
 #include "load.h"
@@ -84,11 +92,11 @@ MHD_Result trivial_handler(void*, MHD_Connection* c, const char*, const char*, c
 }
 
 // The durable-queue floor: Queue1.Enqueue straight over D-Bus, `concurrency`
-// clients each on its own connection.
-PhaseResult run_direct_enqueue(const std::string& address, const json& push, size_t count, size_t concurrency,
-                               double seconds) {
+// clients each on its own connection, one prepared job spec each.
+PhaseResult run_direct_enqueue(const std::string& name, const std::string& address, const std::vector<json>& specs,
+                               size_t concurrency, double seconds) {
   PhaseResult res;
-  res.name = "Queue1.Enqueue over D-Bus (floor)";
+  res.name = name;
   std::atomic<size_t> next{0};
   std::vector<std::vector<double>> lat(concurrency);
   std::vector<size_t> ok(concurrency), failed(concurrency);
@@ -99,19 +107,13 @@ PhaseResult run_direct_enqueue(const std::string& address, const json& push, siz
     threads.emplace_back([&, t] {
       auto bus = bb::bus::open_address(address);
       if (!bus) return;
-      for (size_t i; (i = next++) < count && Clock::now() < deadline;) {
-        json spec = {{"kind", "push"},
-                     {"repository", push["repository"]["full_name"]},
-                     {"clone_url", push["repository"]["clone_url"]},
-                     {"ref", "refs/heads/main"},
-                     {"head_sha", sha_of(1'000'000 + i)},
-                     {"delivery_id", "direct-" + std::to_string(i)}};
+      for (size_t i; (i = next++) < specs.size() && Clock::now() < deadline;) {
         auto start = Clock::now();
         sd_bus_message *m = nullptr, *reply = nullptr;
         sd_bus_error err = SD_BUS_ERROR_NULL;
         sd_bus_message_new_method_call(bus->get(), &m, "org.benchbox.Queue1", "/org/benchbox/Queue1",
                                        "org.benchbox.Queue1", "Enqueue");
-        bb::bus::append_dict(m, spec);
+        bb::bus::append_dict(m, specs[i]);
         int r = sd_bus_call(bus->get(), m, 30'000'000, &err, &reply);
         (r >= 0 ? ok[t] : failed[t])++;
         lat[t].push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
@@ -130,6 +132,43 @@ PhaseResult run_direct_enqueue(const std::string& address, const json& push, siz
     res.done += ok[t] + failed[t];
   }
   return res;
+}
+
+// The few fields a job needs, as the floor sent them until 2026-12-07.
+std::vector<json> minimal_specs(const json& push, size_t count) {
+  std::vector<json> out;
+  for (size_t i = 0; i < count; ++i)
+    out.push_back({{"kind", "push"},
+                   {"repository", push["repository"]["full_name"]},
+                   {"clone_url", push["repository"]["clone_url"]},
+                   {"ref", "refs/heads/main"},
+                   {"head_sha", sha_of(1'000'000 + i)},
+                   {"delivery_id", "direct-" + std::to_string(i)}});
+  return out;
+}
+
+// The jobs webhookd makes of `requests`: the same policy on the same
+// bodies, the verified signature as the replay key, as the same dict. Made
+// before the clock starts, as the requests' signatures are.
+std::vector<json> webhook_specs(const std::string& config_path, const std::vector<Request>& requests) {
+  auto config = bb::config::load_appliance_config(config_path);
+  if (!config) throw std::runtime_error(config.error().message);
+  std::vector<json> out;
+  for (const Request& r : requests) {
+    std::string delivery, signature;
+    for (const auto& h : r.headers) {
+      if (h.rfind("X-GitHub-Delivery: ", 0) == 0) delivery = h.substr(19);
+      if (h.rfind("X-Hub-Signature-256: sha256=", 0) == 0) signature = h.substr(28);
+    }
+    auto event = bb::github::parse_event("push", r.body);
+    if (!event) throw std::runtime_error(event.error().message);
+    auto decision = bb::github::decide(*config, *event, delivery);
+    if (!decision || decision->action != bb::github::Decision::Action::enqueue)
+      throw std::runtime_error("the bench's push is not a job for webhookd's policy");
+    decision->job.replay_key = signature;
+    out.push_back(bb::model::to_json(decision->job));
+  }
+  return out;
 }
 
 Options parse(int argc, char** argv) {
@@ -189,6 +228,9 @@ int main(int argc, char** argv) try {
   // The HTTP-only phases are ~50x faster: give them 10x the requests so
   // they last long enough to measure.
   auto good = make_requests(push, opt.count, "accept", true, kSecret);
+  // The floor enqueues the very jobs webhookd makes of these deliveries,
+  // for commits of their own (sha_offset) so neither finds the other's.
+  const auto same_jobs = webhook_specs(dir / "benchbox.yml", make_requests(push, opt.count, "floor-job", true, kSecret, 4'000'000));
   auto crowded = make_requests(push, opt.count, "crowded", true, kSecret, 5'000'000);
   auto many = make_requests(push, opt.count * 10, "floor", true, kSecret, 3'000'000);
   auto bad = make_requests(push, opt.count * 10, "reject", false, kSecret);
@@ -206,10 +248,26 @@ int main(int argc, char** argv) try {
   run_http("warm-up", url, make_requests(push, 50, "warm", true, kSecret, 2'000'000), opt.concurrency, 10);
   run_http("warm-up", base_url, many, opt.concurrency, 1);
 
-  PhaseResult base = run_http("baseline: trivial MHD handler, 200", base_url, many, opt.concurrency, opt.seconds);
-  PhaseResult direct = run_direct_enqueue(bus.address(), push, opt.count, opt.concurrency, opt.seconds);
-  PhaseResult accepted = run_http("webhookd: signed, Enqueue'd (202)", url, good, opt.concurrency, opt.seconds);
-  PhaseResult rejected = run_http("webhookd: bad signature (401)", url, bad, opt.concurrency, opt.seconds);
+  // Each phase's CPU time by process: the ratios below are throughputs on
+  // two cores the generator shares with the daemons.
+  std::map<const PhaseResult*, std::string> cpu;
+  auto accounted = [&](PhaseResult& r, auto&& run) {
+    const CpuSnapshot before = CpuSnapshot::take();
+    r = run();
+    cpu[&r] = cpu_per_delivery(before, CpuSnapshot::take(), r.done, r.seconds);
+  };
+  PhaseResult base, minimal, direct, accepted, rejected;
+  accounted(base, [&] { return run_http("baseline: trivial MHD handler, 200", base_url, many, opt.concurrency, opt.seconds); });
+  accounted(direct, [&] {
+    return run_direct_enqueue("Queue1.Enqueue, webhookd's job (floor)", bus.address(), same_jobs, opt.concurrency,
+                              opt.seconds);
+  });
+  accounted(minimal, [&] {
+    return run_direct_enqueue("Queue1.Enqueue, a minimal job", bus.address(), minimal_specs(push, opt.count),
+                              opt.concurrency, opt.seconds);
+  });
+  accounted(accepted, [&] { return run_http("webhookd: signed, Enqueue'd (202)", url, good, opt.concurrency, opt.seconds); });
+  accounted(rejected, [&] { return run_http("webhookd: bad signature (401)", url, bad, opt.concurrency, opt.seconds); });
   // One 25 MiB delivery at a time, as a body-throughput figure.
   PhaseResult big_base = run_http("baseline: trivial MHD handler, 25 MiB", base_url, big_good, 1, opt.seconds * 4);
   PhaseResult big_acc = run_http("webhookd: 25 MiB signed (202)", url, big_good, 1, opt.seconds * 4);
@@ -234,10 +292,13 @@ int main(int argc, char** argv) try {
 
   auto mib_per_s = [](const PhaseResult& r) { return r.rate() * 25.0; };
   std::printf("\n");
-  for (const PhaseResult* r : {&base, &direct, &accepted, &rejected, &under_crowd, &big_base, &big_read, &big_rej, &big_acc})
+  for (const PhaseResult* r : {&base, &minimal, &direct, &accepted, &rejected, &under_crowd, &big_base, &big_read, &big_rej, &big_acc}) {
     print(*r);
+    if (auto c = cpu.find(r); c != cpu.end()) std::printf("      %s\n", c->second.c_str());
+  }
   std::printf("\n  accepted/s vs trivial HTTP handler   %.3f\n", accepted.rate() / base.rate());
-  std::printf("  accepted/s vs direct Queue1.Enqueue  %.3f\n", accepted.rate() / direct.rate());
+  std::printf("  accepted/s vs direct Queue1.Enqueue of the same jobs  %.3f\n", accepted.rate() / direct.rate());
+  std::printf("  accepted/s vs direct Queue1.Enqueue of minimal jobs   %.3f\n", accepted.rate() / minimal.rate());
   std::printf("  rejected/s vs trivial HTTP handler   %.3f\n", rejected.rate() / base.rate());
   std::printf("  accepted p50 latency vs trivial      %.1fx\n", accepted.percentile(0.5) / base.percentile(0.5));
   std::printf("  accepted/s with 200 tricklers vs without  %.3f  (tricklers cut and back: %zu)\n",
@@ -246,8 +307,8 @@ int main(int argc, char** argv) try {
   std::printf("    read and refused unsigned      %6.0f MiB/s  %.3f\n", mib_per_s(big_read), big_read.rate() / big_base.rate());
   std::printf("    read, HMAC, bad signature      %6.0f MiB/s  %.3f\n", mib_per_s(big_rej), big_rej.rate() / big_base.rate());
   std::printf("    read, HMAC, JSON, Enqueue      %6.0f MiB/s  %.3f\n", mib_per_s(big_acc), big_acc.rate() / big_base.rate());
-  std::printf("  queue holds: %s  (accepted 202: %zu, direct: %zu, warm-up: 50)\n",
-              out.substr(0, out.find('\n')).c_str(), accepted_ok, direct.statuses[1]);
+  std::printf("  queue holds: %s  (accepted 202: %zu, direct: %zu and %zu, warm-up: 50)\n",
+              out.substr(0, out.find('\n')).c_str(), accepted_ok, minimal.statuses[1], direct.statuses[1]);
   auto only = [](const PhaseResult& r, long status) { return r.statuses.size() == 1 && r.statuses.count(status); };
   bool all_good = only(accepted, 202) && only(rejected, 401) && only(under_crowd, 202) && only(big_acc, 202) &&
                   only(big_rej, 401) && only(big_read, 401) && only(big_base, 200);
