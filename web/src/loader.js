@@ -27,6 +27,7 @@
   const waiting = new Map();   // name -> {resolve}
   const received = new Map();  // name -> json, for a receive() nobody asked for yet
   const loads = new Map();     // src + "\n" + name -> Promise
+  const scripts = new Map();   // src -> Promise, settled once the script has run
 
   benchbox.receive = function (name, json) {
     const w = waiting.get(name);
@@ -38,16 +39,39 @@
     }
   };
 
-  // Loads a data file: a <script> that calls benchbox.receive(name, json).
-  // One Promise per (src, name); a missing file rejects naming the file.
+  // Runs a data file's <script> once, however many of the names it hands
+  // over are asked for: a pack of a trend's older chunks is one file.
+  function run(src) {
+    if (scripts.has(src)) return scripts.get(src);
+    const p = new Promise((resolve, reject) => {
+      const s = document.createElement("script");
+      s.async = true;
+      s.src = site.root + src;
+      s.addEventListener("error", () => reject(new Error("could not load the data file " + src)));
+      s.addEventListener("load", () => {
+        s.remove();
+        resolve();
+      });
+      document.head.appendChild(s);
+    });
+    scripts.set(src, p);
+    return p;
+  }
+
+  // Loads `name` from a data file: a <script> that calls
+  // benchbox.receive(name, json), perhaps for other names too. One Promise
+  // per (src, name); a missing file rejects naming the file.
   function load(src, name) {
     const key = src + "\n" + name;
     if (loads.has(key)) return loads.get(key);
     const p = new Promise((resolve, reject) => {
-      if (received.has(name)) {
+      const take = () => {
         const j = received.get(name);
         received.delete(name);
-        resolve(j);
+        return j;
+      };
+      if (received.has(name)) {
+        resolve(take());
         return;
       }
       let settled = false;
@@ -59,20 +83,13 @@
         fn(v);
       };
       waiting.set(name, { resolve: (j) => done(resolve, j) });
-      const s = document.createElement("script");
-      s.async = true;
-      s.src = site.root + src;
-      s.addEventListener("error", () =>
-        done(reject, new Error("could not load the data file " + src)));
-      s.addEventListener("load", () => {
-        // The script has run: if it did not hand over `name`, it never will.
-        if (!settled)
-          done(reject, new Error("the data file " + src + " did not call benchbox.receive(\"" + name + "\", …)"));
-        s.remove();
-      });
       const timer = setTimeout(() =>
         done(reject, new Error("timed out loading the data file " + src)), 60000);
-      document.head.appendChild(s);
+      run(src).then(() => {
+        // The script has run: if it did not hand over `name`, it never will.
+        if (received.has(name)) done(resolve, take());
+        else done(reject, new Error("the data file " + src + " did not call benchbox.receive(\"" + name + "\", …)"));
+      }, (e) => done(reject, e));
     });
     loads.set(key, p);
     return p;
