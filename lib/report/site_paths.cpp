@@ -111,6 +111,10 @@ std::string pull_page(const std::string& r, int64_t n) { return repository_dir(r
 std::string pull_data(const std::string& r, int64_t n) { return "data/" + repository_dir(r) + "/pulls/" + id_text(n) + ".js"; }
 
 std::string series_name(const std::string& sid) { return "series/" + sid; }
+std::string pack_data(const std::string& r, const std::string& sid, int64_t group) {
+  return chunk_file_prefix(r, sid) + "p" + id_text(group) + ".js";
+}
+
 std::string tail_data(const std::string& r, const std::string& sid, int64_t chunk) {
   return chunk_file_prefix(r, sid) + chunk_id(chunk) + ".t.js";
 }

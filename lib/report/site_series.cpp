@@ -80,11 +80,29 @@ size_t tail_split(size_t n) {
   return n <= t ? n : (n - 1) / t * t;
 }
 
-// A series' chunk files as its trend shell names them: one per chunk (a
-// tail is inside the series file).
-std::vector<int64_t> chunk_files(const SeriesSummary& summary) {
-  std::vector<int64_t> out;
-  for (const auto& [chunk, c] : summary.chunks) out.push_back(chunk);
+// How many of a series' chunk groups are packed (site_paths.h,
+// kPackChunks): on a branch, every group its newest chunk is past. Which
+// they are follows from the chunks alone, so the series file, the shell and
+// the writer agree without keeping it anywhere.
+int64_t packs_of(const std::string& ref, const SeriesSummary& summary) {
+  if (release(ref) || summary.chunks.empty()) return 0;
+  return std::max<int64_t>(0, summary.chunks.rbegin()->first / site::kPackChunks);
+}
+
+bool packed(int64_t chunk, int64_t packs) { return chunk >= 0 && chunk / site::kPackChunks < packs; }
+
+// A series' data files as its trend shell names them: a pack for its
+// packed chunks, one file for each other chunk (a tail is inside the
+// series file).
+std::vector<std::string> chunk_files(const std::string& repository, const std::string& ref, const std::string& sid,
+                                     const SeriesSummary& summary) {
+  const int64_t packs = packs_of(ref, summary);
+  std::vector<std::string> out;
+  for (const auto& [chunk, c] : summary.chunks) {
+    std::string file = packed(chunk, packs) ? site::pack_data(repository, sid, chunk / site::kPackChunks)
+                                            : site::chunk_data(repository, sid, chunk);
+    if (out.empty() || out.back() != file) out.push_back(std::move(file));
+  }
   return out;
 }
 
@@ -323,12 +341,45 @@ std::vector<std::pair<std::pair<std::string, std::string>, const SeriesSummary*>
 Status SiteWriter::write_trend_shell(const std::string& repository, const std::string& ref, const std::string& key,
                                      const std::string& sid, const SeriesSummary& summary) {
   std::vector<std::string> preload = {site::series_data(repository, sid)};
-  for (const auto& [chunk, c] : summary.chunks) preload.push_back(site::chunk_data(repository, sid, chunk));
+  for (std::string& file : chunk_files(repository, ref, sid, summary)) preload.push_back(std::move(file));
   for (const auto& [chunk, c] : summary.chunks)
     if (commits_at_once(ref, summary, chunk)) preload.push_back(site::commits_data(repository, ref, chunk));
   return write_shell(site::trend_page(repository, sid), "trend",
                      key + " on " + site::ref_name(ref) + " · " + repository + " · benchbox",
                      site::series_data(repository, sid), site::series_name(sid), preload);
+}
+
+// Packs [0, packs) of a series, each written again when it was not one
+// before (`packs_before`), when this write made one of its chunk files
+// (`written`), or when its file is missing; its chunks' files as this
+// write made them, else as the disk has them. Packs from `packs` on that
+// the series had before are removed (its newest points went).
+Status SiteWriter::write_packs(const std::string& repository, const std::string& sid, const SeriesSummary& summary,
+                               int64_t packs_before, int64_t packs, const std::map<int64_t, std::string>& written) {
+  for (int64_t g = packs; g < packs_before; ++g)
+    ::unlink(path_join(options_.site_dir, site::pack_data(repository, sid, g)).c_str());
+  for (int64_t g = 0; g < packs; ++g) {
+    const int64_t first = g * site::kPackChunks, end = first + site::kPackChunks;
+    const std::string path = site::pack_data(repository, sid, g);
+    const bool stale = g >= packs_before || written.lower_bound(first) != written.lower_bound(end) ||
+                       ::access(path_join(options_.site_dir, path).c_str(), F_OK) != 0;
+    if (!stale) continue;
+    std::string text;
+    for (auto it = summary.chunks.lower_bound(first); it != summary.chunks.end() && it->first < end; ++it) {
+      if (auto w = written.find(it->first); w != written.end()) {
+        text += w->second;
+        continue;
+      }
+      const std::string file = site::chunk_data(repository, sid, it->first);
+      auto disk = read_file(path_join(options_.site_dir, file), 64 << 20);
+      if (!disk || site::data_file_json(*disk).empty())
+        return make_error(Errc::io, "series " + sid + ": cannot pack chunk " + site::chunk_id(it->first) + ": " +
+                                        file + (disk ? " is not a data file" : ": " + disk.error().message));
+      text += *disk;
+    }
+    if (auto st = write(path, text); !st) return st;
+  }
+  return {};
 }
 
 Status SiteWriter::write_series(const std::string& repository, const std::string& ref, const std::string& key,
@@ -339,7 +390,11 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   const bool is_new = !summaries_.count({ref, key});
   SeriesSummary& summary = summaries_[{ref, key}];
   const bool full = !chunks || is_new || summary.chunks.empty() || release(ref);
-  const std::vector<int64_t> files_before = chunk_files(summary);
+  const std::vector<std::string> files_before = chunk_files(repository, ref, sid, summary);
+  const int64_t packs_before = packs_of(ref, summary);
+  // Each chunk file this write made, as written: a pack that holds the
+  // chunk takes it from here rather than from the disk.
+  std::map<int64_t, std::string> chunk_texts;
 
   // The chunks to read: all of them, or those named and the newest (where
   // the latest point is).
@@ -465,12 +520,12 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     // A series written whole drops the commits file it kept before they
     // were the ref's (a site rendered again after an upgrade).
     if (full) ::unlink(path_join(options_.site_dir, site::series_commits_data(repository, sid, chunk)).c_str());
-    if (split > from)
-      if (auto st = write(site::chunk_data(repository, sid, chunk),
-                          site::data_file(site::chunk_name(sid, chunk),
-                                          chunk_encoder_.chunk(cols, commits_src, commits_name)));
-          !st)
-        return st;
+    if (split > from) {
+      std::string text =
+          site::data_file(site::chunk_name(sid, chunk), chunk_encoder_.chunk(cols, commits_src, commits_name));
+      if (auto st = write(site::chunk_data(repository, sid, chunk), text); !st) return st;
+      chunk_texts[chunk] = std::move(text);
+    }
     if (split < n) {
       tail_json = site::encode_chunk(tail, commits_src, commits_name);
       if (tails_.size() >= kTailsKept && !tails_.count({repository, sid})) tails_.clear();
@@ -486,6 +541,8 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     summaries_.erase({ref, key});
     return {};
   }
+  const int64_t packs = packs_of(ref, summary);
+  if (auto st = write_packs(repository, sid, summary, full ? 0 : packs_before, packs, chunk_texts); !st) return st;
 
   int64_t total = 0;
   std::vector<int64_t> per_environment(summary.environments.size(), 0);
@@ -497,7 +554,13 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       if (e < per_environment.size()) per_environment[e] += count;
     const bool commits = commits_at_once(ref, summary, chunk);
     // The tail is one more entry: the page joins its entries by x.
-    if (c.tail > 0) {
+    if (packed(chunk, packs)) {
+      // Named whole: the page takes it from its pack.
+      nlohmann::json e = chunk_entry(chunk, c.points, false, commits);
+      e["src"] = site::pack_data(repository, sid, chunk / site::kPackChunks);
+      e["name"] = site::chunk_name(sid, chunk);
+      chunk_list.push_back(std::move(e));
+    } else if (c.tail > 0) {
       chunk_list.push_back(chunk_entry(chunk, c.points - c.tail, false, commits));
       chunk_list.push_back(chunk_entry(chunk, c.tail, true, commits));
       // Only the newest chunk has a tail, and this write made or kept it.
@@ -625,7 +688,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     return st;
   // The shell names what the page loads at once: written again only when
   // that changed (a new chunk, a site's tail file gone), or with every file.
-  if (full || tail_file_removed || chunk_files(summary) != files_before)
+  if (full || tail_file_removed || chunk_files(repository, ref, sid, summary) != files_before)
     if (auto st = write_trend_shell(repository, ref, key, sid, summary); !st) return st;
   ++stats_.series_written;
   // A new series is a new choice in its relatives' selectors: their series

@@ -170,8 +170,10 @@ EntryFiles entry_files(const nlohmann::json& series, const nlohmann::json& c) {
   const std::string k = c.at("chunk");
   const bool tail = c.value("tail", false);
   EntryFiles f;
-  f.src = series["chunk_files"]["src"].get<std::string>() + k + (tail ? ".t.js" : ".js");
-  f.name = series["chunk_files"]["name"].get<std::string>() + k + (tail ? "/tail" : "");
+  f.src = c.contains("src") ? c["src"].get<std::string>()
+                            : series["chunk_files"]["src"].get<std::string>() + k + (tail ? ".t.js" : ".js");
+  f.name = c.contains("name") ? c["name"].get<std::string>()
+                              : series["chunk_files"]["name"].get<std::string>() + k + (tail ? "/tail" : "");
   if (c.value("commits", false)) {
     f.commits_src = series["commit_files"]["src"].get<std::string>() + k + ".js";
     f.commits_name = series["commit_files"]["name"].get<std::string>() + k;
@@ -180,6 +182,51 @@ EntryFiles entry_files(const nlohmann::json& series, const nlohmann::json& c) {
 }
 
 }  // namespace
+
+TEST_CASE("a branch's older chunks are packed, several to a file, which the page and its shell load instead") {
+  Box box;
+  const int64_t P = site::kChunkPoints, G = site::kPackChunks;
+  const std::string sid = site::series_id("refs/heads/main", kKey);
+  const std::string pack = site::pack_data("octo/widgets", sid, 0);
+  auto series = [&] { return box.data(site::series_data("octo/widgets", sid), site::series_name(sid)); };
+  // What pack 0 must hold: its chunks' files, one after another.
+  auto chunk_files = [&] {
+    std::string text;
+    for (int64_t c = 0; c < G; ++c) text += box.file(site::chunk_data("octo/widgets", sid, c));
+    return text;
+  };
+  // A point in each chunk of the first group: the newest is among them.
+  for (int64_t c = 0; c < G; ++c) box.finish(placed_run(c + 1, c * P + 5, 0.100 + 0.001 * double(c)));
+  CHECK_FALSE(path_exists(box.dir.path + "/site/" + pack));
+  for (const auto& e : series()["chunks"]) CHECK_FALSE(e.contains("src"));
+
+  // The next group begins: the first is packed.
+  box.finish(placed_run(G + 1, G * P + 5, 0.200));
+  CHECK(box.file(pack) == chunk_files());
+  nlohmann::json s = series();
+  REQUIRE(s["chunks"].size() == size_t(G + 1));
+  for (int64_t c = 0; c <= G; ++c) {
+    const EntryFiles f = entry_files(s, s["chunks"][size_t(c)]);
+    CHECK(f.src == (c < G ? pack : site::chunk_data("octo/widgets", sid, c)));
+    CHECK(f.name == site::chunk_name(sid, c));
+  }
+  const std::string shell = box.file(site::trend_page("octo/widgets", sid));
+  CHECK(shell.find(pack) != std::string::npos);
+  CHECK(shell.find(site::chunk_data("octo/widgets", sid, 0)) == std::string::npos);
+  CHECK(shell.find(site::chunk_data("octo/widgets", sid, G)) != std::string::npos);
+
+  // A backfill into a packed chunk: the pack takes the chunk as written again.
+  box.finish(placed_run(G + 2, 3 * P + 7, 0.300), "push", true);
+  CHECK(box.chunk(sid, "3").size() == 2);
+  CHECK(box.file(pack) == chunk_files());
+
+  // A pack gone from the disk is made again by the next write of its
+  // series, by a writer that knows nothing of the one before.
+  REQUIRE(::unlink((box.dir.path + "/site/" + pack).c_str()) == 0);
+  box.restart();
+  box.finish(placed_run(G + 3, G * P + 6, 0.200));
+  CHECK(box.file(pack) == chunk_files());
+}
 
 TEST_CASE("a backfilled run is marked, for the pages to list it apart from the branch's pushes") {
   Box box;

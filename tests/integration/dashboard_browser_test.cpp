@@ -243,6 +243,48 @@ TEST_CASE("a trend past its first 64 points: the page joins the newest chunk's t
   check();
 }
 
+TEST_CASE("a trend past its first chunks: the page takes the older ones from their pack") {
+  need_browser();
+  ReporterFixture s("");
+  // Four pushes in each of nine chunks, a 12 % step where the fifth begins
+  // (position 4 x 1024): the newest chunk is past the first group, which is
+  // packed (site_paths.h, kPackChunks).
+  std::vector<int64_t> jobs;
+  for (int i = 0; i < 36; ++i) {
+    const int64_t position = (i / 4) * 1024 + i % 4;
+    const double level = (i < 16 ? 0.100 : 0.112) * (1 + 0.0005 * ((i * 7) % 5 - 2));
+    jobs.push_back(
+        s.run_job(push_spec(fake_sha(100 + i)), push_result(fake_sha(100 + i), level, position, "refs/heads/main")));
+  }
+  INFO(s.logs());
+  for (int64_t id : jobs) REQUIRE(wait_until([&] { return s.reported(id); }, std::chrono::seconds(60)));
+
+  const std::string site = s.dir / "state/site";
+  const std::string trend = main_trend(site, "micro/loop:wall_time");
+  const std::string sid = trend.substr(trend.rfind('/') + 1, 16);
+  const json series = data_file(site + "/data/r/o/r/s/" + sid + ".js");
+  INFO(series["chunks"].dump());
+  REQUIRE(series["chunks"].size() == 9);
+  for (int c = 0; c < 8; ++c) CHECK(series["chunks"][size_t(c)]["src"] == "data/r/o/r/s/" + sid + ".p0.js");
+  CHECK_FALSE(series["chunks"][8].contains("src"));
+  CHECK(::access((site + "/data/r/o/r/s/" + sid + ".p0.js").c_str(), F_OK) == 0);
+  // The page reads the packed chunks from the pack alone.
+  for (int c = 0; c < 8; ++c)
+    REQUIRE(::unlink((site + "/data/r/o/r/s/" + sid + "." + std::to_string(c) + ".js").c_str()) == 0);
+
+  // The change point is found among the pack's points, and the latest
+  // point with its commit among the newest chunk's.
+  std::string says;
+  says += " --expect '" + trend + "=latest: position 8195'";
+  says += " --expect '" + trend + "=commit " + fake_sha(135).substr(0, 12) + "'";
+  says += " --expect '" + trend + "=p environment 4096 '";
+  int rc = 0;
+  const std::string out = check_pages(site, {trend}, says, &rc);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK(out.find("check_site: 1 passed, 0 failed") != std::string::npos);
+}
+
 TEST_CASE("the culprit a bisection named, and the confirmation, show beside the open regression") {
   need_browser();
   ReporterFixture s("  regression_issues: true\n");

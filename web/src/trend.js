@@ -53,16 +53,18 @@
     // newest chunk's (the readout shows the latest point); every chunk's in
     // the release series, where change points are found by commit. The
     // rest load when a point is hovered or the data downloaded.
-    // An entry names its chunk; the series' patterns name its files (a
-    // series file from before named each whole). The newest chunk's tail
-    // is in the series file itself (`data`); a site from before kept it
-    // in a file of its own.
-    const chunks = (s.chunks || []).map((c) => c.src ? c : {
-      src: s.chunk_files.src + c.chunk + (c.tail ? ".t.js" : ".js"),
-      name: s.chunk_files.name + c.chunk + (c.tail ? "/tail" : ""),
+    // An entry names its chunk; the series' patterns name its files. A
+    // chunk in a pack (the older chunks, several to a file) names its file
+    // itself, as a series file from before named every file and its
+    // commits whole. The newest chunk's tail is in the series file itself
+    // (`data`); a site from before kept it in a file of its own.
+    const chunks = (s.chunks || []).map((c) => ({
+      src: c.src || s.chunk_files.src + c.chunk + (c.tail ? ".t.js" : ".js"),
+      name: c.name || s.chunk_files.name + c.chunk + (c.tail ? "/tail" : ""),
       data: c.data,
-      commits: c.commits && { src: s.commit_files.src + c.chunk + ".js", name: s.commit_files.name + c.chunk },
-    });
+      commits: c.commits && (typeof c.commits === "object" ? c.commits
+        : { src: s.commit_files.src + c.chunk + ".js", name: s.commit_files.name + c.chunk }),
+    }));
     const eager = release ? chunks : chunks.slice(-1);
     for (const c of eager) if (c.commits) load(c.commits.src, c.commits.name).catch(() => {});
     const P = joinChunks(await Promise.all(chunks.map((c) => c.data || load(c.src, c.name))));
