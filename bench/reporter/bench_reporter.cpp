@@ -30,6 +30,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <utility>
 #include <string>
@@ -415,32 +417,36 @@ int main(int argc, char** argv) {
   std::printf("  in CPU time:                     %8.3f s  (median of %d)  = %.4fx the full regeneration's\n",
               cpus[kPushes / 2], kPushes, cpus[kPushes / 2] / full_cpu);
 
-  // What a trend page loads: its shell, the assets it names, its series
-  // file, every chunk and the newest chunk's commits (the others' load
-  // only when a point of theirs is hovered).
+  // What a trend page loads: its shell, the assets it names, and the data
+  // files its shell preloads (its series file, its packs and chunks, the
+  // newest chunk's commits; the others' commits load only when a point of
+  // theirs is hovered).
   const std::string repo = "bench/big";
   const std::string sid = report::site::series_id("refs/heads/main", key_of(0));
   const std::string page = report::site::trend_page(repo, sid);
-  uint64_t data = file_size(site_dir + "/" + report::site::series_data(repo, sid));
-  size_t chunk_files = 0;
-  int64_t newest = -1;
-  for (const auto& e : fs::directory_iterator(site_dir + "/data/" + report::site::repository_dir(repo) + "/s")) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind(sid + ".", 0) != 0 || name == sid + ".js" || name.ends_with(".c.js")) continue;
-    data += e.file_size();
-    ++chunk_files;
-    newest = std::max<int64_t>(newest, std::atoll(name.c_str() + sid.size() + 1));
+  uint64_t data = 0;
+  size_t data_files = 0;
+  {
+    std::ifstream in(site_dir + "/" + page);
+    const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string mark = "<link rel=\"preload\" as=\"script\" href=\"";
+    for (size_t at = html.find(mark); at != std::string::npos; at = html.find(mark, at + 1)) {
+      const size_t from = at + mark.size(), end = html.find('"', from);
+      std::string href = html.substr(from, end - from);
+      while (href.rfind("../", 0) == 0) href.erase(0, 3);
+      data += file_size(site_dir + "/" + href);
+      ++data_files;
+    }
   }
-  if (newest >= 0) data += file_size(site_dir + "/" + report::site::commits_data(repo, "refs/heads/main", newest));
   uint64_t assets = 0;
   for (const char* a : {"assets/uplot/uPlot.iife.min.js", "assets/uplot/uPlot.min.css", "assets/benchbox.js",
                         "assets/benchbox.css"})
     assets += file_size(site_dir + "/" + a);
   const uint64_t shell = file_size(site_dir + "/" + page);
   std::printf("a trend page of %lld points loads %.0f KiB: shell %.1f KiB, assets %.1f KiB, data %.0f KiB"
-              " (series file, %zu chunks, the newest one's commits)\n",
+              " in %zu files (series file, packs, chunks, the newest chunk's commits)\n",
               static_cast<long long>(commits + kPushes), double(shell + assets + data) / 1024, double(shell) / 1024,
-              double(assets) / 1024, double(data) / 1024, chunk_files);
+              double(assets) / 1024, double(data) / 1024, data_files);
 
   if (!browser) return 0;
   const std::string one = report::site::trend_page(repo, report::site::series_id(
