@@ -198,7 +198,8 @@ TEST_CASE("a branch's older chunks are packed, several to a file, which the page
   // A point in each chunk of the first group: the newest is among them.
   for (int64_t c = 0; c < G; ++c) box.finish(placed_run(c + 1, c * P + 5, 0.100 + 0.001 * double(c)));
   CHECK_FALSE(path_exists(box.dir.path + "/site/" + pack));
-  for (const auto& e : series()["chunks"]) CHECK_FALSE(e.contains("src"));
+  const nlohmann::json unpacked = series();
+  for (const auto& e : unpacked["chunks"]) CHECK_FALSE(e.contains("src"));
 
   // The next group begins: the first is packed.
   box.finish(placed_run(G + 1, G * P + 5, 0.200));
