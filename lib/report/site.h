@@ -185,7 +185,8 @@ class SiteWriter {
   Status write_trend_shell(const std::string& repository, const std::string& ref, const std::string& key,
                            const std::string& sid, const SeriesSummary& summary);
   Status write_packs(const std::string& repository, const std::string& sid, const SeriesSummary& summary,
-                     int64_t packs_before, int64_t packs, const std::map<int64_t, std::string>& written);
+                     int64_t packs_before, int64_t packs, bool all,
+                     const std::map<int64_t, std::string>& written);
   std::vector<std::pair<std::pair<std::string, std::string>, const SeriesSummary*>> siblings(
       const std::string& ref, const std::string& benchmark) const;
   site::ChunkEncoder chunk_encoder_;  // its trees reused, chunk after chunk

@@ -349,19 +349,24 @@ Status SiteWriter::write_trend_shell(const std::string& repository, const std::s
                      site::series_data(repository, sid), site::series_name(sid), preload);
 }
 
-// Packs [0, packs) of a series, each written again when it was not one
-// before (`packs_before`), when this write made one of its chunk files
-// (`written`), or when its file is missing; its chunks' files as this
-// write made them, else as the disk has them. Packs from `packs` on that
-// the series had before are removed (its newest points went).
+// Packs [0, packs) of a series, each written again with every file
+// (`all`), when it was not one before (`packs_before`), when this write
+// made one of its chunk files (`written`), or when its file is missing; its
+// chunks' files as this write made them, else as the disk has them. Packs
+// from `packs` on that the series had are removed (its newest points
+// went).
 Status SiteWriter::write_packs(const std::string& repository, const std::string& sid, const SeriesSummary& summary,
-                               int64_t packs_before, int64_t packs, const std::map<int64_t, std::string>& written) {
-  for (int64_t g = packs; g < packs_before; ++g)
-    ::unlink(path_join(options_.site_dir, site::pack_data(repository, sid, g)).c_str());
+                               int64_t packs_before, int64_t packs, bool all,
+                               const std::map<int64_t, std::string>& written) {
+  // Packs are numbered from 0 without a gap; written whole, the series
+  // may not know how many it had (render_all), so they go until one is
+  // not there.
+  for (int64_t g = packs; all || g < packs_before; ++g)
+    if (::unlink(path_join(options_.site_dir, site::pack_data(repository, sid, g)).c_str()) != 0 && all) break;
   for (int64_t g = 0; g < packs; ++g) {
     const int64_t first = g * site::kPackChunks, end = first + site::kPackChunks;
     const std::string path = site::pack_data(repository, sid, g);
-    const bool stale = g >= packs_before || written.lower_bound(first) != written.lower_bound(end) ||
+    const bool stale = all || g >= packs_before || written.lower_bound(first) != written.lower_bound(end) ||
                        ::access(path_join(options_.site_dir, path).c_str(), F_OK) != 0;
     if (!stale) continue;
     std::string text;
@@ -542,7 +547,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     return {};
   }
   const int64_t packs = packs_of(ref, summary);
-  if (auto st = write_packs(repository, sid, summary, full ? 0 : packs_before, packs, chunk_texts); !st) return st;
+  if (auto st = write_packs(repository, sid, summary, packs_before, packs, full, chunk_texts); !st) return st;
 
   int64_t total = 0;
   std::vector<int64_t> per_environment(summary.environments.size(), 0);

@@ -227,6 +227,18 @@ TEST_CASE("a branch's older chunks are packed, several to a file, which the page
   box.restart();
   box.finish(placed_run(G + 3, G * P + 6, 0.200));
   CHECK(box.file(pack) == chunk_files());
+
+  // History without the second group's points (removed by hand), the site
+  // rendered whole: the first group holds the newest chunk again, and its
+  // pack goes.
+  const std::string past = std::to_string(G * P);
+  REQUIRE(box.history.database().exec("DELETE FROM points WHERE position >= " + past).ok());
+  REQUIRE(box.history.database().exec("DELETE FROM runs WHERE position >= " + past).ok());
+  REQUIRE(box.site.render_all().ok());
+  CHECK_FALSE(path_exists(box.dir.path + "/site/" + pack));
+  const nlohmann::json rendered = series();
+  CHECK(rendered["chunks"].size() == size_t(G));
+  for (const auto& e : rendered["chunks"]) CHECK_FALSE(e.contains("src"));
 }
 
 TEST_CASE("a backfilled run is marked, for the pages to list it apart from the branch's pushes") {
