@@ -8,6 +8,7 @@
 
 #include <ctime>
 #include <fstream>
+#include <functional>
 
 #include <unistd.h>
 
@@ -50,6 +51,20 @@ model::JobResult push_result(const std::string& commit, double seconds, int64_t 
   cpu.key.metric = "cpu_time";
   jr.head.benchmarks.push_back(cpu);
   return jr;
+}
+
+// `count` pushes of main, push i at first-parent position `position(i)`,
+// a 12 % step from push `step_at` on with a little noise beside it; each
+// waited for until reported.
+void push_main_with_step(ReporterFixture& s, int count, int step_at, const std::function<int64_t(int)>& position) {
+  std::vector<int64_t> jobs;
+  for (int i = 0; i < count; ++i) {
+    const double level = (i < step_at ? 0.100 : 0.112) * (1 + 0.0005 * ((i * 7) % 5 - 2));
+    jobs.push_back(
+        s.run_job(push_spec(fake_sha(100 + i)), push_result(fake_sha(100 + i), level, position(i), "refs/heads/main")));
+  }
+  INFO(s.logs());
+  for (int64_t id : jobs) REQUIRE(wait_until([&] { return s.reported(id); }, std::chrono::seconds(60)));
 }
 
 // check_site.py on `pages` of the site (with `more` options), its output.
@@ -191,13 +206,8 @@ TEST_CASE("a trend past its first 64 points: the page joins the newest chunk's t
   ReporterFixture s("");
   // 70 pushes of main at positions 0..69 with a 12 % step at 20: the chunk's
   // first file holds positions 0..63, its tail 64..69 (site_paths.h).
-  std::vector<int64_t> jobs;
-  for (int i = 0; i < 70; ++i) {
-    const double level = (i < 20 ? 0.100 : 0.112) * (1 + 0.0005 * ((i * 7) % 5 - 2));
-    jobs.push_back(s.run_job(push_spec(fake_sha(100 + i)), push_result(fake_sha(100 + i), level, i, "refs/heads/main")));
-  }
+  push_main_with_step(s, 70, 20, [](int i) { return int64_t(i); });
   INFO(s.logs());
-  for (int64_t id : jobs) REQUIRE(wait_until([&] { return s.reported(id); }, std::chrono::seconds(60)));
 
   const std::string site = s.dir / "state/site";
   const std::string trend = main_trend(site, "micro/loop:wall_time");
@@ -249,15 +259,8 @@ TEST_CASE("a trend past its first chunks: the page takes the older ones from the
   // Four pushes in each of nine chunks, a 12 % step where the fifth begins
   // (position 4 x 1024): the newest chunk is past the first group, which is
   // packed (site_paths.h, kPackChunks).
-  std::vector<int64_t> jobs;
-  for (int i = 0; i < 36; ++i) {
-    const int64_t position = (i / 4) * 1024 + i % 4;
-    const double level = (i < 16 ? 0.100 : 0.112) * (1 + 0.0005 * ((i * 7) % 5 - 2));
-    jobs.push_back(
-        s.run_job(push_spec(fake_sha(100 + i)), push_result(fake_sha(100 + i), level, position, "refs/heads/main")));
-  }
+  push_main_with_step(s, 36, 16, [](int i) { return int64_t(i / 4) * 1024 + i % 4; });
   INFO(s.logs());
-  for (int64_t id : jobs) REQUIRE(wait_until([&] { return s.reported(id); }, std::chrono::seconds(60)));
 
   const std::string site = s.dir / "state/site";
   const std::string trend = main_trend(site, "micro/loop:wall_time");
