@@ -181,33 +181,49 @@ Status QueueStore::remember_replay(const std::string& key, int64_t job_id) {
 }
 
 Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
-  BB_TRY(model::validate(spec));
-  if (spec.shard != 0)
-    return make_error(Errc::invalid_argument, "a shard is queued with its suite's other shards (EnqueueGroup)");
+  BB_TRY(check_spec(spec));
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
   // Two boxes enqueueing the same work must not both find it missing.
   BB_TRY(db_.lock_writers(kEnqueueLock));
-  if (spec.group_id != 0) {
-    auto group = find_group(spec.group_id);
-    if (!group) return group.error();
-    if (!*group) return make_error(Errc::not_found, "no job group " + std::to_string(spec.group_id));
-    if ((*group)->spec.repository != spec.repository)
-      return make_error(Errc::invalid_argument, "job group " + std::to_string(spec.group_id) + " measures " +
-                                                    (*group)->spec.repository + ", not " + spec.repository);
-    if ((*group)->spec.kind == model::GroupKind::shards)
-      return make_error(Errc::invalid_argument, "job group " + std::to_string(spec.group_id) +
-                                                    " holds a suite's shards and takes no other job");
-  }
+  auto refused = check_group_of(spec);
+  if (!refused) return refused.error();
+  if (*refused) return std::move(**refused);
+  auto result = enqueue_checked(spec);
+  if (!result) return result.error();
+  BB_TRY(tx->commit());
+  return result;
+}
+
+Status QueueStore::check_spec(const model::JobSpec& spec) {
+  BB_TRY(model::validate(spec));
+  if (spec.shard != 0)
+    return make_error(Errc::invalid_argument, "a shard is queued with its suite's other shards (EnqueueGroup)");
+  return {};
+}
+
+Result<std::optional<Error>> QueueStore::check_group_of(const model::JobSpec& spec) {
+  if (spec.group_id == 0) return std::optional<Error>();
+  auto group = find_group(spec.group_id);
+  if (!group) return group.error();
+  const std::string name = "job group " + std::to_string(spec.group_id);
+  if (!*group) return std::optional<Error>(make_error(Errc::not_found, "no " + name));
+  if ((*group)->spec.repository != spec.repository)
+    return std::optional<Error>(make_error(Errc::invalid_argument, name + " measures " + (*group)->spec.repository +
+                                                                       ", not " + spec.repository));
+  if ((*group)->spec.kind == model::GroupKind::shards)
+    return std::optional<Error>(
+        make_error(Errc::invalid_argument, name + " holds a suite's shards and takes no other job"));
+  return std::optional<Error>();
+}
+
+Result<EnqueueResult> QueueStore::enqueue_checked(const model::JobSpec& spec) {
   const bool at_once = db_.backend() == Backend::postgresql;
   // The replay window, created and the replay record: one time (the one
   // statement on PostgreSQL takes it there).
   std::optional<schema::NowPin> pin;
   if (!at_once) pin.emplace(pinned_now_, now());
-  auto result = at_once ? enqueue_at_once(spec) : enqueue_in_tx(spec, false);
-  if (!result) return result.error();
-  BB_TRY(tx->commit());
-  return result;
+  return at_once ? enqueue_at_once(spec) : enqueue_in_tx(spec, false);
 }
 
 Result<std::optional<Job>> QueueStore::find_measured(const model::JobSpec& spec) {

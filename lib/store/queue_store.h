@@ -90,6 +90,12 @@ class QueueStore {
   // same work (repository, kind, head_sha, base_sha, suite; the ref when
   // head_sha is empty): then that job is returned with created=false.
   Result<EnqueueResult> enqueue(const model::JobSpec& spec);
+  // Group commit (queue_batch.cpp): each spec as enqueue would store it, in
+  // order, all in one transaction, so the specs share one commit's flush.
+  // One answer per spec: a spec refused (invalid, an unknown group) is
+  // refused alone. When the database fails inside the transaction, nothing
+  // of it stays and each spec is enqueued alone, as enqueue would.
+  std::vector<Result<EnqueueResult>> enqueue_batch(const std::vector<model::JobSpec>& specs);
 
   // Expires stale leases, then hands the highest-priority, oldest queued
   // job to `runner` with a lease of `lease_seconds` (0 = the default).
@@ -187,6 +193,13 @@ class QueueStore {
   Result<std::optional<Existing>> find_existing(const model::JobSpec& spec);
   // The newest done job of the same work, for skip_measured.
   Result<std::optional<model::Job>> find_measured(const model::JobSpec& spec);
+  // enqueue's checks of the spec alone: model::validate, and no shard.
+  Status check_spec(const model::JobSpec& spec);
+  // enqueue's checks of the spec's group, inside the transaction: the
+  // refusal, if any (an error of its own is the database's).
+  Result<std::optional<Error>> check_group_of(const model::JobSpec& spec);
+  // enqueue after its checks, inside its transaction and the writers' lock.
+  Result<EnqueueResult> enqueue_checked(const model::JobSpec& spec);
   // enqueue after validation, inside the caller's transaction.
   Result<EnqueueResult> enqueue_in_tx(const model::JobSpec& spec, bool skip_measured);
   // enqueue_in_tx without skip_measured, on PostgreSQL: the questions and
