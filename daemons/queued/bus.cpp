@@ -100,9 +100,9 @@ int method_enqueue(sd_bus_message* m, void* userdata, sd_bus_error* error) {
                                              "Access denied: benchbox-reporterd may only queue into a bisection's group"));
       if (auto st = reporter_may_enqueue(*manager_of(userdata), *spec); !st) return reply_error(error, st.error());
     }
-    auto result = manager_of(userdata)->enqueue(*spec);
-    if (!result) return reply_error(error, result.error());
-    return sd_bus_reply_method_return(m, "xb", result->job.id, static_cast<int>(result->created));
+    // Answered when its batch commits (enqueue_batch.h).
+    manager_of(userdata)->enqueue_later(m, std::move(*spec));
+    return 1;
   });
 }
 

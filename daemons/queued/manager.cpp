@@ -40,6 +40,9 @@ Status Manager::start() {
                                      on_lease_timer, this);
   if (r < 0) return errno_error("add lease timer", -r);
   lease_timer_.reset(raw);
+  auto batch = EnqueueBatch::create(event_, this);
+  if (!batch) return batch.error();
+  batch_ = std::move(*batch);
   // Jobs whose runner died while queued was down are handled right away.
   expire_leases();
   return {};
@@ -198,19 +201,27 @@ Error Manager::log_failure(const char* action, int64_t id, const Error& error) {
   return error;
 }
 
-Result<store::EnqueueResult> Manager::enqueue(const model::JobSpec& spec) {
-  auto result = store_.enqueue(spec);
-  if (!result) return log_failure("enqueue", 0, result.error());
-  const Job& job = result->job;
-  if (result->created) {
+void Manager::enqueue_later(sd_bus_message* call, model::JobSpec spec) { batch_->add(call, std::move(spec)); }
+
+std::vector<Result<store::EnqueueResult>> Manager::enqueue_batch(const std::vector<model::JobSpec>& specs) {
+  auto results = store_.enqueue_batch(specs);
+  std::vector<Job> created;
+  for (auto& result : results) {
+    if (!result) {
+      result = log_failure("enqueue", 0, result.error());
+      continue;
+    }
+    if (!result->created) continue;
+    const Job& job = result->job;
     daemon::log_info("job queued (" + std::string(model::to_string(job.spec.kind)) + ")",
                      {{"JOB_ID", id_text(job.id)},
                       {"REPOSITORY", job.spec.repository},
                       {"COMMIT", job.spec.head_sha},
                       {"DELIVERY_ID", job.spec.delivery_id}});
-    announce({job});
+    created.push_back(job);
   }
-  return result;
+  announce(created);
+  return results;
 }
 
 Result<std::optional<Job>> Manager::claim(const std::string& runner, unsigned lease_seconds) {

@@ -4,12 +4,14 @@
 // D-Bus calls into these methods; nothing here parses messages.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bus/handles.h"
 #include "config/appliance.h"
+#include "enqueue_batch.h"
 #include "model/job.h"
 #include "store/listener.h"
 #include "store/queue_store.h"
@@ -34,7 +36,11 @@ class Manager {
   void set_config(config::ApplianceConfig cfg);
   const config::ApplianceConfig& config() const { return cfg_; }
 
-  Result<store::EnqueueResult> enqueue(const model::JobSpec& spec);
+  // Queue1.Enqueue: `call` is answered once the spec's batch has committed
+  // (enqueue_batch.h).
+  void enqueue_later(sd_bus_message* call, model::JobSpec spec);
+  // The store's enqueue_batch, logged and announced: one answer per spec.
+  std::vector<Result<store::EnqueueResult>> enqueue_batch(const std::vector<model::JobSpec>& specs);
   Result<std::optional<model::Job>> claim(const std::string& runner, unsigned lease_seconds);
   Result<int64_t> heartbeat(int64_t id, const std::string& runner);
   Result<model::Job> complete(int64_t id, const std::string& runner, const std::string& result_path,
@@ -111,6 +117,8 @@ class Manager {
   const model::Job* announcing_ = nullptr;  // the job announce() is emitting, as it was just written
   int64_t deaf_since_ = 0;  // when the listening connection was lost; 0 = listening
   store::QueueCounts counts_;
+  // Last: destroyed first, it answers its waiting calls while the store is open.
+  std::unique_ptr<EnqueueBatch> batch_;
 };
 
 }  // namespace bb::queued

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <csignal>
 #include <fstream>
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "harness.h"
@@ -192,6 +194,52 @@ TEST_CASE("errors over the bus name what is wrong", "[queued]") {
   e = client.cancel(id, "again");
   CHECK(e.name == "org.benchbox.Error.Conflict");
   CHECK(q.process().running());
+}
+
+TEST_CASE("Enqueues sent together are each answered as if alone", "[queued][batch]") {
+  QueuedFixture q;
+  q.start_and_wait();
+  QueueClient client(q.address());
+  client.watch_signals();
+
+  // 120 calls before any answer (the bus allows 128 pending replies a
+  // connection): queued reads them as they come and
+  // commits those that arrived together in one transaction. Among them
+  // every fifth repeats an earlier call's work, every seventh is invalid.
+  std::vector<json> specs;
+  for (uint64_t i = 0; i < 120; ++i) {
+    json spec = push_spec(i % 5 == 4 ? i - 2 : i, "together-" + std::to_string(i));
+    if (i % 7 == 6) spec["head_sha"] = "not-a-sha";
+    specs.push_back(spec);
+  }
+  auto answers = client.enqueue_together(specs);
+  REQUIRE(answers.size() == specs.size());
+  std::map<std::string, int64_t> job_of_sha;
+  std::set<int64_t> created;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    INFO("call " << i);
+    if (i % 7 == 6) {
+      CHECK(answers[i].error.name == "org.freedesktop.DBus.Error.InvalidArgs");
+      continue;
+    }
+    INFO(answers[i].error.name << ": " << answers[i].error.message);
+    REQUIRE_FALSE(answers[i].error);
+    const std::string sha = specs[i]["head_sha"];
+    auto [first, fresh] = job_of_sha.emplace(sha, answers[i].id);
+    // The first call of a commit makes its job; the one repeating it gets it.
+    CHECK(answers[i].created == fresh);
+    CHECK(answers[i].id == first->second);
+    if (answers[i].created) CHECK(created.insert(answers[i].id).second);
+    json job;
+    REQUIRE_FALSE(client.get(answers[i].id, &job));
+    CHECK(job["head_sha"] == sha);
+  }
+  uint32_t queued = 0;
+  REQUIRE_FALSE(client.count("Queued", &queued));
+  CHECK(queued == created.size());
+  for (int64_t id : created)
+    CHECK(client.wait_for([&] { return has_signal(client, "JobQueued", id, "octo/widgets"); }));
+  CHECK(client.count_signals("JobQueued", 0) == 0);
 }
 
 TEST_CASE("pull request records round-trip", "[queued][pr]") {

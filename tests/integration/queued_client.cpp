@@ -51,6 +51,45 @@ CallError QueueClient::enqueue(const nlohmann::json& spec, int64_t* id, bool* cr
   return {};
 }
 
+std::vector<EnqueueAnswer> QueueClient::enqueue_together(const std::vector<nlohmann::json>& specs) {
+  std::vector<EnqueueAnswer> answers(specs.size());
+  std::vector<bus::SlotPtr> calls;
+  size_t waiting = 0;
+  struct Pending {
+    EnqueueAnswer* answer;
+    size_t* waiting;
+  };
+  std::vector<Pending> pending(specs.size());
+  auto on_reply = [](sd_bus_message* m, void* userdata, sd_bus_error*) -> int {
+    auto* p = static_cast<Pending*>(userdata);
+    if (const sd_bus_error* e = sd_bus_message_get_error(m)) {
+      p->answer->error = {e->name ? e->name : "", e->message ? e->message : ""};
+    } else {
+      int c = 0;
+      if (sd_bus_message_read(m, "xb", &p->answer->id, &c) < 0) p->answer->error = {"client", "bad Enqueue reply"};
+      p->answer->created = c != 0;
+    }
+    --*p->waiting;
+    return 0;
+  };
+  for (size_t i = 0; i < specs.size(); ++i) {
+    sd_bus_message* raw = nullptr;
+    int r = sd_bus_message_new_method_call(bus_.get(), &raw, bus::kQueueName, bus::kQueuePath,
+                                           bus::kQueueInterface, "Enqueue");
+    if (r < 0) throw std::runtime_error(std::string("new call: ") + std::strerror(-r));
+    bus::MessagePtr m(raw);
+    if ((r = bus::append_dict(raw, specs[i])) < 0) throw std::runtime_error("append spec");
+    pending[i] = {&answers[i], &waiting};
+    sd_bus_slot* slot = nullptr;
+    if ((r = sd_bus_call_async(bus_.get(), &slot, raw, on_reply, &pending[i], 0)) < 0)
+      throw std::runtime_error(std::string("send Enqueue: ") + std::strerror(-r));
+    calls.emplace_back(slot);
+    ++waiting;
+  }
+  if (!wait_for([&] { return waiting == 0; }, 60'000'000)) throw std::runtime_error("Enqueue answers missing");
+  return answers;
+}
+
 CallError QueueClient::enqueue_group(const nlohmann::json& group, const std::vector<nlohmann::json>& specs,
                                      int64_t* group_id, std::vector<int64_t>* ids) {
   bus::MessagePtr reply;

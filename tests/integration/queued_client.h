@@ -29,6 +29,12 @@ struct QueueSignal {
   std::string result_path;
 };
 
+struct EnqueueAnswer {
+  CallError error;
+  int64_t id = 0;
+  bool created = false;
+};
+
 class QueueClient {
  public:
   explicit QueueClient(const std::string& address);
@@ -37,6 +43,9 @@ class QueueClient {
 
   // Each returns an empty CallError on success.
   CallError enqueue(const nlohmann::json& spec, int64_t* id, bool* created, uint64_t timeout_usec = 0);
+  // Sends every spec's Queue1.Enqueue before reading any answer, as
+  // webhookd's callers do; the answers in the specs' order.
+  std::vector<EnqueueAnswer> enqueue_together(const std::vector<nlohmann::json>& specs);
   // Queue1.EnqueueGroup: the group's id and its jobs' ids, in order.
   CallError enqueue_group(const nlohmann::json& group, const std::vector<nlohmann::json>& specs, int64_t* group_id,
                           std::vector<int64_t>* ids);
