@@ -10,7 +10,11 @@
 // and a slow spell then falls on every configuration alike. Each job carries
 // a delivery id, as every job from a webhook does. The "held" rows run with
 // five times as many jobs already done, as a box's history holds them: a
-// call that reads every job shows there.
+// call that reads every job shows there. The "batches" rows enqueue eight
+// specs a call of QueueStore::enqueue_batch, one commit each, as
+// benchbox-queued commits the Enqueue calls that arrive together (eight
+// webhook deliveries at once, say); their second ratio is against SQLite in
+// batches of the same size.
 //
 // Run beside a PostgreSQL server of its own:
 //   tests/postgres/with-postgres.sh build/bench/bench-queue [--jobs N] [--rounds N]
@@ -62,7 +66,8 @@ struct Rates {
 // `boxes` stores on `where`, each enqueueing jobs/boxes, then each claiming
 // until the queue is empty; every job must be claimed exactly once. With
 // `held`, that many jobs are enqueued and claimed first, untimed.
-Rates run(const store::Location& where, int boxes, int jobs, bool database_clock = false, int held = 0) {
+Rates run(const store::Location& where, int boxes, int jobs, bool database_clock = false, int held = 0,
+          int batch = 1) {
   static SystemClock clock;
   std::vector<store::QueueStore> stores;
   for (int b = 0; b < boxes; ++b) {
@@ -88,8 +93,19 @@ Rates run(const store::Location& where, int boxes, int jobs, bool database_clock
     return std::chrono::duration<double>(Steady::now() - t0).count();
   };
   double enqueue_s = timed([&](int b) {
-    for (int i = b; i < jobs; i += boxes)
-      if (auto r = stores[b].enqueue(spec(b, i)); !r) die(r.error().message);
+    std::vector<model::JobSpec> specs;
+    for (int i = b; i < jobs; i += boxes) {
+      if (batch == 1) {
+        if (auto r = stores[b].enqueue(spec(b, i)); !r) die(r.error().message);
+        continue;
+      }
+      specs.push_back(spec(b, i));
+      if (static_cast<int>(specs.size()) < batch && i + boxes < jobs) continue;
+      for (auto& r : stores[b].enqueue_batch(specs))
+        if (!r) die(r.error().message);
+        else if (!r->created) die("a batch's job was found, not made");
+      specs.clear();
+    }
   });
   std::mutex mu;
   std::set<int64_t> claimed;
@@ -123,6 +139,7 @@ struct Config {
   bool database_clock;
   int held;  // jobs done before the timed ones, as a multiple of --jobs
   Rates best;
+  int batch = 1;  // Enqueue: specs a call of enqueue_batch (1: enqueue)
 };
 
 void keep_best(Rates& best, const Rates& r) {
@@ -155,6 +172,9 @@ int main(int argc, char** argv) {
       {"PostgreSQL, 1 box, db clock", true, 1, true, 0, {}},
       {"SQLite,", false, 1, false, 5, {}},
       {"PostgreSQL, 1 box,", true, 1, true, 5, {}},
+      {"SQLite, batches of 8", false, 1, false, 0, {}, 8},
+      {"PostgreSQL, 1 box, batches", true, 1, true, 0, {}, 8},
+      {"PostgreSQL, 3 boxes, batches", true, 3, true, 0, {}, 8},
   };
   std::printf("bench-queue: %d jobs per run, durable commits, best of %d rounds\n", jobs, rounds);
   for (int round = 0; round < rounds; ++round) {
@@ -165,18 +185,24 @@ int main(int argc, char** argv) {
       store::Location where = config.postgres ? fresh_postgres(admin, name)
                                               : store::Location::sqlite(dir + "/" + name + "-" +
                                                                         std::to_string(round) + ".db");
-      keep_best(config.best, run(where, config.boxes, jobs, config.database_clock, config.held * jobs));
+      keep_best(config.best,
+                run(where, config.boxes, jobs, config.database_clock, config.held * jobs, config.batch));
     }
   }
   std::filesystem::remove_all(dir);
 
   const Rates& sqlite = configs[0].best;
-  std::printf("%-32s %12s %8s %12s %8s\n", "queue", "Enqueue/s", "ratio", "Claim/s", "ratio");
+  const Config& sqlite_batches =
+      *std::find_if(configs.begin(), configs.end(), [](const Config& c) { return !c.postgres && c.batch > 1; });
+  std::printf("%-32s %12s %8s %8s %12s %8s\n", "queue", "Enqueue/s", "ratio", "batched", "Claim/s", "ratio");
   for (const Config& config : configs) {
     std::string name = config.name;
     if (config.held) name += " " + std::to_string(config.held * jobs) + " held";
-    std::printf("%-32s %12.0f %7.2fx %12.0f %7.2fx\n", name.c_str(), config.best.enqueue,
-                config.best.enqueue / sqlite.enqueue, config.best.claim, config.best.claim / sqlite.claim);
+    char batched[16] = "";
+    if (config.batch > 1)
+      std::snprintf(batched, sizeof batched, "%.2fx", config.best.enqueue / sqlite_batches.best.enqueue);
+    std::printf("%-32s %12.0f %7.2fx %8s %12.0f %7.2fx\n", name.c_str(), config.best.enqueue,
+                config.best.enqueue / sqlite.enqueue, batched, config.best.claim, config.best.claim / sqlite.claim);
   }
   return 0;
 }
