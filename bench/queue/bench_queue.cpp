@@ -151,10 +151,12 @@ void keep_best(Rates& best, const Rates& r) {
 
 int main(int argc, char** argv) {
   int jobs = 2000, rounds = 3;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--jobs") && i + 1 < argc) jobs = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = std::atoi(argv[++i]);
-    else die("usage: bench-queue [--jobs N] [--rounds N] (run under tests/postgres/with-postgres.sh)");
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else die("usage: bench-queue [--jobs N] [--rounds N] [--only TEXT] (run under tests/postgres/with-postgres.sh)");
   }
   if (jobs < 1 || rounds < 1) die("--jobs and --rounds must be at least 1");
   const char* admin = std::getenv("BENCHBOX_TEST_POSTGRES");
@@ -176,6 +178,12 @@ int main(int argc, char** argv) {
       {"PostgreSQL, 1 box, batches", true, 1, true, 0, {}, 8},
       {"PostgreSQL, 3 boxes, batches", true, 3, true, 0, {}, 8},
   };
+  // --only: the rows whose name holds TEXT, and the SQLite rows the
+  // ratios are against.
+  if (!only.empty())
+    std::erase_if(configs, [&](const Config& c) {
+      return c.postgres && std::string(c.name).find(only) == std::string::npos;
+    });
   std::printf("bench-queue: %d jobs per run, durable commits, best of %d rounds\n", jobs, rounds);
   for (int round = 0; round < rounds; ++round) {
     for (size_t c = 0; c < configs.size(); ++c) {

@@ -37,6 +37,13 @@ Result<Statement> Database::prepare(const std::string& sql) {
   return Statement(std::move(*impl));
 }
 
+Status Database::send_together(std::vector<Statement>& statements) {
+  std::vector<StatementImpl*> impls;
+  impls.reserve(statements.size());
+  for (Statement& st : statements) impls.push_back(st.impl_.get());
+  return conn_->send_together(impls);
+}
+
 const char* Database::for_update() const { return backend() == Backend::postgresql ? " FOR UPDATE" : ""; }
 
 const char* Database::skip_locked() const {

@@ -85,11 +85,23 @@ class Connection {
   // (PostgreSQL: a schema of that name, on the search path of this
   // connection and of every reconnection). A SQLite file is one store's.
   virtual Status use_namespace(const std::string& name) = 0;
+  // Sends `statements` (this connection's, bound, not yet stepped) at once,
+  // after what is held: PostgreSQL one pipeline, one round trip; each
+  // statement's step() then reads its own rows. The server runs them in
+  // order, each seeing the ones before. A back end without round trips
+  // runs each at its step(): no-op.
+  virtual Status send_together(const std::vector<StatementImpl*>& statements) {
+    (void)statements;
+    return {};
+  }
 };
 
 class Statement {
  public:
   explicit Statement(std::unique_ptr<StatementImpl> impl) : impl_(std::move(impl)) {}
+
+  Statement(Statement&&) = default;
+  Statement& operator=(Statement&&) = default;
 
   Statement& bind(int index, int64_t value) { impl_->bind_int(index, value); return *this; }
   Statement& bind(int index, const std::string& value) { impl_->bind_text(index, value); return *this; }
@@ -111,6 +123,7 @@ class Statement {
   bool column_is_null(int column) const { return impl_->column_is_null(column); }
 
  private:
+  friend class Database;
   std::unique_ptr<StatementImpl> impl_;
 };
 
@@ -152,6 +165,8 @@ class Database {
   Status lock_writers(const std::string& what) { return conn_->lock_writers(what); }
   Status notify(const std::string& channel, const std::string& payload) { return conn_->notify(channel, payload); }
   Status use_namespace(const std::string& name) { return conn_->use_namespace(name); }
+  // Connection::send_together: bound statements sent at once (PostgreSQL).
+  Status send_together(std::vector<Statement>& statements);
 
   Connection& connection() { return *conn_; }
 

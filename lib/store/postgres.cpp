@@ -152,6 +152,14 @@ class PgStatement final : public StatementImpl {
   void bind_null(int index) override { slot(index).reset(); }
   Result<bool> step() override;
   Status run() override;
+  // send_together's side: what to send, and its answer for step() to read.
+  const std::string& sql() const { return sql_; }
+  const std::vector<std::optional<std::string>>& params() const { return params_; }
+  PgConnection* connection() const { return conn_; }
+  void set_result(PgResult r) {
+    result_ = std::move(r);
+    row_ = -1;
+  }
   void reset() override {
     result_.reset();
     row_ = -1;
@@ -289,6 +297,26 @@ class PgConnection final : public Connection {
     return {};
   }
 
+  Status send_together(const std::vector<StatementImpl*>& statements) override {
+    BB_TRY(take_deferred_error());
+    if (statements.empty()) return {};
+    BB_TRY(ensure_connected());
+    std::vector<Held> tail;
+    std::vector<PgStatement*> mine;
+    for (StatementImpl* impl : statements) {
+      auto* st = static_cast<PgStatement*>(impl);
+      if (st->connection() != this) return make_error(Errc::internal, "send_together: another connection's statement");
+      auto name = prepared(st->sql(), static_cast<int>(st->params().size()));
+      if (!name) return name.error();
+      tail.push_back(Held{*name, st->sql(), st->params()});
+      mine.push_back(st);
+    }
+    auto results = send_pipeline(std::move(tail), false);
+    if (!results) return results.error();
+    for (size_t i = 0; i < mine.size(); ++i) mine[i]->set_result(std::move((*results)[i]));
+    return {};
+  }
+
   // One table holds every schema's version, so the queue and the history
   // can share a database.
   Result<int64_t> schema_version(const std::string& schema) override {
@@ -415,15 +443,7 @@ class PgConnection final : public Connection {
   // and returns the last one's result. The first that failed is the error.
   Result<PgResult> send_held(const std::optional<std::string>& sql = std::nullopt,
                              const std::vector<std::optional<std::string>>& params = {}) {
-    std::vector<Held> held;
-    held.swap(pending_);
-    std::vector<Told> told;
-    if (sql && *sql == "COMMIT") told.swap(told_);
-    // (A connection lost before BEGIN went is mended by the next
-    // transaction's begin(), as one lost between transactions is.)
-    if (PQstatus(conn_.get()) != CONNECTION_OK)
-      return make_error(Errc::unavailable, name_ + ": the connection was lost inside a transaction; "
-                                               "nothing of it was committed");
+    std::vector<Held> tail;
     if (sql) {
       std::string name;
       // COMMIT and ROLLBACK are sent unnamed, as BEGIN is.
@@ -432,8 +452,35 @@ class PgConnection final : public Connection {
         if (!n) return n.error();
         name = *n;
       }
-      held.push_back(Held{name, *sql, params});
+      tail.push_back(Held{name, *sql, params});
     }
+    const bool commit = sql && *sql == "COMMIT";
+    if (tail.empty() && pending_.empty()) return make_error(Errc::internal, "nothing held to send");
+    if (tail.empty()) {
+      // The last held statement is the one whose result is returned.
+      tail.push_back(std::move(pending_.back()));
+      pending_.pop_back();
+    }
+    auto results = send_pipeline(std::move(tail), commit);
+    if (!results) return results.error();
+    return std::move(results->back());
+  }
+
+  // Sends the held statements, then `tail`, in one pipeline (with `commit`,
+  // the tail's last is the COMMIT, and what the transaction tells follows
+  // it), and returns the tail's results. The first that failed is the error.
+  Result<std::vector<PgResult>> send_pipeline(std::vector<Held> tail, bool commit) {
+    std::vector<Held> held;
+    held.swap(pending_);
+    std::vector<Told> told;
+    if (commit) told.swap(told_);
+    // (A connection lost before BEGIN went is mended by the next
+    // transaction's begin(), as one lost between transactions is.)
+    if (PQstatus(conn_.get()) != CONNECTION_OK)
+      return make_error(Errc::unavailable, name_ + ": the connection was lost inside a transaction; "
+                                               "nothing of it was committed");
+    const size_t first = held.size();
+    for (Held& h : tail) held.push_back(std::move(h));
     // After the COMMIT, in the same pipeline: skipped by the server if
     // anything before them failed, as the transaction is then not committed.
     const size_t last = held.size() - 1;
@@ -460,7 +507,9 @@ class PgConnection final : public Connection {
       BB_TRY(check(r, "'" + held[i].sql.substr(0, 60) + "'"));
     }
     changes_ = rows_changed(results[last].get());
-    return std::move(results[last]);
+    results.resize(last + 1);
+    return std::vector<PgResult>(std::make_move_iterator(results.begin() + static_cast<std::ptrdiff_t>(first)),
+                                 std::make_move_iterator(results.end()));
   }
 
   // The server-side name `sql` is prepared under on this connection, made

@@ -276,6 +276,12 @@ Result<EnqueueResult> QueueStore::enqueue_in_tx(const model::JobSpec& spec, bool
 // the COMMIT. Two round trips, with the server's clock too (it was three,
 // and four with the server's clock: the time was asked alone first).
 Result<EnqueueResult> QueueStore::enqueue_at_once(const model::JobSpec& spec) {
+  auto st = at_once_statement(spec);
+  if (!st) return st.error();
+  return at_once_answer(*st, spec);
+}
+
+Result<Statement> QueueStore::at_once_statement(const model::JobSpec& spec) {
   const bool server_clock = options_.database_clock;
   const bool replay = options_.replay_window_seconds != 0;
   const std::vector<Part> parts =
@@ -291,13 +297,17 @@ Result<EnqueueResult> QueueStore::enqueue_at_once(const model::JobSpec& spec) {
   if (!server_clock) st->bind(++n, clock_->now_unix());
   for (const Part& part : parts) part.bind(*st, n);
   bind_insert(*st, n, spec, std::nullopt);
-  auto row = st->step();
+  return st;
+}
+
+Result<EnqueueResult> QueueStore::at_once_answer(Statement& st, const model::JobSpec& spec) {
+  auto row = st.step();
   if (!row) return row.error();
   if (!*row) return make_error(Errc::internal, "an Enqueue's statement returned no row");
-  Job job = schema::job_from_row(*st);
-  const int64_t found_by = st->column_int64(schema::kJobColumnCount);
-  schema::NowPin pin(pinned_now_, st->column_int64(schema::kJobColumnCount + 1));
-  BB_TRY(st->run());
+  Job job = schema::job_from_row(st);
+  const int64_t found_by = st.column_int64(schema::kJobColumnCount);
+  schema::NowPin pin(pinned_now_, st.column_int64(schema::kJobColumnCount + 1));
+  BB_TRY(st.run());
   // A replayed body is answered with its first job; a new body of the same
   // delivery or work is remembered with the job that answers it.
   if (found_by != 0) BB_TRY(remember_replay(spec.replay_key, job.id));

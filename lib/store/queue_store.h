@@ -205,6 +205,14 @@ class QueueStore {
   // enqueue_in_tx without skip_measured, on PostgreSQL: the questions and
   // the INSERT in one statement (queue_enqueue.cpp).
   Result<EnqueueResult> enqueue_at_once(const model::JobSpec& spec);
+  // enqueue_at_once in two halves: its statement, bound; and, once sent,
+  // its answer (the replay record and the notification held for COMMIT).
+  Result<Statement> at_once_statement(const model::JobSpec& spec);
+  Result<EnqueueResult> at_once_answer(Statement& st, const model::JobSpec& spec);
+  // enqueue_batch's specs that passed their checks, inside its
+  // transaction; on PostgreSQL their statements go in one pipeline.
+  Status batch_in_tx(const std::vector<model::JobSpec>& specs, const std::vector<size_t>& valid,
+                     std::vector<Result<EnqueueResult>>& stored);
   Result<GroupEnqueueResult> group_in_tx(const model::GroupSpec& group, std::vector<model::JobSpec> specs, bool commit);
   Result<std::optional<model::JobGroup>> find_group(int64_t id);
   // The job a replay key was accepted for within the window: nullopt when

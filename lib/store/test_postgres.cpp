@@ -389,6 +389,24 @@ TEST_CASE("inside a transaction, what nobody reads goes with the next one: an En
   CHECK_FALSE(replayed->created);
   CHECK(replayed->job.id == e->job.id);
 
+  // A batch of eight (group commit, as queued makes of calls that arrive
+  // together), a repeat of 'b' among them: still 2, every spec's statement
+  // in the first pipeline (it was one round trip each).
+  std::vector<model::JobSpec> batch;
+  for (char c : std::string("0123456")) batch.push_back(webhook_push(c));
+  batch.push_back(redelivered);
+  before = proxy.client_sends();
+  auto answers = q->enqueue_batch(batch);
+  REQUIRE(answers.size() == 8);
+  for (size_t i = 0; i < 7; ++i) {
+    if (!answers[i]) FAIL(answers[i].error().message);
+    CHECK(answers[i]->created);
+  }
+  REQUIRE(answers[7]);
+  CHECK_FALSE(answers[7]->created);
+  CHECK(answers[7]->job.id == e->job.id);
+  CHECK(proxy.client_sends() - before == 2);
+
   // BEGIN and one statement that takes the time, checks the leases and
   // claims when none ran out; COMMIT and NOTIFY. (Four with the lease
   // check and the pick statements of their own.)

@@ -122,6 +122,56 @@ TEST_CASE("a batch answers each spec as enqueue alone would", "[queue][batch]") 
   CHECK(one[0]->created);
 }
 
+TEST_CASE("a batch's specs find the jobs made before them in the batch", "[queue][batch]") {
+  // No two specs carry one replay key: on PostgreSQL their statements go
+  // in one pipeline, and each must still see the rows of those before it.
+  bb::test::TempDir dir;
+  FakeClock clock;
+  auto q = testdb::open_queue(dir.file("queue.db"), clock);
+  auto before = q.enqueue(push(50, "d50"));
+  REQUIRE(before);
+  std::vector<JobSpec> specs;
+  for (int i = 0; i < 12; ++i) {
+    JobSpec s = push(i % 4 == 3 ? i - 1 : i, "e" + std::to_string(i));  // 3 repeats 2's work, 7 6's, 11 10's
+    s.replay_key = std::string(63, 'a') + "0123456789abcdef"[i];
+    specs.push_back(s);
+  }
+  specs[5].delivery_id = "e4";   // 4's delivery again
+  specs[8].delivery_id = "d50";  // the delivery of a job from before the batch
+  specs[9].head_sha = sha(50);   // the work of that job
+  auto answers = q.enqueue_batch(specs);
+  REQUIRE(answers.size() == specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    INFO("spec " << i);
+    REQUIRE(answers[i]);
+  }
+  for (size_t i : {0, 1, 2, 4, 6, 10}) {
+    INFO("spec " << i);
+    CHECK(answers[i]->created);
+    CHECK(answers[i]->job.spec.head_sha == specs[i].head_sha);
+    CHECK(answers[i]->job.spec.delivery_id == specs[i].delivery_id);
+  }
+  const std::pair<size_t, int64_t> found[] = {{3, answers[2]->job.id},  {5, answers[4]->job.id},
+                                              {7, answers[6]->job.id},  {8, before->job.id},
+                                              {9, before->job.id},      {11, answers[10]->job.id}};
+  for (auto [i, id] : found) {
+    INFO("spec " << i);
+    CHECK_FALSE(answers[i]->created);
+    CHECK(answers[i]->job.id == id);
+  }
+  CHECK(q.counts()->queued == 7);
+  // Each body is remembered with the job that answered it.
+  for (size_t i = 0; i < specs.size(); ++i) {
+    INFO("spec " << i);
+    JobSpec again = push(900 + static_cast<int>(i), "again-" + std::to_string(i));
+    again.replay_key = specs[i].replay_key;
+    auto replayed = q.enqueue(again);
+    REQUIRE(replayed);
+    CHECK_FALSE(replayed->created);
+    CHECK(replayed->job.id == answers[i]->job.id);
+  }
+}
+
 TEST_CASE("a batch the database fails is enqueued spec by spec, losing nothing acknowledged",
           "[queue][batch][errors][sqlite]") {
   bb::test::TempDir dir;
