@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -64,6 +65,11 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(sd_event* event, int liste
   int r = sd_event_add_io(event, &src, listen_fd, EPOLLIN, on_listen, s.get());
   if (r < 0) return errno_error("watch the listening socket", -r);
   s->listen_source_.reset(src);
+  // Accepting waits for the connections' reads: a connection accepted in
+  // one wakeup has its request read before the next wakeup's accepts may
+  // need room (make_room).
+  r = sd_event_source_set_priority(src, SD_EVENT_PRIORITY_NORMAL + 1);
+  if (r < 0) return errno_error("order the listening socket after the connections", -r);
   r = sd_event_add_time(event, &src, CLOCK_MONOTONIC, UINT64_MAX, 10'000, on_resume, s.get());
   if (r < 0) return errno_error("add the accept timer", -r);
   s->resume_timer_.reset(src);
@@ -95,10 +101,14 @@ int HttpServer::on_resume(sd_event_source*, uint64_t, void* userdata) {
 
 void HttpServer::accept_ready() {
   for (int i = 0; i < kAcceptsPerWakeup && listen_fd_.valid(); ++i) {
-    if (connections_.size() >= limits_.max_connections && !make_room()) {
+    if (connections_.size() >= limits_.max_connections) {
+      Room room = make_room(static_cast<size_t>(i));
+      // Only this wakeup's connections could give way: the listening
+      // socket is ready again once they have been read.
+      if (room == Room::after_reads) return;
       // Everyone holds a request the queue is working on; the backlog waits
       // until one of them closes (connection_closed resumes).
-      return pause_accepting(0);
+      if (room == Room::none) return pause_accepting(0);
     }
     sockaddr_storage addr{};
     socklen_t len = sizeof addr;
@@ -128,19 +138,27 @@ void HttpServer::accept_ready() {
   }
 }
 
-bool HttpServer::make_room() {
+HttpServer::Room HttpServer::make_room(size_t unread) {
   std::shared_ptr<Connection> victim;
+  const size_t candidates = connections_.size() - std::min(unread, connections_.size());
+  bool any_unread = false;
+  size_t index = 0;
   for (const auto& c : connections_) {
+    const bool accepted_now = index++ >= candidates;
     int rank = eviction_rank(*c);
     if (rank < 0) continue;
+    if (accepted_now) {
+      any_unread = true;
+      continue;
+    }
     if (!victim || rank < eviction_rank(*victim) ||
         (rank == eviction_rank(*victim) && c->request_started() < victim->request_started()))
       victim = c;
   }
-  if (!victim) return false;
+  if (!victim) return any_unread ? Room::after_reads : Room::none;
   ++evicted_;
   victim->evict();
-  return true;
+  return Room::made;
 }
 
 void HttpServer::pause_accepting(uint64_t for_usec) {

@@ -79,8 +79,11 @@ class HttpServer final : public ConnectionHost {
   static int on_listen(sd_event_source*, int, uint32_t, void* userdata);
   static int on_resume(sd_event_source*, uint64_t, void* userdata);
   void accept_ready();
-  // Closes the connection that should give way, if there is one.
-  bool make_room();
+  // Closes the connection that should give way, if there is one, but never
+  // one of the `unread` newest: accepted in this wakeup, they have not had
+  // their first read yet, and a delivery's request may be waiting in one.
+  enum class Room { made, after_reads, none };
+  Room make_room(size_t unread);
   void pause_accepting(uint64_t for_usec);
   void resume_accepting();
   std::vector<std::shared_ptr<Connection>> snapshot() const;

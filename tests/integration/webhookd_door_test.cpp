@@ -4,6 +4,8 @@
 // the watchdog tied to serving. Every test is bounded in time and count.
 #include <catch2/catch.hpp>
 
+#include <csignal>
+
 #include <curl/curl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -169,6 +171,32 @@ TEST_CASE("idle crowds cannot wedge the door: 128 connections cut by the idle ti
     CHECK(resp.status == 202);
   }
   CHECK(r.w.log().find("cannot accept") == std::string::npos);
+}
+
+TEST_CASE("a delivery accepted in a crowded wakeup is read before that wakeup's accepts need room",
+          "[webhookd][door]") {
+  Running r("  max_connections: 8\n");
+  const pid_t pid = r.w.daemon().pid();
+  auto old = connect_many(r.w.port(), 8);  // the slots taken, by connections older than the delivery
+  // Accepted, and webhookd waits for their requests (it may hold one
+  // connection of its own start-up check besides).
+  REQUIRE(wait_until([&] { return everything_read(r.w.port()) && connections_of(pid, r.w.port()).size() >= 7; },
+                     seconds(5)));
+  // While webhookd is stopped the kernel completes the handshakes and
+  // holds the request: webhookd then accepts all nine in one wakeup.
+  REQUIRE(::kill(pid, SIGSTOP) == 0);
+  RawClient delivery(r.w.port());
+  const std::string body = push_body(300);
+  REQUIRE(delivery.send(signed_head(body, "crowded-wakeup", "Content-Length: " + std::to_string(body.size()) +
+                                                               "\r\nConnection: close\r\n\r\n") +
+                        body));
+  auto crowd = connect_many(r.w.port(), 8);
+  REQUIRE(::kill(pid, SIGCONT) == 0);
+  // The ninth accept needs room while only that wakeup's connections could
+  // give way: they are read first, and the delivery is answered.
+  std::string answer = delivery.read_all(seconds(5));
+  INFO(answer);
+  CHECK(answer.rfind("HTTP/1.1 202", 0) == 0);
 }
 
 TEST_CASE("200 trickling connections do not keep legitimate deliveries out", "[webhookd][door]") {
