@@ -67,7 +67,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(sd_event* event, int liste
   s->listen_source_.reset(src);
   // Accepting waits for the connections' reads: a connection accepted in
   // one wakeup has its request read before the next wakeup's accepts may
-  // need room (make_room).
+  // need room (make_room). Without it the listening socket, still ready,
+  // could come first, and the crowded-wakeup case of
+  // integration-webhookd-door fails.
   r = sd_event_source_set_priority(src, SD_EVENT_PRIORITY_NORMAL + 1);
   if (r < 0) return errno_error("order the listening socket after the connections", -r);
   r = sd_event_add_time(event, &src, CLOCK_MONOTONIC, UINT64_MAX, 10'000, on_resume, s.get());
