@@ -34,7 +34,7 @@ std::vector<Result<EnqueueResult>> QueueStore::enqueue_batch(const std::vector<m
     // connection): enqueuing alone again then finds each job by its replay
     // key, delivery or work, so nothing is queued twice.
     stored.clear();
-    for (size_t i : valid) stored.push_back(enqueue(specs[i]));
+    for (size_t i : valid) stored.push_back(enqueue_alone(specs[i]));
   }
 
   std::vector<Result<EnqueueResult>> answers;

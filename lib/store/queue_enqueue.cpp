@@ -182,6 +182,10 @@ Status QueueStore::remember_replay(const std::string& key, int64_t job_id) {
 
 Result<EnqueueResult> QueueStore::enqueue(const model::JobSpec& spec) {
   BB_TRY(check_spec(spec));
+  return enqueue_alone(spec);
+}
+
+Result<EnqueueResult> QueueStore::enqueue_alone(const model::JobSpec& spec) {
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.error();
   // Two boxes enqueueing the same work must not both find it missing.

@@ -195,6 +195,8 @@ class QueueStore {
   Result<std::optional<model::Job>> find_measured(const model::JobSpec& spec);
   // enqueue's checks of the spec alone: model::validate, and no shard.
   Status check_spec(const model::JobSpec& spec);
+  // enqueue after check_spec: its own transaction.
+  Result<EnqueueResult> enqueue_alone(const model::JobSpec& spec);
   // enqueue's checks of the spec's group, inside the transaction: the
   // refusal, if any (an error of its own is the database's).
   Result<std::optional<Error>> check_group_of(const model::JobSpec& spec);
