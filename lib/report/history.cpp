@@ -1,7 +1,6 @@
 #include "report/history.h"
 
 #include <algorithm>
-#include <charconv>
 #include <variant>
 
 #include "util/file.h"
@@ -162,16 +161,6 @@ const std::vector<store::Migration>& migrations() {
   return both;
 }
 
-// Statement binds integers and text; a REAL column converts text exactly
-// when it carries all 17 significant digits.
-std::string format_real(double v) {
-  char buf[40];
-  // printf's %.17g, without printf: three of these for every point a job
-  // ingests.
-  const auto end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 17).ptr;
-  return std::string(buf, end);
-}
-
 std::string tag_name(const std::string& ref) {
   return ref.rfind("refs/tags/", 0) == 0 ? ref.substr(10) : std::string();
 }
@@ -249,7 +238,7 @@ Status HistoryStore::ingest(const model::ResultSet& rs, const std::string& kind)
     point->bind(8, std::string(model::to_string(b.status)));
     const Spread s = spread_of(b.samples);
     if (b.samples.empty()) point->bind_null(9).bind_null(18).bind_null(19);
-    else point->bind(9, format_real(s.median)).bind(18, format_real(s.q1)).bind(19, format_real(s.q3));
+    else point->bind_real(9, s.median).bind_real(18, s.q1).bind_real(19, s.q3);
     point->bind(10, static_cast<int64_t>(b.samples.size()));
     point->bind(11, std::string(model::to_string(b.direction)));
     auto profiles = b.extra.find("profiles");

@@ -50,7 +50,9 @@ SeriesPoint point_of(const store::Statement& q) {
   p.job_id = q.column_int64(3);
   p.commit = q.column_text(4);
   p.created = q.column_int64(5);
-  p.median = q.column_is_null(6) ? 0 : std::stod(q.column_text(6));
+  // As doubles, both ways: SQLite writes a REAL out as text with 15
+  // digits, which lost the last two of a median that was read that way.
+  p.median = q.column_is_null(6) ? 0 : q.column_real(6);
   p.samples = static_cast<size_t>(q.column_int64(7));
   p.status = q.column_text(8);
   // Most points have none: no JSON parse for each of a trend's points.
@@ -64,8 +66,8 @@ SeriesPoint point_of(const store::Statement& q) {
   p.commit_time = q.column_int64(12);
   p.label = q.column_text(13);
   p.machine = q.column_text(14);
-  p.q1 = q.column_is_null(15) ? p.median : std::stod(q.column_text(15));
-  p.q3 = q.column_is_null(16) ? p.median : std::stod(q.column_text(16));
+  p.q1 = q.column_is_null(15) ? p.median : q.column_real(15);
+  p.q3 = q.column_is_null(16) ? p.median : q.column_real(16);
   return p;
 }
 

@@ -90,6 +90,32 @@ TEST_CASE("history keeps runs and finds the previous run on the same ref and env
   CHECK(again->has_job(2));
 }
 
+TEST_CASE("a point's median and quartiles come back from history exactly, all 17 digits") {
+  Dir d;
+  auto h = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
+  REQUIRE(h.ok());
+  // Values whose shortest text needs 17 significant digits: SQLite writes a
+  // REAL out as text with 15, which gave back 0.3 and 1 for these.
+  ResultSet rs = run(1, "c1", 1);
+  rs.commit_info.first_parent_position = 1;
+  rs.benchmarks[0].samples = {0.1 + 0.2, 0.1 + 0.2, 1.0000000000000002, 1.0000000000000002, 1.0000000000000002};
+  rs.benchmarks[0].rounds.clear();
+  REQUIRE(h->ingest(rs, "push").ok());
+  auto trend = h->trend("o/r", "refs/heads/main", "micro/loop:wall_time");
+  REQUIRE(trend.ok());
+  REQUIRE(trend->points.size() == 1);
+  const report::SeriesPoint& p = trend->points[0];
+  const report::Spread s = report::spread_of(rs.benchmarks[0].samples);
+  CHECK(s.median == 1.0000000000000002);
+  CHECK(p.median == s.median);
+  CHECK(p.q1 == s.q1);
+  CHECK(p.q3 == s.q3);
+  auto chunk = h->trend_chunk("o/r", "refs/heads/main", "micro/loop:wall_time", 0, 1024);
+  REQUIRE(chunk.ok());
+  REQUIRE(chunk->points.size() == 1);
+  CHECK(chunk->points[0].median == s.median);
+}
+
 TEST_CASE("runs on a branch are ordered by first-parent position, so a backfilled commit lands in place") {
   Dir d;
   auto h = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
