@@ -2,7 +2,6 @@
 
 #include "bus/errors.h"
 #include "daemon/log.h"
-#include "manager.h"
 
 namespace bb::queued {
 
@@ -30,8 +29,8 @@ void answer(sd_bus_message* call, const Result<store::EnqueueResult>& result) {
 
 }  // namespace
 
-Result<std::unique_ptr<EnqueueBatch>> EnqueueBatch::create(sd_event* event, Manager* manager) {
-  std::unique_ptr<EnqueueBatch> batch(new EnqueueBatch(manager));
+Result<std::unique_ptr<EnqueueBatch>> EnqueueBatch::create(sd_event* event, Store store) {
+  std::unique_ptr<EnqueueBatch> batch(new EnqueueBatch(std::move(store)));
   sd_event_source* raw = nullptr;
   int r = sd_event_add_defer(event, &raw, on_idle, batch.get());
   if (r < 0) return errno_error("add the Enqueue batch's event source", -r);
@@ -56,13 +55,34 @@ void EnqueueBatch::add(sd_bus_message* call, model::JobSpec spec) {
 }
 
 int EnqueueBatch::on_idle(sd_event_source*, void* userdata) {
-  auto* self = static_cast<EnqueueBatch*>(userdata);
   try {
-    self->commit();
-  } catch (const std::exception& e) {
+    static_cast<EnqueueBatch*>(userdata)->commit();
+  } catch (const std::exception& e) {  // memory, while answering: never into sd-event
     daemon::log_error(std::string("Enqueue batch failed: ") + e.what());
   }
   return 0;
+}
+
+// The store's answers, one per spec. Its own failures are answers already
+// (a refused spec, a database that failed); what it throws (memory) is
+// every spec's error: the calls were taken from the waiting list, and a
+// caller left without an answer would wait for the bus's timeout.
+std::vector<Result<store::EnqueueResult>> EnqueueBatch::stored(const std::vector<model::JobSpec>& specs) {
+  std::vector<Result<store::EnqueueResult>> results;
+  std::string failed;
+  try {
+    results = store_(specs);
+  } catch (const std::exception& e) {
+    failed = e.what();
+  }
+  if (failed.empty() && results.size() == specs.size()) return results;
+  if (failed.empty()) failed = "the store answered " + std::to_string(results.size()) + " of " +
+                               std::to_string(specs.size()) + " specs";
+  daemon::log_error("Enqueue batch failed: " + failed);
+  results.clear();
+  for (size_t i = 0; i < specs.size(); ++i)
+    results.emplace_back(make_error(Errc::internal, "the queue could not store the job: " + failed));
+  return results;
 }
 
 void EnqueueBatch::commit() {
@@ -72,7 +92,7 @@ void EnqueueBatch::commit() {
   std::vector<model::JobSpec> specs;
   specs.reserve(calls.size());
   for (auto& [call, spec] : calls) specs.push_back(std::move(spec));
-  auto results = manager_->enqueue_batch(specs);
+  const auto results = stored(specs);
   for (size_t i = 0; i < calls.size(); ++i) answer(calls[i].first.get(), results[i]);
 }
 

@@ -5,17 +5,17 @@
 // nothing, since the bus then has nothing more.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include "bus/handles.h"
 #include "model/job.h"
+#include "store/queue_store.h"
 #include "util/result.h"
 
 namespace bb::queued {
-
-class Manager;
 
 class EnqueueBatch {
  public:
@@ -23,7 +23,11 @@ class EnqueueBatch {
   // would otherwise keep the first of them waiting.
   static constexpr size_t kMaxCalls = 64;
 
-  static Result<std::unique_ptr<EnqueueBatch>> create(sd_event* event, Manager* manager);
+  // Stores a batch in one transaction: one answer per spec, in order
+  // (the Manager's enqueue_batch; a test's own).
+  using Store = std::function<std::vector<Result<store::EnqueueResult>>(const std::vector<model::JobSpec>&)>;
+
+  static Result<std::unique_ptr<EnqueueBatch>> create(sd_event* event, Store store);
   // Calls still waiting are enqueued and answered: a stopping daemon
   // answers what it took (its bus is flushed after).
   ~EnqueueBatch();
@@ -31,15 +35,17 @@ class EnqueueBatch {
   EnqueueBatch& operator=(const EnqueueBatch&) = delete;
 
   // Holds `call` (a Queue1.Enqueue) until its batch is committed, then
-  // answers it with (id, created) or the spec's own error.
+  // answers it with (id, created) or the spec's own error; every call is
+  // answered, also when storing the batch throws.
   void add(sd_bus_message* call, model::JobSpec spec);
 
  private:
-  explicit EnqueueBatch(Manager* manager) : manager_(manager) {}
+  explicit EnqueueBatch(Store store) : store_(std::move(store)) {}
   static int on_idle(sd_event_source* source, void* userdata);
   void commit();
+  std::vector<Result<store::EnqueueResult>> stored(const std::vector<model::JobSpec>& specs);
 
-  Manager* manager_;
+  Store store_;
   bus::SourcePtr source_;
   std::vector<std::pair<bus::MessagePtr, model::JobSpec>> waiting_;
 };

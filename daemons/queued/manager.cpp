@@ -40,7 +40,9 @@ Status Manager::start() {
                                      on_lease_timer, this);
   if (r < 0) return errno_error("add lease timer", -r);
   lease_timer_.reset(raw);
-  auto batch = EnqueueBatch::create(event_, this);
+  auto batch = EnqueueBatch::create(event_, [this](const std::vector<model::JobSpec>& specs) {
+    return enqueue_batch(specs);
+  });
   if (!batch) return batch.error();
   batch_ = std::move(*batch);
   // Jobs whose runner died while queued was down are handled right away.
