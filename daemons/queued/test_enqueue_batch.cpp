@@ -127,7 +127,6 @@ class Peers {
   std::unique_ptr<EnqueueBatch> batch_;
   int64_t next_id_ = 1;
   bool connected_ = false;
-
 };
 
 int on_enqueue(sd_bus_message* m, void* userdata, sd_bus_error*) {
