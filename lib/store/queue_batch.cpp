@@ -71,18 +71,21 @@ Status QueueStore::batch_in_tx(const std::vector<model::JobSpec>& specs, const s
     if (!r) return r.error();
     refused.push_back(std::move(*r));
   }
-  if (db_.backend() != Backend::postgresql || replay_keys_repeat(specs, valid)) {
+  // Each spec's answer in order: its refusal, or what `answer_of(k)` stored.
+  auto answer_each = [&](auto&& answer_of) -> Status {
     for (size_t k = 0; k < valid.size(); ++k) {
       if (refused[k]) {
         stored.emplace_back(std::move(*refused[k]));
         continue;
       }
-      auto result = enqueue_checked(specs[valid[k]]);
+      auto result = answer_of(k);
       if (!result) return result.error();
       stored.emplace_back(std::move(*result));
     }
     return {};
-  }
+  };
+  if (db_.backend() != Backend::postgresql || replay_keys_repeat(specs, valid))
+    return answer_each([&](size_t k) { return enqueue_checked(specs[valid[k]]); });
   // PostgreSQL: every spec's one statement in one pipeline, one round trip
   // where each was one (the server runs them in order, so a spec finds the
   // job an earlier one of the batch made). Then the answers, in order.
@@ -95,16 +98,7 @@ Status QueueStore::batch_in_tx(const std::vector<model::JobSpec>& specs, const s
   }
   BB_TRY(db_.send_together(statements));
   size_t next = 0;
-  for (size_t k = 0; k < valid.size(); ++k) {
-    if (refused[k]) {
-      stored.emplace_back(std::move(*refused[k]));
-      continue;
-    }
-    auto result = at_once_answer(statements[next++], specs[valid[k]]);
-    if (!result) return result.error();
-    stored.emplace_back(std::move(*result));
-  }
-  return {};
+  return answer_each([&](size_t k) { return at_once_answer(statements[next++], specs[valid[k]]); });
 }
 
 }  // namespace bb::store
