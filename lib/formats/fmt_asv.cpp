@@ -136,11 +136,18 @@ Value judge(model::Benchmark& b, std::optional<double> value) {
   return std::isinf(*value) ? Value::infinite : Value::measured;
 }
 
+// In the summary's name order (ci_99_a, ci_99_b, median, q_25, q_75): each
+// entry goes at the end of the flat map, none moves the others along.
 void put_summary(model::Benchmark& b, double median, const std::array<double, 4>& stats, double scale) {
   b.summary.reserve(1 + stats.size());
-  b.summary["median"] = median * scale;
-  for (size_t k = 0; k < stats.size(); ++k)
+  auto put = [&](size_t k) {
     if (std::isfinite(stats[k])) b.summary[Columns::kNames[Columns::ci_99_a + k] + 6] = stats[k] * scale;
+  };
+  put(0);
+  put(1);
+  b.summary["median"] = median * scale;
+  put(2);
+  put(3);
 }
 
 void samples_or_median(model::Benchmark& b, double median, double scale) {
