@@ -221,6 +221,13 @@ class HistoryStore {
   // a point the caller holds).
   Result<Trend> trend_chunk(const std::string& repository, const std::string& ref, const std::string& key,
                             int64_t chunk, int64_t chunk_size, int64_t from_position = 0);
+  // Every point of a branch ref's plain runs at first-parent position
+  // `position`, by benchmark key, each key's in trend_chunk's order: what a
+  // push added to each series of the ref, read once for all of them (the
+  // runs by runs_by_position, their points by points_by_job) instead of a
+  // trend_chunk for each.
+  Result<std::map<std::string, std::vector<SeriesPoint>>> points_at(const std::string& repository,
+                                                                    const std::string& ref, int64_t position);
   // The commit of each plain run whose points fall in a chunk (as
   // trend_chunk counts chunks), as (job, commit) in drawing order: every
   // series of the ref shares them, so the dashboard keeps one list per

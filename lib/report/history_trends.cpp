@@ -200,6 +200,25 @@ Result<Trend> HistoryStore::trend_chunk(const std::string& repository, const std
   return read_trend(*q, repository, ref, key);
 }
 
+Result<std::map<std::string, std::vector<SeriesPoint>>> HistoryStore::points_at(const std::string& repository,
+                                                                                 const std::string& ref,
+                                                                                 int64_t position) {
+  if (release(ref)) return make_error(Errc::invalid_argument, "points_at: a branch only");
+  // A point's position is its run's, both written by ingest.
+  auto q = db_.prepare(std::string("SELECT ") + kPointColumns +
+                       " FROM runs r JOIN points p ON p.job_id = r.job_id AND p.role = r.role"
+                       " WHERE r.repository = ? AND r.ref = ? AND r.role = '' AND r.position = ? ORDER BY r.job_id");
+  if (!q) return q.error();
+  q->bind(1, repository).bind(2, ref).bind(3, position);
+  std::map<std::string, std::vector<SeriesPoint>> out;
+  for (;;) {
+    auto row = q->step();
+    if (!row) return row.error();
+    if (!*row) return out;
+    out[q->column_text(0)].push_back(point_of(*q));
+  }
+}
+
 Result<int64_t> HistoryStore::chunk_count(const std::string& repository, const std::string& ref,
                                           const std::string& key, int64_t chunk, int64_t chunk_size,
                                           int64_t from) {

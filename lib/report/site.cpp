@@ -117,6 +117,15 @@ Status SiteWriter::job_finished(JobReport& report, const std::optional<model::Jo
     std::map<std::pair<std::string, std::string>, std::set<int64_t>> series;
     for (const auto& t : touched_series(*result))
       if (std::find(refs.begin(), refs.end(), t.ref) != refs.end()) series[{t.ref, t.key}].insert(t.chunk);
+    // A push's points at its commit, read for all its series at once, and
+    // for this write only.
+    struct Forget {
+      std::map<std::string, Pushed>& pushed;
+      ~Forget() { pushed.clear(); }
+    } forget{pushed_};
+    const model::ResultSet& head = result->head;
+    if (!series.empty() && result->kind != "tag" && head.commit_info.known())
+      pushed_[head.ref].position = head.commit_info.first_parent_position;
     if (auto st = write_all_series(repository, series); !st) return st;
   }
   if (auto st = write_run(report, result); !st) return st;

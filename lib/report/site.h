@@ -178,6 +178,23 @@ class SiteWriter {
   };
   static constexpr size_t kTailsKept = 2048;  // about 8 KB each (64 points)
   std::map<std::pair<std::string, std::string>, KeptTail> tails_;
+  // What a push added to each series of a branch, by ref: the job's
+  // position there (job_finished sets it while it writes the job's series,
+  // and drops it after), and the points at it, read for all of the ref's
+  // series (HistoryStore::points_at) the first time one of them appends.
+  // 1,000 series were 1,000 trend_chunk reads a push.
+  struct Pushed {
+    int64_t position = -1;
+    std::optional<std::map<std::string, std::vector<SeriesPoint>>> points;  // by key
+  };
+  std::map<std::string, Pushed> pushed_;
+  // The points of a series' branch chunk at positions from `from` on, as
+  // history has them; when `from` is the push's position, the pushed ones
+  // at it. A point after it as well (a job at a later commit, written
+  // before this one) is then not among them: appended_chunk's count of the
+  // chunk sees it, and the chunk is read whole.
+  Result<std::vector<SeriesPoint>> added_points(const std::string& repository, const std::string& ref,
+                                                const std::string& key, int64_t chunk, int64_t from);
   // The series summaries of one repository, read once and kept current.
   Status load_summaries(const std::string& repository);
   std::string summaries_repository_;

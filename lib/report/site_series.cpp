@@ -169,10 +169,12 @@ struct Appended {
   std::vector<SeriesPoint> added;
   bool kept = false;           // the tail was the writer's own, not read from a file
 };
+// `added_from(x)`: the chunk's points from position x on (added_points).
 Result<std::optional<Appended>> appended_chunk(HistoryStore& history, const std::string& site_dir,
                                                const std::string& repository, const std::string& ref,
                                                const std::string& key, const std::string& sid, int64_t chunk,
-                                               const SeriesChunk& written, site::ChunkColumns* kept_tail) {
+                                               const SeriesChunk& written, site::ChunkColumns* kept_tail,
+                                               const std::function<Result<std::vector<SeriesPoint>>(int64_t)>& added_from) {
   auto read = [&](const std::string& path, int64_t points) -> std::optional<site::ChunkColumns> {
     auto c = site::decode_chunk(read_data_file(path_join(site_dir, path)));
     if (!c || c->size() == 0 || int64_t(c->size()) != points) return std::nullopt;
@@ -193,10 +195,10 @@ Result<std::optional<Appended>> appended_chunk(HistoryStore& history, const std:
     columns = read(site::chunk_data(repository, sid, chunk), written.points);
   }
   if (!columns) return std::optional<Appended>{};
-  auto added = history.trend_chunk(repository, ref, key, chunk, site::kChunkPoints, columns->x.back() + 1);
+  auto added = added_from(columns->x.back() + 1);
   if (!added) return added.error();
-  if (added->points.empty()) return std::optional<Appended>{};
-  Appended out{std::move(*columns), size_t(written.tail > 0 ? in_first : 0), std::move(added->points), kept};
+  if (added->empty()) return std::optional<Appended>{};
+  Appended out{std::move(*columns), size_t(written.tail > 0 ? in_first : 0), std::move(*added), kept};
   const int64_t total = written.points + int64_t(out.added.size());
   // Only the tail is rewritten: history's count is checked over the tail's
   // positions, about 64 rows instead of up to 1,024. A point history gained
@@ -309,6 +311,26 @@ Result<const Series*> SiteWriter::change_window(const std::string& repository, c
   for (SeriesPoint& p : s->points) p = for_window(p);
   Series& w = windows_[id] = std::move(*s);
   return &w;
+}
+
+Result<std::vector<SeriesPoint>> SiteWriter::added_points(const std::string& repository, const std::string& ref,
+                                                         const std::string& key, int64_t chunk, int64_t from) {
+  auto pushed = pushed_.find(ref);
+  if (pushed == pushed_.end() || pushed->second.position != from || from / site::kChunkPoints != chunk) {
+    auto t = history_.trend_chunk(repository, ref, key, chunk, site::kChunkPoints, from);
+    if (!t) return t.error();
+    return std::move(t->points);
+  }
+  Pushed& p = pushed->second;
+  if (!p.points) {
+    auto read = history_.points_at(repository, ref, p.position);
+    if (!read) return read.error();
+    p.points = std::move(*read);
+  }
+  // Each series takes its own: a push reads each once.
+  auto it = p.points->find(key);
+  if (it == p.points->end()) return std::vector<SeriesPoint>{};
+  return std::move(it->second);
 }
 
 // A chunk of a ref names each of its runs' commit once, for all of the
@@ -446,10 +468,10 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     const bool tailed = chunk >= 0 && chunk == last;
     if (!full && chunk == newest && chunk >= 0 && chunks->count(chunk)) {
       auto kept = tails_.find({repository, sid});
-      auto appended = appended_chunk(history_, options_.site_dir, repository, ref, key, sid, chunk,
-                                     summary.chunks.at(chunk),
-                                     kept != tails_.end() && kept->second.chunk == chunk ? &kept->second.columns
-                                                                                         : nullptr);
+      auto appended = appended_chunk(
+          history_, options_.site_dir, repository, ref, key, sid, chunk, summary.chunks.at(chunk),
+          kept != tails_.end() && kept->second.chunk == chunk ? &kept->second.columns : nullptr,
+          [&](int64_t from) { return added_points(repository, ref, key, chunk, from); });
       if (!appended) return appended.error();
       if (*appended) {
         cols = std::move((*appended)->columns);

@@ -176,6 +176,28 @@ TEST_CASE("runs on a branch are ordered by first-parent position, so a backfille
   CHECK(*h->chunk_count("o/r", "refs/heads/main", key, 1, 16, 21) == 1);
   CHECK(*h->chunk_count("o/r", "refs/heads/main", key, 0, 16) == 1);
   CHECK(*h->chunk_count("o/r", "refs/heads/other", key, 1, 16) == 1);
+  // What a push added at its position, for every series of the ref at
+  // once: each key's points as trend_chunk reads them from there, in job
+  // order; not a pull request's (25), not another ref's (21).
+  auto at20 = h->points_at("o/r", "refs/heads/main", 20);
+  REQUIRE(at20.ok());
+  REQUIRE(at20->size() == 1);
+  const auto& both = at20->at(key);
+  REQUIRE(both.size() == 2);
+  CHECK(both[0].commit == "c20");
+  CHECK(both[1].commit == "c20-again");
+  auto from20 = h->trend_chunk("o/r", "refs/heads/main", key, 1, 16, 20);
+  REQUIRE(from20->points.size() == 3);  // and c30 after them
+  for (size_t i = 0; i < both.size(); ++i) {
+    CHECK(both[i].job_id == from20->points[i].job_id);
+    CHECK(both[i].median == from20->points[i].median);
+    CHECK(both[i].position == 20);
+    CHECK(both[i].commit_time == from20->points[i].commit_time);
+    CHECK(both[i].environment_key == from20->points[i].environment_key);
+  }
+  CHECK(h->points_at("o/r", "refs/heads/main", 25)->empty());
+  CHECK(h->points_at("o/r", "refs/heads/other", 21)->at(key).size() == 1);
+  CHECK_FALSE(h->points_at("o/r", report::kReleaseSeries, 20).ok());
 
   // The run before: the nearest earlier position, the earlier job at the
   // same one; a run of unknown position (job 8, from before runs were

@@ -684,6 +684,27 @@ TEST_CASE("a push appends its point to the chunk the site holds; anything else r
     CHECK(c.x == std::vector<int64_t>{3, 10, 11, 12, 13, 14, 15, 16, 17});
     CHECK(c.job.front() == 8);
   }
+  SECTION("a later commit's point already in history: the push of the one before reads the chunk whole") {
+    REQUIRE(box.history.ingest(placed_run(9, 18, 0.3), "push").ok());  // its site write not yet done
+    box.finish(placed_run(8, 17, 0.1));
+    auto c = box.chunk(sid, "0");
+    CHECK(c.x == std::vector<int64_t>{10, 11, 12, 13, 14, 15, 16, 17, 18});
+    CHECK(c.job.back() == 9);
+  }
+  SECTION("two runs of the pushed commit: both are appended, in job order") {
+    auto json = box.data(chunk0, "chunk/" + sid + "/0");
+    auto edited = box.chunk(sid, "0");
+    edited.median[0] = 7.0;
+    json["median"] = site::encode_chunk(edited, "", "")["median"];
+    REQUIRE(write_file_atomic(box.dir.path + "/site/" + chunk0, site::data_file("chunk/" + sid + "/0", json)));
+    REQUIRE(box.history.ingest(placed_run(8, 17, 0.3), "push").ok());
+    box.finish(placed_run(9, 17, 0.1));
+    auto c = box.chunk(sid, "0");
+    CHECK(c.x == std::vector<int64_t>{10, 11, 12, 13, 14, 15, 16, 17, 17});
+    CHECK(c.job == std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9});
+    CHECK(c.median[7] == Approx(0.3).epsilon(0.01));
+    CHECK(c.median[0] == 7.0);  // appended to the site's own chunk, not read from history
+  }
   SECTION("a chunk file that is not one: read again from history") {
     REQUIRE(write_file_atomic(box.dir.path + "/site/" + chunk0, "garbage"));
     box.finish(placed_run(8, 17, 0.1));
