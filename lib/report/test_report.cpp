@@ -90,6 +90,29 @@ TEST_CASE("history keeps runs and finds the previous run on the same ref and env
   CHECK(again->has_job(2));
 }
 
+TEST_CASE("a job's points are found by the primary key, with no index of job_id alone") {
+  Dir d;
+  auto h = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
+  REQUIRE(h.ok());
+  REQUIRE(h->ingest(run(1, "aaa", 0.1), "push").ok());
+  store::Database& db = h->database();
+  const bool sqlite = db.backend() == store::Backend::sqlite;
+  auto index = db.prepare(sqlite ? "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'points_by_job'"
+                                 : "SELECT 1 FROM pg_indexes WHERE indexname = 'points_by_job'");
+  REQUIRE(index);
+  CHECK_FALSE(*index->step());
+  CHECK(h->keys_of_job(1)->size() == 1);
+  if (!sqlite) return;
+  // What keys_of_job and a job's re-ingest ask: a search of the key's
+  // prefix, not a scan of ten million points.
+  auto plan = db.prepare("EXPLAIN QUERY PLAN SELECT kind, ref, benchmark_key FROM points WHERE job_id = ? AND role = ''");
+  REQUIRE(plan);
+  std::string steps;
+  while (*plan->step()) steps += plan->column_text(3) + "\n";
+  INFO(steps);
+  CHECK(steps.find("SEARCH points USING INDEX sqlite_autoindex_points_1 (job_id=? AND role=?)") != std::string::npos);
+}
+
 TEST_CASE("a point's median and quartiles come back from history exactly, all 17 digits") {
   Dir d;
   auto h = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
