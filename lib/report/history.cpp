@@ -148,6 +148,14 @@ const std::vector<store::Migration> kSqliteMigrations = {
     // its own: an index of job_id alone was one more entry written for
     // every point, 124 MiB of an issue-size history.db (10 million points).
     {"a job's points found by the primary key", "DROP INDEX points_by_job"},
+    // The release series' points by tag date: only tags' plain points.
+    // Every push added an entry for each of its points at a place of its
+    // own in an index of all of them (580 MiB of an issue-size history.db),
+    // which only the release series reads (where_ref: kind 'tag', role '').
+    {"the release series' index holds tags only",
+     R"(DROP INDEX points_by_release;
+        CREATE INDEX points_by_release ON points(repository, benchmark_key, commit_time, job_id)
+          WHERE kind = 'tag' AND role = '';)"},
 };
 
 // Written once, in the SQL both engines share; PostgreSQL's types derived.

@@ -90,7 +90,7 @@ TEST_CASE("history keeps runs and finds the previous run on the same ref and env
   CHECK(again->has_job(2));
 }
 
-TEST_CASE("a job's points are found by the primary key, with no index of job_id alone") {
+TEST_CASE("history's indexes: a job's points by the primary key, the release series by an index of tags only") {
   Dir d;
   auto h = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
   REQUIRE(h.ok());
@@ -111,6 +111,17 @@ TEST_CASE("a job's points are found by the primary key, with no index of job_id 
   while (*plan->step()) steps += plan->column_text(3) + "\n";
   INFO(steps);
   CHECK(steps.find("SEARCH points USING INDEX sqlite_autoindex_points_1 (job_id=? AND role=?)") != std::string::npos);
+  // The release series' reads (where_ref) name the partial index's own
+  // terms, kind 'tag' and role '', so it serves them, in order.
+  auto release = db.prepare(
+      "EXPLAIN QUERY PLAN SELECT p.median FROM points p WHERE p.repository = ? AND p.kind = 'tag' AND p.role = ''"
+      " AND p.benchmark_key = ? ORDER BY p.commit_time, p.job_id");
+  REQUIRE(release);
+  steps.clear();
+  while (*release->step()) steps += release->column_text(3) + "\n";
+  INFO(steps);
+  CHECK(steps.find("USING INDEX points_by_release (repository=? AND benchmark_key=?)") != std::string::npos);
+  CHECK(steps.find("TEMP B-TREE") == std::string::npos);
 }
 
 TEST_CASE("a point's median and quartiles come back from history exactly, all 17 digits") {
