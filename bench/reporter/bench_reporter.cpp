@@ -154,7 +154,8 @@ void bulk_load(report::HistoryStore& h, int64_t commits, int benchmarks) {
 }
 
 // One job as reporterd handles it: compared with the run before it,
-// ingested, reported, and what it changed drawn.
+// ingested, its trends drawn, the change points of its report taken from
+// the windows they were drawn with, and the rest of what it changed drawn.
 double one_job(report::HistoryStore& h, report::SiteWriter& site, const model::ResultSet& rs) {
   const auto t = Steady::now();
   model::JobResult jr;
@@ -175,6 +176,10 @@ double one_job(report::HistoryStore& h, report::SiteWriter& site, const model::R
   if (!h.record_job({job.id, rs.repository, "push", rs.ref, 0, rs.commit, "", rs.created, rs.created, "done",
                      report::to_string(rep.overall), rep.summary, rs.commit_info.time}))
     std::exit(1);
+  if (auto st = site.write_job_series(rs.repository, jr); !st)
+    std::exit((std::fprintf(stderr, "%s\n", st.error().message.c_str()), 1));
+  if (auto st = site.add_change_points(rep, jr); !st)
+    std::exit((std::fprintf(stderr, "%s\n", st.error().message.c_str()), 1));
   if (auto st = site.job_finished(rep, jr); !st) std::exit((std::fprintf(stderr, "%s\n", st.error().message.c_str()), 1));
   return seconds_since(t);
 }

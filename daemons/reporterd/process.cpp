@@ -132,21 +132,6 @@ Status Manager::process(const model::Job& job) {
     if (result->base) ingested = history_.ingest(*result->base, result->kind);
     if (ingested) ingested = history_.ingest(result->head, result->kind);
   }
-  // Change points of the series this push measured, now including it (the
-  // newest points of each; changes_ spares series that did not change).
-  if (result && ingested && branch_push(job)) {
-    std::vector<report::Series> series;
-    for (const auto& b : result->head.benchmarks) {
-      auto s = history_.recent(job.spec.repository, result->head.ref, b.key.to_string(),
-                               result->head.environment_key, report::ChangeOptions{}.max_points);
-      if (!s) {
-        log_warning("change points not computed: " + s.error().message, {{"JOB_ID", id}});
-        break;
-      }
-      series.push_back(std::move(*s));
-    }
-    report::add_change_points(rep, series, changes_);
-  }
   // A confirmation or a bisection step: the bisection moves on, and the
   // report says where it stands.
   if (job.spec.kind == model::JobKind::compare && job.spec.group_id != 0) bisection_job_finished(job, rep, result);
@@ -174,6 +159,16 @@ Status Manager::process(const model::Job& job) {
     if (!later) log_warning("regression not tracked: " + later.error().message, {{"JOB_ID", id}});
     else if (*later) log_info("a backfilled commit: the branch's regression stays as it is", {{"JOB_ID", id}});
     else track_regression(rep, *result);
+  }
+  // Change points of the series this push measured, now including it (the
+  // newest points of each; changes_ spares series that did not change):
+  // on the windows the dashboard's trends are drawn with, so its trends go
+  // first, which job_finished then leaves as they are.
+  if (result && branch_push(job)) {
+    if (auto st = site_->write_job_series(job.spec.repository, *result); !st)
+      log_warning("dashboard's trends not updated: " + st.error().message, {{"JOB_ID", id}});
+    if (auto st = site_->add_change_points(rep, *result); !st)
+      log_warning("change points not computed: " + st.error().message, {{"JOB_ID", id}});
   }
   if (auto st = site_->job_finished(rep, result); !st)
     log_warning("dashboard not updated: " + st.error().message, {{"JOB_ID", id}});

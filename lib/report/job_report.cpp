@@ -316,11 +316,20 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
 
 void add_change_points(JobReport& report, const std::vector<Series>& series, ChangeCache& cache,
                        size_t recent) {
+  std::vector<const Series*> list;
+  list.reserve(series.size());
+  for (const auto& s : series) list.push_back(&s);
+  add_change_points(report, list, cache, recent);
+}
+
+void add_change_points(JobReport& report, const std::vector<const Series*>& series, ChangeCache& cache,
+                       size_t recent) {
   const model::Job& job = report.job;
   if (job.spec.kind != model::JobKind::push || job.spec.ref.rfind("refs/heads/", 0) != 0) return;
   nlohmann::json list = nlohmann::json::array();
   std::string rows;
-  for (const auto& s : series) {
+  for (const Series* one : series) {
+    const Series& s = *one;
     // Only series this job measured; the window ends at this job's point.
     size_t here = s.points.size();
     for (size_t i = 0; i < s.points.size(); ++i)

@@ -64,5 +64,8 @@ JobReport build_report(const model::Job& job, const std::optional<model::JobResu
 // json["change_points"] (possibly empty). Other jobs are left as they are.
 void add_change_points(JobReport& report, const std::vector<Series>& series, ChangeCache& cache,
                        size_t recent = 8);
+// The same over series kept elsewhere (SiteWriter's change windows).
+void add_change_points(JobReport& report, const std::vector<const Series*>& series, ChangeCache& cache,
+                       size_t recent = 8);
 
 }  // namespace bb::report

@@ -109,25 +109,17 @@ std::vector<std::string> SiteWriter::shown_refs(const std::string& repository) {
 }
 
 Status SiteWriter::job_finished(JobReport& report, const std::optional<model::JobResult>& result) {
-  investigated_.clear();  // the job may have opened, moved or closed a regression
-  if (auto st = write_assets(); !st) return st;
   const std::string& repository = report.job.spec.repository;
-  if (result) {
-    const std::vector<std::string> refs = shown_refs(repository);
-    std::map<std::pair<std::string, std::string>, std::set<int64_t>> series;
-    for (const auto& t : touched_series(*result))
-      if (std::find(refs.begin(), refs.end(), t.ref) != refs.end()) series[{t.ref, t.key}].insert(t.chunk);
-    // A push's points at its commit, read for all its series at once, and
-    // for this write only.
-    struct Forget {
-      std::map<std::string, Pushed>& pushed;
-      ~Forget() { pushed.clear(); }
-    } forget{pushed_};
-    const model::ResultSet& head = result->head;
-    if (!series.empty() && result->kind != "tag" && head.commit_info.known())
-      pushed_[head.ref].position = head.commit_info.first_parent_position;
-    if (auto st = write_all_series(repository, series); !st) return st;
+  // Its trends first, unless write_job_series drew them just now.
+  const bool drawn = result && series_of_job_ == result->job_id;
+  series_of_job_.reset();
+  if (!drawn && result) {
+    if (auto st = write_job_series(repository, *result); !st) return st;
+    series_of_job_.reset();
+  } else if (!drawn) {
+    investigated_.clear();  // the job may have opened, moved or closed a regression
   }
+  if (auto st = write_assets(); !st) return st;
   if (auto st = write_run(report, result); !st) return st;
   if (report.job.spec.pr_number > 0)
     if (auto st = write_pull(repository, report.job.spec.pr_number); !st) return st;
@@ -138,6 +130,53 @@ Status SiteWriter::job_finished(JobReport& report, const std::optional<model::Jo
   const std::string page = site::run_page(repository, report.job.id);
   const int64_t now = options_.clock ? options_.clock->now_unix() : int64_t(0);
   return write_box([&](nlohmann::json& data) { add_box_job(data, report, tuning, page, now); });
+}
+
+Status SiteWriter::write_job_series(const std::string& repository, const model::JobResult& result) {
+  series_of_job_.reset();
+  investigated_.clear();  // the job may have opened, moved or closed a regression
+  if (auto st = write_assets(); !st) return st;
+  const std::vector<std::string> refs = shown_refs(repository);
+  std::map<std::pair<std::string, std::string>, std::set<int64_t>> series;
+  for (const auto& t : touched_series(result))
+    if (std::find(refs.begin(), refs.end(), t.ref) != refs.end()) series[{t.ref, t.key}].insert(t.chunk);
+  // A push's points at its commit, read for all its series at once, and
+  // for this write only.
+  struct Forget {
+    std::map<std::string, Pushed>& pushed;
+    ~Forget() { pushed.clear(); }
+  } forget{pushed_};
+  const model::ResultSet& head = result.head;
+  if (!series.empty() && result.kind != "tag" && head.commit_info.known())
+    pushed_[head.ref].position = head.commit_info.first_parent_position;
+  if (auto st = write_all_series(repository, series); !st) return st;
+  series_of_job_ = result.job_id;
+  return {};
+}
+
+Status SiteWriter::add_change_points(JobReport& report, const model::JobResult& result) {
+  const model::ResultSet& head = result.head;
+  // Windows read here stay put while the list points into them.
+  std::vector<Series> read;
+  read.reserve(head.benchmarks.size());
+  std::vector<const Series*> windows;
+  for (const auto& b : head.benchmarks) {
+    const std::string key = b.key.to_string();
+    // Kept and ending at this job's point: drawn by this job, after it went
+    // into history. Any other (a branch not drawn, a backfilled commit's
+    // point before the window's end) is read as history has it.
+    auto kept = windows_.find(std::make_tuple(head.repository, head.ref, key, head.environment_key));
+    if (kept != windows_.end() && !kept->second.points.empty() && kept->second.points.back().job_id == result.job_id) {
+      windows.push_back(&kept->second);
+      continue;
+    }
+    auto s = history_.recent(head.repository, head.ref, key, head.environment_key, ChangeOptions{}.max_points);
+    if (!s) return s.error();
+    read.push_back(std::move(*s));
+    windows.push_back(&read.back());
+  }
+  report::add_change_points(report, windows, changes_);
+  return {};
 }
 
 Status SiteWriter::write_all_series(const std::string& repository,

@@ -720,6 +720,60 @@ TEST_CASE("a push appends its point to the chunk the site holds; anything else r
   }
 }
 
+TEST_CASE("a push's report takes its change points from the windows its trends were drawn with") {
+  Box box;
+  // 24 pushes at one level, then 4 at 20 % more: the last push's report
+  // names the step, as it would from history's newest points.
+  auto job = [&](int64_t i) {
+    const ResultSet rs = placed_run(i + 1, 10 + i, i < 24 ? 0.100 : 0.120);
+    JobResult jr;
+    jr.job_id = rs.job_id;
+    jr.kind = "push";
+    jr.head = rs;
+    return jr;
+  };
+  for (int64_t i = 0; i < 27; ++i) box.finish(job(i).head);
+  const JobResult last = job(27);
+  auto previous = box.history.previous_run(last.head, "push");
+  REQUIRE(previous.ok());
+  REQUIRE(box.history.ingest(last.head, "push").ok());
+  auto report = report::build_report(job_of(last.head, JobKind::push), last, *previous, {});
+  auto expected = report;
+  // As reporterd read them before: each benchmark's newest points from history.
+  std::vector<report::Series> from_history;
+  for (const auto& b : last.head.benchmarks)
+    from_history.push_back(*box.history.recent("octo/widgets", "refs/heads/main", b.key.to_string(), "env1",
+                                               report::ChangeOptions{}.max_points));
+  report::ChangeCache fresh;
+  report::add_change_points(expected, from_history, fresh);
+  REQUIRE(expected.json["change_points"].size() == 2);  // both metrics
+  CHECK(expected.json["change_points"][0]["job_after"] == 25);
+
+  const size_t series_before = box.site.stats().series_written;
+  REQUIRE(box.site.write_job_series("octo/widgets", last).ok());
+  CHECK(box.site.stats().series_written == series_before + 2);
+  REQUIRE(box.site.add_change_points(report, last).ok());
+  CHECK(report.json["change_points"] == expected.json["change_points"]);
+  CHECK(report.markdown == expected.markdown);
+  // job_finished leaves the trends it was given drawn as they are.
+  REQUIRE(box.site.job_finished(report, last).ok());
+  CHECK(box.site.stats().series_written == series_before + 2);
+
+  SECTION("a window this job did not draw is read from history") {
+    // The branch is off the dashboard now: the windows kept end at the
+    // push before, and this one's point is only in history.
+    box.globs = {"release/*"};
+    const JobResult next = job(28);
+    auto prev = box.history.previous_run(next.head, "push");
+    REQUIRE(box.history.ingest(next.head, "push").ok());
+    auto r = report::build_report(job_of(next.head, JobKind::push), next, *prev, {});
+    REQUIRE(box.site.write_job_series("octo/widgets", next).ok());
+    REQUIRE(box.site.add_change_points(r, next).ok());
+    REQUIRE(r.json["change_points"].size() == 2);
+    CHECK(r.json["change_points"][0]["job_after"] == 25);
+  }
+}
+
 TEST_CASE("a push rewrites the series file with its newest chunk's tail, and the chunk once per kTailPoints points") {
   Box box;
   const std::string sid = site::series_id("refs/heads/main", kKey);

@@ -240,12 +240,25 @@ TEST_CASE("a step on the main branch is reported as a change point with its comm
   ReporterFixture s("  regression_issues: false\n");
   // Ten pushes at 100 ms, then ten at 112 ms, each run a little off its level.
   int64_t last = 0;
+  std::vector<int64_t> jobs;
   for (int i = 0; i < 20; ++i) {
     const double level = (i < 10 ? 0.100 : 0.112) * (1 + 0.002 * ((i * 7) % 5 - 2));
     last = s.run_job(push_spec(fake_sha(30 + i)), push_result(fake_sha(30 + i), level, 100 + i));
+    jobs.push_back(last);
     REQUIRE(wait_until([&] { return s.reported(last); }));
   }
   INFO(s.logs());
+  // A push within eight runs of the step says so in its report, from the
+  // window its trend was drawn with (the fourth after the step is the first
+  // whose window shows it, as when the report read history); a push before
+  // the step does not, nor the last, further on.
+  const std::string range = "`" + fake_sha(39).substr(0, 12) + ".." + fake_sha(40).substr(0, 12) + "`";
+  const std::string near = slurp(s.report_path(jobs[13]));
+  INFO(near);
+  CHECK(near.find("### Change points on refs/heads/main") != std::string::npos);
+  CHECK(near.find(range) != std::string::npos);
+  CHECK(slurp(s.report_path(jobs[9])).find("### Change points") == std::string::npos);
+  CHECK(slurp(s.report_path(jobs[19])).find("### Change points") == std::string::npos);
   // The series file of the trend marks it (docs/dashboard.md).
   std::string sid;
   REQUIRE(run_shell("cd " + (s.dir / "state/site/data/r/o/r/s") + " && grep -l 'micro/loop:wall_time' *.js | grep -v '\\.[0-9]*\\.js$' | head -1 | tr -d '\\n'", &sid) == 0);
