@@ -18,36 +18,17 @@
   // base64, NaN for a point not measured. Values stay as float32 gave them
   // (0.1 is 0.10000000149...): the chart and the readout round anyway, and
   // the download rounds them back to 7 significant digits (round7).
-  // The bytes come from the browser's own decoder where it has one
-  // (Uint8Array.fromBase64), and are read as the host's floats, which are
-  // little-endian on every host a browser runs on (DataView else): a
-  // 10,000-point trend's three columns were 120,000 bytes copied one by one
-  // and 30,000 DataView reads, all before the page's first draw.
-  const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-  function base64Bytes(text) {
-    if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
-    const chars = atob(text);
-    const bytes = new Uint8Array(chars.length);
-    for (let i = 0; i < chars.length; i++) bytes[i] = chars.charCodeAt(i);
-    return bytes;
-  }
   function floats(col, n) {
     const wide = !!(col && col.f64 != null);
-    const bytes = base64Bytes((col && (wide ? col.f64 : col.f32)) || "");
-    const width = wide ? 8 : 4;
-    const m = Math.min(n, Math.floor(bytes.length / width));
+    const text = atob((col && (wide ? col.f64 : col.f32)) || "");
+    const bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    const dv = new DataView(bytes.buffer);
     const out = new Array(n).fill(null);
-    if (LITTLE_ENDIAN) {
-      // A fresh buffer from offset 0: aligned for either width.
-      const vals = wide ? new Float64Array(bytes.buffer, bytes.byteOffset, m)
-        : new Float32Array(bytes.buffer, bytes.byteOffset, m);
-      for (let i = 0; i < m; i++) { const v = vals[i]; out[i] = v !== v ? null : v; }
-    } else {
-      const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-      for (let i = 0; i < m; i++) {
-        const v = wide ? dv.getFloat64(8 * i, true) : dv.getFloat32(4 * i, true);
-        out[i] = v !== v ? null : v;
-      }
+    const width = wide ? 8 : 4;
+    for (let i = 0; i < n && (i + 1) * width <= bytes.length; i++) {
+      const v = wide ? dv.getFloat64(8 * i, true) : dv.getFloat32(4 * i, true);
+      out[i] = v !== v ? null : v;
     }
     return out;
   }
