@@ -192,8 +192,8 @@ class SiteWriter {
   static constexpr size_t kTailsKept = 2048;  // about 8 KB each (64 points)
   std::map<std::pair<std::string, std::string>, KeptTail> tails_;
   // What a push added to each series of a branch, by ref: the job's
-  // position there (job_finished sets it while it writes the job's series,
-  // and drops it after), and the points at it, read for all of the ref's
+  // position there (write_job_series sets it while it writes the job's
+  // series, and drops it after), and the points at it, read for all of the ref's
   // series (HistoryStore::points_at) the first time one of them appends.
   // 1,000 series were 1,000 trend_chunk reads a push.
   struct Pushed {
