@@ -112,13 +112,12 @@ Status SiteWriter::job_finished(JobReport& report, const std::optional<model::Jo
   const std::string& repository = report.job.spec.repository;
   // Its trends first, unless write_job_series drew them just now.
   const bool drawn = result && series_of_job_ == result->job_id;
-  series_of_job_.reset();
-  if (!drawn && result) {
+  if (result && !drawn) {
     if (auto st = write_job_series(repository, *result); !st) return st;
-    series_of_job_.reset();
-  } else if (!drawn) {
+  } else if (!result) {
     investigated_.clear();  // the job may have opened, moved or closed a regression
   }
+  series_of_job_.reset();
   if (auto st = write_assets(); !st) return st;
   if (auto st = write_run(report, result); !st) return st;
   if (report.job.spec.pr_number > 0)
