@@ -123,6 +123,24 @@ std::string commits_data(const std::string& r, const std::string& ref, int64_t c
   return commits_file_prefix(r, ref) + chunk_id(chunk) + ".js";
 }
 
+int recent_group(const std::string& sid) {
+  // The id's first two hex digits, 0-255, in kRecentGroups groups.
+  int v = 0;
+  for (size_t i = 0; i < 2 && i < sid.size(); ++i) {
+    const char c = sid[i];
+    v = v * 16 + (c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0);
+  }
+  return v * kRecentGroups / 256;
+}
+
+std::string recent_data(const std::string& r, const std::string& ref, int group) {
+  return "data/" + repository_dir(r) + "/recent/" + ref_id(ref) + "." + std::to_string(group) + ".js";
+}
+
+std::string recent_name(const std::string& ref, int group) {
+  return "recent/" + ref_id(ref) + "/" + std::to_string(group);
+}
+
 FilePattern chunk_pattern(const std::string& r, const std::string& sid) {
   return {chunk_file_prefix(r, sid), chunk_name_prefix(sid)};
 }

@@ -49,6 +49,12 @@ std::string tail_data(const std::string& repository, const std::string& sid, int
 // The commit ids of a chunk of a ref's runs, by job, which every series of
 // the ref shares (site_chunk.h).
 std::string commits_data(const std::string& repository, const std::string& ref, int64_t chunk);
+// What a branch's trends change with every push (site_recent.h), for the
+// series of one group of its ref: series `sid` is in group
+// recent_group(sid), one of kRecentGroups.
+inline constexpr int kRecentGroups = 64;
+int recent_group(const std::string& sid);
+std::string recent_data(const std::string& repository, const std::string& ref, int group);
 // What a series file's chunk list names its files by (docs/dashboard.md,
 // "series"): a chunk's file is src + chunk_id + ".js" and its data name
 // name + chunk_id; a tail of a site from before added ".t" to the file and
@@ -95,6 +101,7 @@ std::string series_name(const std::string& sid);
 std::string chunk_name(const std::string& sid, int64_t chunk);
 std::string tail_name(const std::string& sid, int64_t chunk);
 std::string commits_name(const std::string& ref, int64_t chunk);
+std::string recent_name(const std::string& ref, int group);
 std::string run_name(int64_t job_id);
 std::string run_name(const std::string& run_id);
 std::string run_flame_name(const std::string& run_id, size_t index);
