@@ -41,7 +41,10 @@ void remove_write_leftovers(const std::string& site_dir) {
 }  // namespace
 
 SiteWriter::SiteWriter(HistoryStore& history, SiteOptions options, ChangeCache& changes)
-    : history_(history), options_(std::move(options)), changes_(changes) {}
+    : history_(history),
+      options_(std::move(options)),
+      changes_(changes),
+      recent_(options_.site_dir, [this](const std::string& path, const std::string& text) { return write(path, text); }) {}
 
 Status SiteWriter::write(const std::string& path, const std::string& content) {
   const std::string full = path_join(options_.site_dir, path);
@@ -190,11 +193,14 @@ Status SiteWriter::write_all_series(const std::string& repository,
   Status st;
   for (const auto& [ref_key, chunks] : series)
     if (st = write_series(repository, ref_key.first, ref_key.second, chunks); !st) break;
+  if (st) st = flush_recent(repository);
   if (st) st = tx->commit();
   if (!st) {
     summaries_repository_.clear();
     windows_.clear();
     tails_.clear();
+    recent_.forget();
+    series_texts_.clear();
   }
   return st;
 }
@@ -211,6 +217,7 @@ void SiteWriter::begin_render_all() {
   made_dirs_.clear();
   commits_written_.clear();
   tails_.clear();
+  series_texts_.clear();
   plan_.clear();
   plan_.push_back({RenderTask::Kind::start, "", "", "", 0});
 }
@@ -256,6 +263,7 @@ Result<bool> SiteWriter::render_some(size_t budget) {
         if (auto st = write_missing_run(task.repository, task.job); !st) return st.error();
         break;
       case RenderTask::Kind::lists: {
+        if (auto st = flush_recent(task.repository); !st) return st.error();
         auto pulls = history_.pull_requests(task.repository, kPullsListed);
         if (!pulls) return pulls.error();
         for (int64_t pr : *pulls)

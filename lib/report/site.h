@@ -24,6 +24,7 @@
 #include "report/history.h"
 #include "report/job_report.h"
 #include "report/site_chunk.h"
+#include "report/site_recent.h"
 #include "util/clock.h"
 #include "util/remover.h"
 #include "util/result.h"
@@ -214,6 +215,24 @@ class SiteWriter {
   std::map<std::pair<std::string, std::string>, SeriesSummary> summaries_;  // (ref, key)
   Status write_trend_shell(const std::string& repository, const std::string& ref, const std::string& key,
                            const std::string& sid, const SeriesSummary& summary);
+  // What a branch's trends change with every push, by group of series
+  // (site_recent.h): written once per job for all its series, where each
+  // series file was written before.
+  RecentFiles recent_;
+  // Writes the recent files of `repository` that changed, without entries
+  // of series it no longer has.
+  Status flush_recent(const std::string& repository);
+  // The tail of a series' branch chunk as the site holds it, for a series
+  // whose tail this writer did not keep: in its recent entry, else inside
+  // its series file (a site from before); nullopt when neither has it.
+  std::optional<site::ChunkColumns> site_tail(const std::string& repository, const std::string& ref,
+                                              const std::string& sid, int64_t chunk);
+  // A series file, unless `always` is false and it says what this writer
+  // last wrote there: a branch's series file changes once per kTailPoints
+  // pushes, when its tail folds into its chunk.
+  Status write_series_file(const std::string& repository, const std::string& sid, std::string text, bool always);
+  static constexpr size_t kSeriesTextsKept = 4096;  // about 2 KB each
+  std::map<std::pair<std::string, std::string>, std::string> series_texts_;  // (repository, sid)
   Status write_packs(const std::string& repository, const std::string& sid, const SeriesSummary& summary,
                      int64_t packs_before, int64_t packs, bool all,
                      const std::map<int64_t, std::string>& written);

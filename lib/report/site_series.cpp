@@ -12,6 +12,8 @@
 #include "report/site.h"
 #include "report/site_chunk.h"
 #include "report/site_paths.h"
+#include "report/site_recent.h"
+#include "util/json_text.h"
 #include "util/file.h"
 #include "util/text.h"
 
@@ -170,10 +172,13 @@ struct Appended {
   bool kept = false;           // the tail was the writer's own, not read from a file
 };
 // `added_from(x)`: the chunk's points from position x on (added_points).
+// `site_tail()`: the tail as the site holds it when the writer kept none
+// (its recent file, else its series file), nullopt when it holds none.
 Result<std::optional<Appended>> appended_chunk(HistoryStore& history, const std::string& site_dir,
                                                const std::string& repository, const std::string& ref,
                                                const std::string& key, const std::string& sid, int64_t chunk,
                                                const SeriesChunk& written, site::ChunkColumns* kept_tail,
+                                               const std::function<std::optional<site::ChunkColumns>()>& site_tail,
                                                const std::function<Result<std::vector<SeriesPoint>>(int64_t)>& added_from) {
   auto read = [&](const std::string& path, int64_t points) -> std::optional<site::ChunkColumns> {
     auto c = site::decode_chunk(read_data_file(path_join(site_dir, path)));
@@ -186,10 +191,8 @@ Result<std::optional<Appended>> appended_chunk(HistoryStore& history, const std:
   if (kept) {
     columns = std::move(*kept_tail);
   } else if (written.tail > 0) {
-    auto inline_tail =
-        site::decode_series_tail(read_data_file(path_join(site_dir, site::series_data(repository, sid))),
-                                 site::chunk_id(chunk));
-    if (inline_tail && int64_t(inline_tail->size()) == written.tail) columns = std::move(*inline_tail);
+    auto held = site_tail();
+    if (held && int64_t(held->size()) == written.tail) columns = std::move(*held);
     else columns = read(site::tail_data(repository, sid, chunk), written.tail);
   } else {
     columns = read(site::chunk_data(repository, sid, chunk), written.points);
@@ -358,11 +361,50 @@ std::vector<std::pair<std::pair<std::string, std::string>, const SeriesSummary*>
   return out;
 }
 
+std::optional<site::ChunkColumns> SiteWriter::site_tail(const std::string& repository, const std::string& ref,
+                                                        const std::string& sid, int64_t chunk) {
+  if (const nlohmann::json* e = recent_.find(repository, ref, sid)) {
+    const auto t = e->find("tail");
+    if (t == e->end() || !t->is_object() || t->value("chunk", "") != site::chunk_id(chunk) || !t->contains("data"))
+      return std::nullopt;
+    auto c = site::decode_chunk(dump_json(t->at("data")));
+    if (!c) return std::nullopt;
+    return std::move(*c);
+  }
+  // A site from before kept the tail inside the series file.
+  auto inline_tail = site::decode_series_tail(
+      read_data_file(path_join(options_.site_dir, site::series_data(repository, sid))), site::chunk_id(chunk));
+  if (!inline_tail) return std::nullopt;
+  return std::move(*inline_tail);
+}
+
+Status SiteWriter::write_series_file(const std::string& repository, const std::string& sid, std::string text,
+                                     bool always) {
+  const auto key = std::make_pair(repository, sid);
+  auto it = series_texts_.find(key);
+  if (!always && it != series_texts_.end() && it->second == text) return {};
+  if (it != series_texts_.end()) series_texts_.erase(it);
+  if (auto st = write(site::series_data(repository, sid), text); !st) return st;
+  if (series_texts_.size() >= kSeriesTextsKept) series_texts_.clear();
+  series_texts_.emplace(key, std::move(text));
+  return {};
+}
+
+Status SiteWriter::flush_recent(const std::string& repository) {
+  if (auto st = load_summaries(repository); !st) return st;
+  std::set<std::pair<std::string, std::string>> live;  // (ref, series id)
+  for (const auto& [ref_key, s] : summaries_) live.emplace(ref_key.first, s.id);
+  return recent_.flush(repository,
+                       [&](const std::string& ref, const std::string& sid) { return live.count({ref, sid}) > 0; });
+}
+
 // A trend's shell: what its page loads at once (trend.js), its series
-// file, its chunks and the commits it needs first (commits_at_once).
+// file, its chunks, its recent file and the commits it needs first
+// (commits_at_once).
 Status SiteWriter::write_trend_shell(const std::string& repository, const std::string& ref, const std::string& key,
                                      const std::string& sid, const SeriesSummary& summary) {
   std::vector<std::string> preload = {site::series_data(repository, sid)};
+  if (!release(ref)) preload.push_back(site::recent_data(repository, ref, site::recent_group(sid)));
   for (std::string& file : chunk_files(repository, ref, sid, summary)) preload.push_back(std::move(file));
   for (const auto& [chunk, c] : summary.chunks)
     if (commits_at_once(ref, summary, chunk)) preload.push_back(site::commits_data(repository, ref, chunk));
@@ -471,6 +513,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       auto appended = appended_chunk(
           history_, options_.site_dir, repository, ref, key, sid, chunk, summary.chunks.at(chunk),
           kept != tails_.end() && kept->second.chunk == chunk ? &kept->second.columns : nullptr,
+          [&] { return site_tail(repository, ref, sid, chunk); },
           [&](int64_t from) { return added_points(repository, ref, key, chunk, from); });
       if (!appended) return appended.error();
       if (*appended) {
@@ -566,6 +609,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   }
   if (summary.chunks.empty()) {  // nothing left of it
     summaries_.erase({ref, key});
+    if (!release(ref)) recent_.erase(repository, ref, sid);
     return {};
   }
   const int64_t packs = packs_of(ref, summary);
@@ -573,7 +617,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
 
   int64_t total = 0;
   std::vector<int64_t> per_environment(summary.environments.size(), 0);
-  nlohmann::json chunk_list = nlohmann::json::array();
+  nlohmann::json chunk_list = nlohmann::json::array(), tail_entry;
   chunk_list.get_ref<nlohmann::json::array_t&>().reserve(summary.chunks.size() + 1);
   for (const auto& [chunk, c] : summary.chunks) {
     total += c.points;
@@ -589,11 +633,11 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       chunk_list.push_back(std::move(e));
     } else if (c.tail > 0) {
       chunk_list.push_back(chunk_entry(chunk, c.points - c.tail, false, commits));
-      chunk_list.push_back(chunk_entry(chunk, c.tail, true, commits));
       // Only the newest chunk has a tail, and this write made or kept it.
       if (tail_json.is_null())
         return make_error(Errc::internal, "series " + sid + ": chunk " + site::chunk_id(chunk) + "'s tail is not known");
-      chunk_list.back()["data"] = std::move(tail_json);
+      tail_entry = chunk_entry(chunk, c.tail, true, commits);
+      tail_entry["data"] = std::move(tail_json);
     } else {
       chunk_list.push_back(chunk_entry(chunk, c.points, false, commits));
     }
@@ -601,7 +645,9 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   nlohmann::json environments = nlohmann::json::array(), breaks = nlohmann::json::array();
   for (size_t i = 0; i < summary.environments.size(); ++i) {
     const auto& e = summary.environments[i];
-    environments.push_back({{"key", e.key}, {"machine", e.machine}, {"points", per_environment[i]}});
+    // A branch's counts change with every push: its page counts them.
+    environments.push_back({{"key", e.key}, {"machine", e.machine}});
+    if (release(ref)) environments.back()["points"] = per_environment[i];
     // Where each later environment starts: a break in the trend, never a step.
     if (i > 0)
       breaks.push_back({{"x", release(ref) || e.first_position < 0 ? nlohmann::json(nullptr)
@@ -681,7 +727,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   // Member by member, the lists moved in: an initializer list would copy
   // each of them whole, on every push for every series.
   nlohmann::json meta = nlohmann::json::object();
-  meta["schema"] = "benchbox.site.series/2";
+  meta["schema"] = release(ref) ? "benchbox.site.series/2" : "benchbox.site.series/3";
   meta["id"] = sid;
   meta["repository"] = repository;
   meta["ref"] = ref;
@@ -695,7 +741,6 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   meta["unit"] = unit;
   meta["direction"] = model::to_string(direction);
   meta["x"] = release(ref) ? "release" : "first_parent";
-  meta["points"] = total;
   site::FilePattern pattern = site::chunk_pattern(repository, sid);
   meta["chunk_files"]["src"] = std::move(pattern.src);
   meta["chunk_files"]["name"] = std::move(pattern.name);
@@ -705,13 +750,29 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   meta["chunks"] = std::move(chunk_list);
   meta["environments"] = std::move(environments);
   meta["env_breaks"] = std::move(breaks);
-  meta["change_points"] = std::move(change_list);
   meta["culprits"] = std::move(*culprit_list);
   nlohmann::json& siblings_of = meta["siblings"];
   siblings_of["metrics"] = std::move(metrics);
   siblings_of["refs"] = std::move(refs);
   meta["repository_page"] = site::repository_page(repository);
-  if (auto st = write(site::series_data(repository, sid), site::data_file(site::series_name(sid), meta)); !st)
+  if (release(ref)) {
+    // A tag is measured now and then: everything in the one file.
+    meta["points"] = total;
+    meta["change_points"] = std::move(change_list);
+  } else {
+    // What changes with every push goes in the ref's recent file of the
+    // series' group (site_recent.h); the series file is written again only
+    // when what it says changes.
+    const int group = site::recent_group(sid);
+    meta["recent"]["src"] = site::recent_data(repository, ref, group);
+    meta["recent"]["name"] = site::recent_name(ref, group);
+    nlohmann::json entry = nlohmann::json::object();
+    entry["points"] = total;
+    entry["change_points"] = std::move(change_list);
+    entry["tail"] = std::move(tail_entry);
+    recent_.set(repository, ref, sid, std::move(entry));
+  }
+  if (auto st = write_series_file(repository, sid, site::data_file(site::series_name(sid), meta), full); !st)
     return st;
   // The shell names what the page loads at once: written again only when
   // that changed (a new chunk, a site's tail file gone), or with every file.

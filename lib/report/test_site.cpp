@@ -119,8 +119,28 @@ struct Box {
     REQUIRE(text.ok());
     return *text;
   }
-  // A data file's JSON, after checking the benchbox.receive wrapper and name.
+  // A data file's JSON; a branch's series file completed as its page
+  // completes it (trend.js, withRecent): its recent entry's points count,
+  // change points and tail.
   nlohmann::json data(const std::string& rel, const std::string& name) {
+    nlohmann::json j = raw_data(rel, name);
+    if (name.rfind("series/", 0) != 0 || !j.contains("recent")) return j;
+    CHECK(j["schema"] == "benchbox.site.series/3");
+    CHECK_FALSE(j.contains("points"));
+    CHECK_FALSE(j.contains("change_points"));
+    nlohmann::json recent = raw_data(j["recent"]["src"], j["recent"]["name"]);
+    REQUIRE(recent["schema"] == site::kRecentSchema);
+    const std::string sid = j["id"];
+    INFO(sid << " in " << j["recent"]["src"]);
+    REQUIRE(recent["series"].contains(sid));
+    const nlohmann::json& e = recent["series"][sid];
+    j["points"] = e["points"];
+    j["change_points"] = e["change_points"];
+    if (!e["tail"].is_null()) j["chunks"].push_back(e["tail"]);
+    return j;
+  }
+  // A data file's JSON, after checking the benchbox.receive wrapper and name.
+  nlohmann::json raw_data(const std::string& rel, const std::string& name) {
     const std::string text = file(rel);
     const std::string prefix = "benchbox.receive(\"" + name + "\", ";
     INFO(rel << ": " << text.substr(0, 80));
@@ -281,7 +301,7 @@ TEST_CASE("a push writes its run, its trends, its repository and the index, with
   CHECK(series["x"] == "first_parent");
   CHECK(series["points"] == 2);
   CHECK(series["params"]["n"] == "10");
-  CHECK(series["schema"] == "benchbox.site.series/2");
+  CHECK(series["schema"] == "benchbox.site.series/3");
   REQUIRE(series["chunks"].size() == 1);
   CHECK(series["chunks"][0]["chunk"] == "0");
   const EntryFiles first = entry_files(series, series["chunks"][0]);
@@ -390,10 +410,13 @@ TEST_CASE("a new result rewrites only the chunk it lands in; render_all rewrites
   box.finish(placed_run(3, site::kChunkPoints + 6, 0.100));     // chunk 1 again
   CHECK(*read_file(chunk0) == "untouched");
   CHECK(*read_file(commits0) == "untouched");
-  // Per metric: chunk 1 and the series file; chunk 1's commits once for
+  // Per metric: chunk 1 and the series file (its chunk's count changed);
+  // the recent file of each metric's group; chunk 1's commits once for
   // both; then the run's data, two downloads, the repository's data, the
   // index and its shell, and the box page's data (its shell is unchanged).
-  CHECK(box.site.stats().files_written - before == 2 * 2 + 1 + 3 + 1 + 2 + 1 + 1);
+  const std::string cpu_sid = site::series_id("refs/heads/main", "micro/parse[n=10]:cpu_time");
+  const size_t groups = site::recent_group(sid) == site::recent_group(cpu_sid) ? 1 : 2;
+  CHECK(box.site.stats().files_written - before == 2 * 2 + groups + 1 + 3 + 1 + 2 + 1 + 1);
   auto series = box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid);
   REQUIRE(series["chunks"].size() == 2);
   CHECK(series["chunks"][1]["points"] == 2);
@@ -774,10 +797,13 @@ TEST_CASE("a push's report takes its change points from the windows its trends w
   }
 }
 
-TEST_CASE("a push rewrites the series file with its newest chunk's tail, and the chunk once per kTailPoints points") {
+TEST_CASE("a push rewrites its recent file with the newest chunk's tail; the series file and the chunk once per kTailPoints points") {
   Box box;
   const std::string sid = site::series_id("refs/heads/main", kKey);
   const std::string series_src = "data/r/octo/widgets/s/" + sid + ".js";
+  const std::string recent_src = site::recent_data("octo/widgets", "refs/heads/main", site::recent_group(sid));
+  const std::string recent_file = box.dir.path + "/site/" + recent_src;
+  const std::string series_path = box.dir.path + "/site/" + series_src;
   const std::string first = box.dir.path + "/site/" + site::chunk_data("octo/widgets", sid, 0);
   const std::string tail = box.dir.path + "/site/" + site::tail_data("octo/widgets", sid, 0);
   auto inode = [](const std::string& path) {
@@ -814,15 +840,23 @@ TEST_CASE("a push rewrites the series file with its newest chunk's tail, and the
   push(10 + T);
   CHECK(joined().second == std::vector<int64_t>{T, 1});
   CHECK(box.tail(sid, 0).x == std::vector<int64_t>{10 + T});
-  CHECK(inode(tail) == 0);  // in the series file, not a file of its own
+  CHECK(inode(tail) == 0);  // in the recent file, not a file of its own
 
-  // Up to 2T points a push writes the tail only: the first file stays the same file.
-  const ino_t first_inode = inode(first);
-  for (int64_t i = 1; i < T; ++i) push(10 + T + i);
+  // Up to 2T points a push writes the tail only, in the recent file: the
+  // first file and the series file stay the same files.
+  const ino_t first_inode = inode(first), series_inode = inode(series_path);
+  ino_t recent_inode = inode(recent_file);
+  for (int64_t i = 1; i < T; ++i) {
+    push(10 + T + i);
+    CHECK(inode(recent_file) != recent_inode);
+    recent_inode = inode(recent_file);
+  }
   CHECK(inode(first) == first_inode);
+  CHECK(inode(series_path) == series_inode);
   CHECK(joined().second == std::vector<int64_t>{T, T});
-  push(10 + 2 * T);  // the tail is full: the first file takes it
+  push(10 + 2 * T);  // the tail is full: the first file takes it, and the series file says so
   CHECK(inode(first) != first_inode);
+  CHECK(inode(series_path) != series_inode);
   CHECK(joined().second == std::vector<int64_t>{2 * T, 1});
   auto pushed = joined().first;
   CHECK(pushed.size() == size_t(2 * T + 1));
@@ -836,29 +870,29 @@ TEST_CASE("a push rewrites the series file with its newest chunk's tail, and the
   CHECK(sizes == std::vector<int64_t>{2 * T, 1});
   check_same(rendered, pushed);
 
-  SECTION("the writer appends to the tail it kept; started again, it reads the series file, or history") {
-    const std::string series_file = box.dir.path + "/site/" + series_src;
-    // The series file's tail, its first median set to 7, by hand.
+  SECTION("the writer appends to the tail it kept; started again, it reads the recent file, or history") {
+    const std::string recent_name = site::recent_name("refs/heads/main", site::recent_group(sid));
+    // The recent file's tail, its first median set to 7, by hand.
     auto edit_tail = [&] {
-      auto edited = box.data(series_src, site::series_name(sid));
+      auto edited = box.raw_data(recent_src, recent_name);
       auto cols = box.tail(sid, 0);
       cols.median[0] = 7.0;
-      REQUIRE(edited["chunks"].back()["tail"] == true);
-      edited["chunks"].back()["data"]["median"] = site::encode_chunk(cols, "", "")["median"];
-      REQUIRE(write_file_atomic(series_file, site::data_file(site::series_name(sid), edited)));
+      REQUIRE(edited["series"][sid]["tail"]["tail"] == true);
+      edited["series"][sid]["tail"]["data"]["median"] = site::encode_chunk(cols, "", "")["median"];
+      REQUIRE(write_file_atomic(recent_file, site::data_file(recent_name, edited)));
     };
-    // An edit to the series file does not survive the next push: the writer
+    // An edit to the recent file does not survive the next push: the writer
     // appends to the tail it wrote, not to the file.
     edit_tail();
     push(11 + 2 * T);
     CHECK(box.tail(sid, 0).median[0] == Approx(pushed.median.back()).epsilon(1e-6));
-    // Started again, it appends to the series file's: the edit survives.
+    // Started again, it appends to the recent file's: the edit survives.
     edit_tail();
     box.restart();
     push(12 + 2 * T);
     CHECK(box.tail(sid, 0).median[0] == 7.0);
-    // A series file that is not one: the chunk is read again from history.
-    REQUIRE(write_file_atomic(series_file, "garbage"));
+    // A recent file that is not one: the chunk is read again from history.
+    REQUIRE(write_file_atomic(recent_file, "garbage"));
     box.restart();
     push(13 + 2 * T);
     CHECK(joined().second == std::vector<int64_t>{2 * T, 4});
@@ -887,6 +921,21 @@ TEST_CASE("a push rewrites the series file with its newest chunk's tail, and the
     CHECK(joined().second == std::vector<int64_t>{2 * T, 1});
     check_same(joined().first, pushed);
   }
+  SECTION("a site from before recent files, its tail in its series file: appended to, then in the recent file") {
+    auto series = box.data(series_src, site::series_name(sid));
+    auto cols = box.tail(sid, 0);
+    cols.median[0] = 7.0;
+    series["chunks"].back()["data"]["median"] = site::encode_chunk(cols, "", "")["median"];
+    series["schema"] = "benchbox.site.series/2";
+    series.erase("recent");
+    REQUIRE(::unlink(recent_file.c_str()) == 0);
+    REQUIRE(write_file_atomic(series_path, site::data_file(site::series_name(sid), series)));
+    box.restart();
+    push(11 + 2 * T);
+    CHECK(box.tail(sid, 0).median[0] == 7.0);
+    CHECK(joined().second == std::vector<int64_t>{2 * T, 2});
+    CHECK(box.raw_data(series_src, site::series_name(sid))["schema"] == "benchbox.site.series/3");
+  }
   SECTION("a site from before, its tail in a file of its own: read once, then removed") {
     // The tail moved out of the series file into the file a site from
     // before kept it in, and the shell preloading it, as that site's did.
@@ -898,6 +947,10 @@ TEST_CASE("a push rewrites the series file with its newest chunk's tail, and the
       return cols;
     }(), "", "")["median"];
     series["chunks"].back().erase("data");
+    // That site had no recent files, and its series files said it all.
+    series["schema"] = "benchbox.site.series/2";
+    series.erase("recent");
+    REQUIRE(::unlink(recent_file.c_str()) == 0);
     REQUIRE(write_file_atomic(tail, site::data_file(site::tail_name(sid, 0), old_tail)));
     REQUIRE(write_file_atomic(box.dir.path + "/site/" + series_src, site::data_file(site::series_name(sid), series)));
     const std::string shell_file = box.dir.path + "/site/" + site::trend_page("octo/widgets", sid);

@@ -212,17 +212,25 @@ TEST_CASE("a trend past its first 64 points: the page joins the newest chunk's t
   const std::string site = s.dir / "state/site";
   const std::string trend = main_trend(site, "micro/loop:wall_time");
   const std::string sid = trend.substr(trend.rfind('/') + 1, 16);
-  const json series = data_file(site + "/data/r/o/r/s/" + sid + ".js");
-  REQUIRE(series["chunks"].size() == 2);
-  CHECK(series["chunks"][0]["points"] == 64);
-  CHECK(series["chunks"][1]["chunk"] == "0");
-  CHECK(series["chunks"][1]["tail"] == true);
-  CHECK(series["chunk_files"]["name"] == "chunk/" + sid + "/");
-  CHECK(series["chunks"][1]["points"] == 6);
-  // The tail is inside the series file: no file of its own.
-  CHECK(series["chunks"][1]["data"]["points"] == 6);
   const std::string series_file = site + "/data/r/o/r/s/" + sid + ".js";
   const std::string tail_file = site + "/data/r/o/r/s/" + sid + ".0.t.js";
+  const json series = data_file(series_file);
+  CHECK(series["schema"] == "benchbox.site.series/3");
+  REQUIRE(series["chunks"].size() == 1);
+  CHECK(series["chunks"][0]["points"] == 64);
+  CHECK(series["chunk_files"]["name"] == "chunk/" + sid + "/");
+  CHECK_FALSE(series.contains("points"));
+  // The tail, the points count and the change points are in the recent
+  // file of the series' group (docs/dashboard.md, "recent").
+  const json recent = data_file(site + "/" + series["recent"]["src"].get<std::string>());
+  CHECK(recent["schema"] == "benchbox.site.recent/1");
+  const json entry = recent["series"][sid];
+  CHECK(entry["points"] == 70);
+  CHECK(entry["change_points"].size() == 1);
+  CHECK(entry["tail"]["chunk"] == "0");
+  CHECK(entry["tail"]["tail"] == true);
+  CHECK(entry["tail"]["points"] == 6);
+  CHECK(entry["tail"]["data"]["points"] == 6);
   CHECK(::access(tail_file.c_str(), F_OK) != 0);
 
   // The readout's latest point comes from the tail, with its commit; the
@@ -241,12 +249,22 @@ TEST_CASE("a trend past its first 64 points: the page joins the newest chunk's t
   };
   check();
 
-  // A site from before kept the tail in a file of its own, which the
+  // A site from before recent files kept them in the series file.
+  json inline_tail = series;
+  inline_tail["schema"] = "benchbox.site.series/2";
+  inline_tail.erase("recent");
+  inline_tail["points"] = entry["points"];
+  inline_tail["change_points"] = entry["change_points"];
+  inline_tail["chunks"].push_back(entry["tail"]);
+  const std::string receive = "benchbox.receive(";
+  REQUIRE(write_file_atomic(series_file, receive + json("series/" + sid).dump() + ", " + inline_tail.dump() + ");\n"));
+  check();
+
+  // One from before that kept the tail in a file of its own, which the
   // series file's entry names by the series' pattern: the page reads it.
-  json old = series;
+  json old = inline_tail;
   const json tail = old["chunks"][1]["data"];
   old["chunks"][1].erase("data");
-  const std::string receive = "benchbox.receive(";
   REQUIRE(write_file_atomic(tail_file, receive + json("chunk/" + sid + "/0/tail").dump() + ", " + tail.dump() + ");\n"));
   REQUIRE(write_file_atomic(series_file, receive + json("series/" + sid).dump() + ", " + old.dump() + ");\n"));
   REQUIRE_FALSE(data_file(series_file)["chunks"][1].contains("data"));

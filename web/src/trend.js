@@ -20,7 +20,23 @@
     return h("label", { class: "select" }, h("span", null, label), sel);
   }
 
-  async function renderTrend(app, s) {
+  // A branch's series file leaves out what changes with every push: the
+  // recent file of its group holds it (docs/dashboard.md, "recent"). The
+  // series as the page draws it: that entry's points count, change points
+  // and newest chunk's tail in. A file without the entry (a series new
+  // since it was written) leaves the series as its file says.
+  async function withRecent(s) {
+    if (!s.recent) return s;
+    const r = await load(s.recent.src, s.recent.name);
+    const e = r && r.series && r.series[s.id];
+    if (!e) return s;
+    const out = Object.assign({}, s, { points: e.points, change_points: e.change_points || [] });
+    if (e.tail) out.chunks = (s.chunks || []).concat([e.tail]);
+    return out;
+  }
+
+  async function renderTrend(app, series) {
+    const s = await withRecent(series);
     const repoDir = dirOf(s.repository_page);
     const ownPage = repoDir + "t/" + s.id + ".html";
     const release = s.release_series || s.x === "release";

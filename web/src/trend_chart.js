@@ -82,7 +82,10 @@
     let sorted = true;
     for (let i = 1; i < N; i++) if (!(P.x[i - 1] < P.x[i])) { sorted = false; break; }
     if (!sorted) {
-      const order = P.x.map((_, i) => i).sort((a, b) => P.x[a] - P.x[b]);
+      // A point in two files (a page loaded while a push folded a tail
+      // into its chunk) is drawn once.
+      const order = P.x.map((_, i) => i).sort((a, b) => P.x[a] - P.x[b] || P.job[a] - P.job[b])
+        .filter((i, k, o) => k === 0 || P.job[i] == null || P.x[o[k - 1]] !== P.x[i] || P.job[o[k - 1]] !== P.job[i]);
       for (const c of COLUMNS.concat(["fromChunk", "fromIndex"])) P[c] = order.map((i) => P[c][i]);
     }
     P.commitFiles = chunks.map((ch) => ch.commits);
