@@ -73,13 +73,13 @@ std::string read_data_file(const std::string& path) {
 }
 
 // Where a branch's newest chunk of n points splits into its first file and
-// its tail, the file a push rewrites: at a multiple of kTailPoints, so a
-// push rewrites at most kTailPoints points, and the first file once per
-// kTailPoints pushes instead of on every one. A chunk of at most
-// kTailPoints points is one file.
+// its tail, which a push rewrites in its recent file: at a multiple of
+// kTailPoints, so a push rewrites at most kTailPoints points, and the first
+// file once per kTailPoints pushes instead of on every one. A chunk of at
+// most kTailPoints points is all tail, and has no file.
 size_t tail_split(size_t n) {
   const size_t t = size_t(site::kTailPoints);
-  return n <= t ? n : (n - 1) / t * t;
+  return n <= t ? 0 : (n - 1) / t * t;
 }
 
 // How many of a series' chunk groups are packed (site_paths.h,
@@ -94,13 +94,14 @@ int64_t packs_of(const std::string& ref, const SeriesSummary& summary) {
 bool packed(int64_t chunk, int64_t packs) { return chunk >= 0 && chunk / site::kPackChunks < packs; }
 
 // A series' data files as its trend shell names them: a pack for its
-// packed chunks, one file for each other chunk (a tail is inside the
-// series file).
+// packed chunks, one file for each other chunk (a tail is in the recent
+// file, and a chunk that is all tail has no file).
 std::vector<std::string> chunk_files(const std::string& repository, const std::string& ref, const std::string& sid,
                                      const SeriesSummary& summary) {
   const int64_t packs = packs_of(ref, summary);
   std::vector<std::string> out;
   for (const auto& [chunk, c] : summary.chunks) {
+    if (c.tail >= c.points) continue;
     std::string file = packed(chunk, packs) ? site::pack_data(repository, sid, chunk / site::kPackChunks)
                                             : site::chunk_data(repository, sid, chunk);
     if (out.empty() || out.back() != file) out.push_back(std::move(file));
@@ -507,6 +508,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     bool kept_tail = false;  // the tail appended to was the writer's own
     SeriesChunk counted;
     const int64_t old_tail = summary.chunks.count(chunk) ? summary.chunks.at(chunk).tail : 0;
+    const bool had_file = full || (summary.chunks.count(chunk) && summary.chunks.at(chunk).points > old_tail);
     const bool tailed = chunk >= 0 && chunk == last;
     if (!full && chunk == newest && chunk >= 0 && chunks->count(chunk)) {
       auto kept = tails_.find({repository, sid});
@@ -590,6 +592,8 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     // A series written whole drops the commits file it kept before they
     // were the ref's (a site rendered again after an upgrade).
     if (full) ::unlink(path_join(options_.site_dir, site::series_commits_data(repository, sid, chunk)).c_str());
+    // A chunk all tail has no file: one from before it was goes.
+    if (split == 0 && had_file) ::unlink(path_join(options_.site_dir, site::chunk_data(repository, sid, chunk)).c_str());
     if (split > from) {
       std::string text =
           site::data_file(site::chunk_name(sid, chunk), chunk_encoder_.chunk(cols, commits_src, commits_name));
@@ -632,7 +636,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       e["name"] = site::chunk_name(sid, chunk);
       chunk_list.push_back(std::move(e));
     } else if (c.tail > 0) {
-      chunk_list.push_back(chunk_entry(chunk, c.points - c.tail, false, commits));
+      if (c.points > c.tail) chunk_list.push_back(chunk_entry(chunk, c.points - c.tail, false, commits));
       // Only the newest chunk has a tail, and this write made or kept it.
       if (tail_json.is_null())
         return make_error(Errc::internal, "series " + sid + ": chunk " + site::chunk_id(chunk) + "'s tail is not known");

@@ -151,12 +151,41 @@ struct Box {
     REQUIRE_FALSE(j.is_discarded());
     return j;
   }
-  // A trend chunk, decoded (site_chunk.h).
+  // A trend chunk, decoded (site_chunk.h), whole as the page joins it: its
+  // file, and its tail when it is a branch's newest chunk (a chunk of at
+  // most kTailPoints points is all tail and has no file).
   site::ChunkColumns chunk(const std::string& sid, const std::string& k) {
-    auto c = site::decode_chunk(data("data/r/octo/widgets/s/" + sid + "." + k + ".js", "chunk/" + sid + "/" + k).dump());
-    INFO((c ? "" : c.error().message));
-    REQUIRE(c);
-    return std::move(*c);
+    const std::string rel = "data/r/octo/widgets/s/" + sid + "." + k + ".js";
+    site::ChunkColumns out;
+    if (path_exists(dir.path + "/site/" + rel)) {
+      auto c = site::decode_chunk(data(rel, "chunk/" + sid + "/" + k).dump());
+      INFO((c ? "" : c.error().message));
+      REQUIRE(c);
+      out = std::move(*c);
+    }
+    const auto series = data(site::series_data("octo/widgets", sid), site::series_name(sid));
+    for (const auto& e : series["chunks"])
+      if (e["chunk"] == k && e.value("tail", false)) {
+        auto t = site::decode_chunk(e["data"].dump());
+        REQUIRE(t);
+        out.append(std::move(*t));
+      }
+    REQUIRE(out.size() > 0);
+    return out;
+  }
+  // The newest chunk's tail in the recent file, changed by `edit`: what a
+  // push appends to when this writer kept none.
+  void edit_tail(const std::string& sid, const std::function<void(site::ChunkColumns&)>& edit) {
+    const std::string src = site::recent_data("octo/widgets", "refs/heads/main", site::recent_group(sid));
+    const std::string name = site::recent_name("refs/heads/main", site::recent_group(sid));
+    auto recent = raw_data(src, name);
+    nlohmann::json& tail = recent["series"][sid]["tail"];
+    REQUIRE(tail.is_object());
+    auto cols = site::decode_chunk(tail["data"].dump());
+    REQUIRE(cols);
+    edit(*cols);
+    tail["data"] = site::encode_chunk(*cols, tail["data"]["commits"]["src"], tail["data"]["commits"]["name"]);
+    REQUIRE(write_file_atomic(dir.path + "/site/" + src, site::data_file(name, recent)));
   }
   // A branch chunk's tail (site_paths.h, kTailPoints), as its series file
   // holds it.
@@ -226,15 +255,19 @@ TEST_CASE("a branch's older chunks are packed, several to a file, which the page
   CHECK(box.file(pack) == chunk_files());
   nlohmann::json s = series();
   REQUIRE(s["chunks"].size() == size_t(G + 1));
-  for (int64_t c = 0; c <= G; ++c) {
+  for (int64_t c = 0; c < G; ++c) {
     const EntryFiles f = entry_files(s, s["chunks"][size_t(c)]);
-    CHECK(f.src == (c < G ? pack : site::chunk_data("octo/widgets", sid, c)));
+    CHECK(f.src == pack);
     CHECK(f.name == site::chunk_name(sid, c));
   }
+  // The newest chunk, of one point, is all tail: in the recent file.
+  CHECK(s["chunks"][size_t(G)]["tail"] == true);
+  CHECK(s["chunks"][size_t(G)]["chunk"] == site::chunk_id(G));
+  CHECK_FALSE(path_exists(box.dir.path + "/site/" + site::chunk_data("octo/widgets", sid, G)));
   const std::string shell = box.file(site::trend_page("octo/widgets", sid));
   CHECK(shell.find(pack) != std::string::npos);
   CHECK(shell.find(site::chunk_data("octo/widgets", sid, 0)) == std::string::npos);
-  CHECK(shell.find(site::chunk_data("octo/widgets", sid, G)) != std::string::npos);
+  CHECK(shell.find(site::recent_data("octo/widgets", "refs/heads/main", site::recent_group(sid))) != std::string::npos);
 
   // A backfill into a packed chunk: the pack takes the chunk as written again.
   box.finish(placed_run(G + 2, 3 * P + 7, 0.300), "push", true);
@@ -302,12 +335,13 @@ TEST_CASE("a push writes its run, its trends, its repository and the index, with
   CHECK(series["points"] == 2);
   CHECK(series["params"]["n"] == "10");
   CHECK(series["schema"] == "benchbox.site.series/3");
+  // Two points: the chunk is all tail, in the recent file (no file of its own).
   REQUIRE(series["chunks"].size() == 1);
   CHECK(series["chunks"][0]["chunk"] == "0");
+  CHECK(series["chunks"][0]["tail"] == true);
+  CHECK(series["chunks"][0]["data"]["points"] == 2);
+  CHECK_FALSE(path_exists(box.dir.path + "/site/" + site::chunk_data("octo/widgets", sid, 0)));
   const EntryFiles first = entry_files(series, series["chunks"][0]);
-  CHECK(first.src == "data/r/octo/widgets/s/" + sid + ".0.js");
-  CHECK(first.src == site::chunk_data("octo/widgets", sid, 0));
-  CHECK(first.name == site::chunk_name(sid, 0));
   REQUIRE(series["siblings"]["metrics"].size() == 2);  // wall_time and cpu_time: the metric selector
   // The commits are the ref's: one file per chunk of main, for all its series.
   CHECK(first.commits_src == site::commits_data("octo/widgets", "refs/heads/main", 0));
@@ -397,7 +431,7 @@ TEST_CASE("a new result rewrites only the chunk it lands in; render_all rewrites
   // The trend's shell preloads what its page loads at once: the series
   // file, both chunks and the newest chunk's commits.
   const std::string shell = box.file("r/octo/widgets/t/" + sid + ".html");
-  for (const std::string f : {".js", ".0.js", ".1.js"})
+  for (const std::string f : {".js", ".0.js"})
     CHECK(shell.find("<link rel=\"preload\" as=\"script\" href=\"../../../../data/r/octo/widgets/s/" + sid + f + "\">") !=
           std::string::npos);
   const std::string main_commits = site::commits_data("octo/widgets", "refs/heads/main", 1);
@@ -410,13 +444,14 @@ TEST_CASE("a new result rewrites only the chunk it lands in; render_all rewrites
   box.finish(placed_run(3, site::kChunkPoints + 6, 0.100));     // chunk 1 again
   CHECK(*read_file(chunk0) == "untouched");
   CHECK(*read_file(commits0) == "untouched");
-  // Per metric: chunk 1 and the series file (its chunk's count changed);
-  // the recent file of each metric's group; chunk 1's commits once for
-  // both; then the run's data, two downloads, the repository's data, the
-  // index and its shell, and the box page's data (its shell is unchanged).
+  // Chunk 1, all tail, and the series' counts are in the recent file of
+  // each metric's group, and the series files say what they said: those
+  // files, chunk 1's commits once for both, then the run's data, two
+  // downloads, the repository's data, the index and its shell, and the box
+  // page's data (its shell is unchanged).
   const std::string cpu_sid = site::series_id("refs/heads/main", "micro/parse[n=10]:cpu_time");
   const size_t groups = site::recent_group(sid) == site::recent_group(cpu_sid) ? 1 : 2;
-  CHECK(box.site.stats().files_written - before == 2 * 2 + groups + 1 + 3 + 1 + 2 + 1 + 1);
+  CHECK(box.site.stats().files_written - before == groups + 1 + 3 + 1 + 2 + 1 + 1);
   auto series = box.data("data/r/octo/widgets/s/" + sid + ".js", "series/" + sid);
   REQUIRE(series["chunks"].size() == 2);
   CHECK(series["chunks"][1]["points"] == 2);
@@ -681,17 +716,13 @@ TEST_CASE("a push appends its point to the chunk the site holds; anything else r
   REQUIRE(box.site.render_all().ok());
   check_same(box.chunk(sid, "0"), pushed);  // what history holds, read whole
 
-  // The site's own chunk is what a push builds on: an edit to it survives
-  // the next push (proof that history's chunk was not read again), and
-  // render_all puts history's back.
-  const std::string chunk0 = "data/r/octo/widgets/s/" + sid + ".0.js";
-  auto edited_json = box.data(chunk0, "chunk/" + sid + "/0");
-  edited_json["median"] = site::encode_chunk([&] {
-    auto c = pushed;
-    c.median[0] = 7.0;
-    return c;
-  }(), "", "")["median"];
-  REQUIRE(write_file_atomic(box.dir.path + "/site/" + chunk0, site::data_file("chunk/" + sid + "/0", edited_json)));
+  // The site's own chunk (all tail: in the recent file) is what a push
+  // builds on when the writer kept none: an edit to it survives the next
+  // push (proof that history's chunk was not read again), and render_all
+  // puts history's back.
+  const std::string recent0 = site::recent_data("octo/widgets", "refs/heads/main", site::recent_group(sid));
+  box.edit_tail(sid, [](site::ChunkColumns& c) { c.median[0] = 7.0; });
+  box.restart();
   box.finish(placed_run(7, 16, 0.1));
   auto appended = box.chunk(sid, "0");
   CHECK(appended.median[0] == 7.0);
@@ -715,11 +746,8 @@ TEST_CASE("a push appends its point to the chunk the site holds; anything else r
     CHECK(c.job.back() == 9);
   }
   SECTION("two runs of the pushed commit: both are appended, in job order") {
-    auto json = box.data(chunk0, "chunk/" + sid + "/0");
-    auto edited = box.chunk(sid, "0");
-    edited.median[0] = 7.0;
-    json["median"] = site::encode_chunk(edited, "", "")["median"];
-    REQUIRE(write_file_atomic(box.dir.path + "/site/" + chunk0, site::data_file("chunk/" + sid + "/0", json)));
+    box.edit_tail(sid, [](site::ChunkColumns& c) { c.median[0] = 7.0; });
+    box.restart();
     REQUIRE(box.history.ingest(placed_run(8, 17, 0.3), "push").ok());
     box.finish(placed_run(9, 17, 0.1));
     auto c = box.chunk(sid, "0");
@@ -728,8 +756,9 @@ TEST_CASE("a push appends its point to the chunk the site holds; anything else r
     CHECK(c.median[7] == Approx(0.3).epsilon(0.01));
     CHECK(c.median[0] == 7.0);  // appended to the site's own chunk, not read from history
   }
-  SECTION("a chunk file that is not one: read again from history") {
-    REQUIRE(write_file_atomic(box.dir.path + "/site/" + chunk0, "garbage"));
+  SECTION("a recent file that is not one: read again from history") {
+    REQUIRE(write_file_atomic(box.dir.path + "/site/" + recent0, "garbage"));
+    box.restart();
     box.finish(placed_run(8, 17, 0.1));
     CHECK(box.chunk(sid, "0").x == std::vector<int64_t>{10, 11, 12, 13, 14, 15, 16, 17});
   }
@@ -991,7 +1020,7 @@ TEST_CASE("a push rewrites its recent file with the newest chunk's tail; the ser
     const auto series = box.data(series_src, "series/" + sid);
     REQUIRE(series["chunks"].size() == 2);
     CHECK(series["chunks"][0]["points"] == 2 * T + 1);
-    CHECK(entry_files(series, series["chunks"][1]).src == site::chunk_data("octo/widgets", sid, 1));
+    CHECK(series["chunks"][1]["tail"] == true);  // one point: all tail
     // Only the newest chunk's entry names its commits: the page loads them at once.
     CHECK_FALSE(series["chunks"][0].contains("commits"));
     CHECK(entry_files(series, series["chunks"][1]).commits_src ==
@@ -999,9 +1028,10 @@ TEST_CASE("a push rewrites its recent file with the newest chunk's tail; the ser
     CHECK(inode(tail) == 0);
     CHECK(box.chunk(sid, "0").x.back() == 10 + 2 * T);
     CHECK(joined().first.size() == size_t(2 * T + 2));
-    // The trend page preloads what its series lists, and no tail.
+    // The trend page preloads what its series lists, and no tail file.
     const std::string shell = box.file(site::trend_page("octo/widgets", sid));
     CHECK(shell.find(".t.js") == std::string::npos);
+    CHECK(shell.find(site::chunk_data("octo/widgets", sid, 1)) == std::string::npos);
   }
 }
 
