@@ -71,7 +71,9 @@ Status RecentFiles::flush(const std::string& repository,
        it != groups_.end() && std::get<0>(it->first) == repository; ++it)
     if (it->second.changed)
       if (auto st = write_group(it->first, it->second, live); !st) return st;
-  if (groups_.size() > kGroupsKept) {
+  size_t held = 0;
+  for (const auto& [key, g] : groups_) held += g.entries.size();
+  if (held > entries_kept_) {
     // Only the unchanged may go: another repository's changes wait for
     // their own flush.
     for (auto it = groups_.begin(); it != groups_.end();) it = it->second.changed ? std::next(it) : groups_.erase(it);

@@ -25,9 +25,14 @@ inline constexpr const char* kRecentSchema = "benchbox.site.recent/1";
 
 class RecentFiles {
  public:
-  // `write` replaces a data file, `path` relative to `site_dir`.
+  // `write` replaces a data file, `path` relative to `site_dir`. Groups
+  // stay held between flushes while they hold at most `entries_kept`
+  // entries in all (about 7 KB each, a tail of 64 points); past that the
+  // unchanged ones are dropped, and read again when next asked for.
   using Writer = std::function<Status(const std::string& path, const std::string& text)>;
-  RecentFiles(std::string site_dir, Writer write) : site_dir_(std::move(site_dir)), write_(std::move(write)) {}
+  static constexpr size_t kEntriesKept = 4096;
+  RecentFiles(std::string site_dir, Writer write, size_t entries_kept = kEntriesKept)
+      : site_dir_(std::move(site_dir)), write_(std::move(write)), entries_kept_(entries_kept) {}
 
   // Series `sid`'s entry as the site has it: as set here, else as its
   // group's file holds it (read the first time the group is asked for);
@@ -54,10 +59,9 @@ class RecentFiles {
   Status write_group(const GroupKey& key, Group& g,
                      const std::function<bool(const std::string& ref, const std::string& sid)>& live);
 
-  // About 16 series each on a thousand benchmarks; dropped when more are held.
-  static constexpr size_t kGroupsKept = 1024;
   std::string site_dir_;
   Writer write_;
+  size_t entries_kept_;
   std::map<GroupKey, Group> groups_;
 };
 

@@ -158,3 +158,29 @@ TEST_CASE("recent files: a write that fails is said, and the group stays to be w
   REQUIRE(recent.flush(kRepo, all_live));
   CHECK(s.file(site::recent_data(kRepo, kMain, 0))["series"][kA]["points"] == 1);
 }
+
+TEST_CASE("recent files: past the bound, groups are dropped after their flush and read again when asked for") {
+  Site s;
+  RecentFiles recent(s.dir.path, s.writer(), 2);
+  recent.set(kRepo, kMain, kA, {{"points", 1}});
+  recent.set(kRepo, kMain, kB, {{"points", 2}});
+  recent.set(kRepo, kMain, kC, {{"points", 3}});
+  REQUIRE(recent.flush(kRepo, all_live));
+  // Dropped: a file edited since is what the next find sees.
+  auto edited = s.file(site::recent_data(kRepo, kMain, 0));
+  edited["series"][kA]["points"] = 7;
+  REQUIRE(write_file_replace(path_join(s.dir.path, site::recent_data(kRepo, kMain, 0)),
+                             site::data_file(site::recent_name(kMain, 0), edited)));
+  REQUIRE(recent.find(kRepo, kMain, kA));
+  CHECK((*recent.find(kRepo, kMain, kA))["points"] == 7);
+  CHECK((*recent.find(kRepo, kMain, kC))["points"] == 3);
+
+  // Within the bound they stay: the same edit is not seen.
+  RecentFiles roomy(s.dir.path, s.writer());
+  roomy.set(kRepo, kMain, kB, {{"points", 5}});
+  REQUIRE(roomy.flush(kRepo, all_live));
+  edited["series"][kA]["points"] = 8;
+  REQUIRE(write_file_replace(path_join(s.dir.path, site::recent_data(kRepo, kMain, 0)),
+                             site::data_file(site::recent_name(kMain, 0), edited)));
+  CHECK((*roomy.find(kRepo, kMain, kA))["points"] == 7);
+}
