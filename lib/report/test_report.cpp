@@ -90,7 +90,7 @@ TEST_CASE("history keeps runs and finds the previous run on the same ref and env
   CHECK(again->has_job(2));
 }
 
-TEST_CASE("history's indexes: a job's points by the primary key, the release series by an index of tags only") {
+TEST_CASE("history's indexes: a job's points by the primary key, the release series by an index of tags only, a window by the trend's") {
   Dir d;
   auto h = report::HistoryStore::open(store::testdb::location(d.path + "/history.db"));
   REQUIRE(h.ok());
@@ -101,8 +101,26 @@ TEST_CASE("history's indexes: a job's points by the primary key, the release ser
                                  : "SELECT 1 FROM pg_indexes WHERE indexname = 'points_by_job'");
   REQUIRE(index);
   CHECK_FALSE(*index->step());
+  auto by_series = db.prepare(sqlite ? "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'points_by_series'"
+                                     : "SELECT 1 FROM pg_indexes WHERE indexname = 'points_by_series'");
+  REQUIRE(by_series);
+  CHECK_FALSE(*by_series->step());
   CHECK(h->keys_of_job(1)->size() == 1);
   if (!sqlite) return;
+  {
+    // An environment's newest points (recent) walk the trend's index back
+    // from the newest: no sort of the series, no scan of the branch.
+    auto window = db.prepare(
+        "EXPLAIN QUERY PLAN SELECT p.median FROM points p JOIN runs r ON r.job_id = p.job_id AND r.role = p.role"
+        " WHERE p.repository = ? AND p.ref = ? AND p.role = '' AND p.benchmark_key = ? AND p.environment_key = ?"
+        " ORDER BY p.position DESC, p.job_id DESC LIMIT 100");
+    REQUIRE(window);
+    std::string plan;
+    while (*window->step()) plan += window->column_text(3) + "\n";
+    INFO(plan);
+    CHECK(plan.find("USING INDEX points_by_trend (repository=? AND ref=? AND benchmark_key=?)") != std::string::npos);
+    CHECK(plan.find("TEMP B-TREE") == std::string::npos);
+  }
   // What keys_of_job and a job's re-ingest ask: a search of the key's
   // prefix, not a scan of ten million points.
   auto plan = db.prepare("EXPLAIN QUERY PLAN SELECT kind, ref, benchmark_key FROM points WHERE job_id = ? AND role = ''");
