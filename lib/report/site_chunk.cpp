@@ -19,10 +19,13 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "the chunk's floats are written as the host stores them");
 
-// `e` set to `value`, in place where it holds an integer already: an
-// assignment would build a json, swap it in and destroy the old one.
+// `e` set to `value`, in place where it holds a signed integer already: an
+// assignment would build a json, swap it in and destroy the old one. Not
+// over an unsigned one (what parsing gives a number without a sign):
+// get_ptr hands out the same storage for both, and the value would keep
+// the unsigned type, a delta of -7 written out as 18446744073709551609.
 void set_integer(nlohmann::json& e, int64_t value) {
-  if (auto* n = e.get_ptr<nlohmann::json::number_integer_t*>()) *n = value;
+  if (e.type() == nlohmann::json::value_t::number_integer) *e.get_ptr<nlohmann::json::number_integer_t*>() = value;
   else e = value;
 }
 
@@ -170,7 +173,12 @@ ChunkColumns ChunkColumns::split_off(size_t at) {
 
 const nlohmann::json& ChunkEncoder::chunk(const ChunkColumns& c, const std::string& commits_src,
                                          const std::string& commits_name) {
-  nlohmann::json& j = chunk_;
+  encode_chunk_into(chunk_, c, commits_src, commits_name);
+  return chunk_;
+}
+
+void encode_chunk_into(nlohmann::json& j, const ChunkColumns& c, const std::string& commits_src,
+                       const std::string& commits_name) {
   if (!j.is_object()) j = nlohmann::json::object();
   j["schema"] = kChunkSchema;
   j["points"] = c.x.size();
@@ -200,7 +208,6 @@ const nlohmann::json& ChunkEncoder::chunk(const ChunkColumns& c, const std::stri
     if (!c.label[i].empty()) labels.push_back({i, c.label[i]});
   j["labels"] = std::move(labels);
   j["commits"] = {{"src", commits_src}, {"name", commits_name}};
-  return j;
 }
 
 const nlohmann::json& ChunkEncoder::commits(const std::vector<std::pair<int64_t, std::string>>& commits) {

@@ -56,6 +56,11 @@ class ChunkEncoder {
 // The chunk's data file; `commits_src`/`commits_name` say where its
 // ref's commits are (site_paths.h).
 nlohmann::json encode_chunk(const ChunkColumns& c, const std::string& commits_src, const std::string& commits_name);
+// The same into `j`, its arrays' elements and strings reused where it
+// holds a chunk already (ChunkEncoder's trees; a series' recent entry,
+// whose tail a push encodes again).
+void encode_chunk_into(nlohmann::json& j, const ChunkColumns& c, const std::string& commits_src,
+                       const std::string& commits_name);
 // A ref chunk's commits file: each run's (job, commit), in drawing order
 // (HistoryStore::chunk_commits).
 nlohmann::json encode_commits(const std::vector<std::pair<int64_t, std::string>>& commits);

@@ -42,6 +42,14 @@ void RecentFiles::set(const std::string& repository, const std::string& ref, con
   g.changed = true;
 }
 
+nlohmann::json& RecentFiles::entry(const std::string& repository, const std::string& ref, const std::string& sid) {
+  Group& g = group(repository, ref, sid);
+  g.changed = true;
+  nlohmann::json& e = g.entries[sid];
+  if (!e.is_object()) e = nlohmann::json::object();
+  return e;
+}
+
 void RecentFiles::erase(const std::string& repository, const std::string& ref, const std::string& sid) {
   Group& g = group(repository, ref, sid);
   if (g.entries.erase(sid)) g.changed = true;

@@ -39,6 +39,11 @@ class RecentFiles {
   // nullptr when neither has one.
   const nlohmann::json* find(const std::string& repository, const std::string& ref, const std::string& sid);
   void set(const std::string& repository, const std::string& ref, const std::string& sid, nlohmann::json entry);
+  // Series `sid`'s entry to change in place (an empty object when it has
+  // none), its group marked changed: a push encodes its tail into the
+  // arrays the entry holds, instead of building a tree and freeing one.
+  // Valid until the next flush or forget.
+  nlohmann::json& entry(const std::string& repository, const std::string& ref, const std::string& sid);
   void erase(const std::string& repository, const std::string& ref, const std::string& sid);
   // Writes each of `repository`'s groups that set or erase changed, without
   // the entries of series `live` says are gone (a file may hold some from

@@ -488,10 +488,21 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
   // changed: the change-point windows then take them too (change_window).
   std::optional<std::vector<SeriesPoint>> appended_points;
   // The chunk that has a tail after this job: the branch's newest. Its
-  // tail goes inside the series file (`tail_json`): one file a push
-  // writes for the series, not two.
+  // tail goes in the series' recent entry (`recent`, encoded into what the
+  // entry held), with the rest a push changes.
   const int64_t last = release(ref) || reading.empty() ? -2 : std::max(newest, *reading.rbegin());
-  nlohmann::json tail_json;
+  // Taken once the tail it held was read (appended_chunk, site_tail).
+  nlohmann::json* recent = nullptr;
+  auto recent_entry = [&]() -> nlohmann::json& {
+    if (!recent) recent = &recent_.entry(repository, ref, sid);
+    return *recent;
+  };
+  bool tail_encoded = false;
+  auto encode_tail = [&](const site::ChunkColumns& tail, int64_t chunk) {
+    site::encode_chunk_into(recent_entry()["tail"]["data"], tail, site::commits_data(repository, ref, chunk),
+                            site::commits_name(ref, chunk));
+    tail_encoded = true;
+  };
   // A site from before kept the tail in a file of its own, which its
   // trend shell preloads: removed, the shell is written again.
   bool tail_file_removed = false;
@@ -574,7 +585,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
           append_points(from_history, points, env_of, release(ref), unplaced);
           from_history = from_history.split_off(from_history.size() - std::min(from_history.size(), size_t(old_tail)));
         }
-        tail_json = site::encode_chunk(*tail, site::commits_data(repository, ref, chunk), site::commits_name(ref, chunk));
+        encode_tail(*tail, chunk);
         remove_tail_file(chunk);
       }
       continue;
@@ -601,7 +612,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       chunk_texts[chunk] = std::move(text);
     }
     if (split < n) {
-      tail_json = site::encode_chunk(tail, commits_src, commits_name);
+      encode_tail(tail, chunk);
       if (tails_.size() >= kTailsKept && !tails_.count({repository, sid})) tails_.clear();
       tails_[{repository, sid}] = KeptTail{chunk, std::move(tail)};
     } else {
@@ -621,7 +632,7 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
 
   int64_t total = 0;
   std::vector<int64_t> per_environment(summary.environments.size(), 0);
-  nlohmann::json chunk_list = nlohmann::json::array(), tail_entry;
+  nlohmann::json chunk_list = nlohmann::json::array();
   chunk_list.get_ref<nlohmann::json::array_t&>().reserve(summary.chunks.size() + 1);
   for (const auto& [chunk, c] : summary.chunks) {
     total += c.points;
@@ -638,10 +649,14 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     } else if (c.tail > 0) {
       if (c.points > c.tail) chunk_list.push_back(chunk_entry(chunk, c.points - c.tail, false, commits));
       // Only the newest chunk has a tail, and this write made or kept it.
-      if (tail_json.is_null())
+      if (release(ref) || !tail_encoded)
         return make_error(Errc::internal, "series " + sid + ": chunk " + site::chunk_id(chunk) + "'s tail is not known");
-      tail_entry = chunk_entry(chunk, c.tail, true, commits);
-      tail_entry["data"] = std::move(tail_json);
+      nlohmann::json& t = recent_entry()["tail"];
+      t["chunk"] = site::chunk_id(chunk);
+      t["points"] = c.tail;
+      t["tail"] = true;
+      if (commits) t["commits"] = true;
+      else t.erase("commits");
     } else {
       chunk_list.push_back(chunk_entry(chunk, c.points, false, commits));
     }
@@ -770,11 +785,10 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     const int group = site::recent_group(sid);
     meta["recent"]["src"] = site::recent_data(repository, ref, group);
     meta["recent"]["name"] = site::recent_name(ref, group);
-    nlohmann::json entry = nlohmann::json::object();
-    entry["points"] = total;
-    entry["change_points"] = std::move(change_list);
-    entry["tail"] = std::move(tail_entry);
-    recent_.set(repository, ref, sid, std::move(entry));
+    nlohmann::json& e = recent_entry();
+    e["points"] = total;
+    e["change_points"] = std::move(change_list);
+    if (!tail_encoded) e["tail"] = nullptr;
   }
   if (auto st = write_series_file(repository, sid, site::data_file(site::series_name(sid), meta), full); !st)
     return st;

@@ -167,6 +167,7 @@ struct Box {
     for (const auto& e : series["chunks"])
       if (e["chunk"] == k && e.value("tail", false)) {
         auto t = site::decode_chunk(e["data"].dump());
+        INFO((t ? "" : t.error().message) << " " << e["data"].dump());
         REQUIRE(t);
         out.append(std::move(*t));
       }

@@ -94,6 +94,28 @@ TEST_CASE("a malformed chunk is refused with what is wrong") {
   CHECK_FALSE(site::decode_chunk("[]"));
 }
 
+TEST_CASE("a chunk encoded into a tree read back from a file writes each value as a fresh one would") {
+  // Parsing gives a number without a sign an unsigned type; a negative
+  // delta written over it in place must not keep that type.
+  site::ChunkColumns up;
+  up.x = {1, 2, 3, 4, 5};
+  up.time = {10, 20, 30, 40, 50};
+  up.job = {1, 2, 3, 4, 5};
+  up.n = {5, 5, 5, 5, 5};
+  up.env = {0, 0, 0, 0, 0};
+  up.median = up.q1 = up.q3 = {1, 2, 3, 4, 5};
+  up.status = {"ok", "ok", "ok", "ok", "ok"};
+  up.label = {"", "", "", "", ""};
+  nlohmann::json tree = nlohmann::json::parse(site::encode_chunk(up, "s", "n").dump());
+  REQUIRE(tree["job"][1].is_number_unsigned());
+  const auto down = sample();  // jobs 7, 3, ...: a delta of -4
+  site::encode_chunk_into(tree, down, "s", "n");
+  CHECK(tree == site::encode_chunk(down, "s", "n"));
+  auto back = site::decode_chunk(tree.dump());
+  REQUIRE(back);
+  CHECK(back->job == down.job);
+}
+
 TEST_CASE("a ref chunk's commits are its runs' jobs, delta-encoded, and their ids") {
   const std::vector<std::pair<int64_t, std::string>> commits = {{7, "aa"}, {9, "bb"}, {8, "cc"}};
   CHECK(site::encode_commits(commits) == nlohmann::json{{"schema", site::kCommitsSchema},
