@@ -258,6 +258,10 @@ Result<bool> SiteWriter::render_some(size_t budget) {
       }
       case RenderTask::Kind::series:
         if (auto st = write_series(task.repository, task.ref, task.key, std::nullopt); !st) return st.error();
+        // Its page reads the recent file its series file names: written
+        // now, not when the repository's last series is (a site of a
+        // thousand benchmarks renders over minutes, a little a turn).
+        if (auto st = flush_recent(task.repository); !st) return st.error();
         break;
       case RenderTask::Kind::run:
         if (auto st = write_missing_run(task.repository, task.job); !st) return st.error();

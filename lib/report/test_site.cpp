@@ -692,12 +692,20 @@ TEST_CASE("a stale site is rendered a few steps at a time, as render_all would")
   CHECK(box.site.stale());
   box.site.begin_render_all();
   int turns = 0;
+  bool series_seen = false;
   for (;;) {
     auto done = box.site.render_some(1);
     REQUIRE(done.ok());
     ++turns;
+    // A series file written is read whole from the turn on: its recent
+    // entry is there too (box.data requires it).
+    if (path_exists(box.dir.path + "/site/" + site::series_data("octo/widgets", sid))) {
+      series_seen = true;
+      CHECK(box.data(site::series_data("octo/widgets", sid), site::series_name(sid))["points"] == 2);
+    }
     if (*done) break;
   }
+  CHECK(series_seen);
   CHECK(turns > 5);  // start, repository, four series, three runs, lists, finish
   CHECK_FALSE(box.site.rendering());
   CHECK_FALSE(box.site.stale());
