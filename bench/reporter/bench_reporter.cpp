@@ -449,7 +449,7 @@ int main(int argc, char** argv) {
     assets += file_size(site_dir + "/" + a);
   const uint64_t shell = file_size(site_dir + "/" + page);
   std::printf("a trend page of %lld points loads %.0f KiB: shell %.1f KiB, assets %.1f KiB, data %.0f KiB"
-              " in %zu files (series file, packs, chunks, the newest chunk's commits)\n",
+              " in %zu files (series file, recent file, packs, chunks, the newest chunk's commits)\n",
               static_cast<long long>(commits + kPushes), double(shell + assets + data) / 1024, double(shell) / 1024,
               double(assets) / 1024, double(data) / 1024, data_files);
 
