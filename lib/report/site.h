@@ -3,10 +3,11 @@
 // that draws them. Relative links only: the site works from file:// and
 // behind any static web server.
 //
-// Incremental: a finished job rewrites its run's files, the chunk and the
-// series file of each series it added a point to, its pull request's file,
-// its repository's file and the index; shells and assets only when missing
-// or changed.
+// Incremental: a finished job rewrites its run's files, the tail (or the
+// chunk) of each series it added a point to in its group's recent file
+// (site_recent.h), a series file only when what it says changed, its pull
+// request's file, its repository's file and the index; shells and assets
+// only when missing or changed.
 #pragma once
 
 #include <deque>

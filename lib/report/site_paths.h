@@ -13,9 +13,10 @@ namespace bb::report::site {
 
 // Points per chunk of a branch's trend: a new point rewrites one chunk.
 inline constexpr int64_t kChunkPoints = 1024;
-// A branch's newest chunk keeps its newest points apart, its tail, inside
-// the series file: a push rewrites the series file, and the chunk's file
-// once per kTailPoints points (site_series.cpp, tail_split).
+// A branch's newest chunk keeps its newest points apart, its tail, in the
+// series' recent entry (site_recent.h): a push rewrites the recent file,
+// and the chunk's file once per kTailPoints points (site_series.cpp,
+// tail_split); a newest chunk of at most kTailPoints points is all tail.
 inline constexpr int64_t kTailPoints = 64;
 // A branch's chunks [g x kPackChunks, (g + 1) x kPackChunks), once its
 // newest chunk is past them, are also written together in one file, pack

@@ -72,8 +72,9 @@
     // An entry names its chunk; the series' patterns name its files. A
     // chunk in a pack (the older chunks, several to a file) names its file
     // itself, as a series file from before named every file and its
-    // commits whole. The newest chunk's tail is in the series file itself
-    // (`data`); a site from before kept it in a file of its own.
+    // commits whole. The newest chunk's tail has its points in the entry
+    // (`data`: from the recent file, or the series file of a site from
+    // before); an older site kept it in a file of its own.
     const chunks = (s.chunks || []).map((c) => ({
       src: c.src || s.chunk_files.src + c.chunk + (c.tail ? ".t.js" : ".js"),
       name: c.name || s.chunk_files.name + c.chunk + (c.tail ? "/tail" : ""),
