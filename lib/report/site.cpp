@@ -218,6 +218,7 @@ void SiteWriter::begin_render_all() {
   commits_written_.clear();
   tails_.clear();
   series_texts_.clear();
+  recent_.forget();  // read again, and checked against the series rendered
   plan_.clear();
   plan_.push_back({RenderTask::Kind::start, "", "", "", 0});
 }
@@ -267,7 +268,6 @@ Result<bool> SiteWriter::render_some(size_t budget) {
         if (auto st = write_missing_run(task.repository, task.job); !st) return st.error();
         break;
       case RenderTask::Kind::lists: {
-        if (auto st = flush_recent(task.repository); !st) return st.error();
         auto pulls = history_.pull_requests(task.repository, kPullsListed);
         if (!pulls) return pulls.error();
         for (int64_t pr : *pulls)

@@ -58,8 +58,10 @@ void RecentFiles::erase(const std::string& repository, const std::string& ref, c
 Status RecentFiles::write_group(const GroupKey& key, Group& g,
                                 const std::function<bool(const std::string& ref, const std::string& sid)>& live) {
   const auto& [repository, ref, number] = key;
-  for (auto it = g.entries.begin(); it != g.entries.end();)
-    it = live(ref, it->first) ? std::next(it) : g.entries.erase(it);
+  if (!g.checked)
+    for (auto it = g.entries.begin(); it != g.entries.end();)
+      it = live(ref, it->first) ? std::next(it) : g.entries.erase(it);
+  g.checked = true;
   // The entries move into the file's JSON and back: a group of a thousand
   // benchmarks' ref holds about sixteen tails of up to 64 points.
   nlohmann::json file = nlohmann::json::object();

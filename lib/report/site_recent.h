@@ -47,7 +47,8 @@ class RecentFiles {
   void erase(const std::string& repository, const std::string& ref, const std::string& sid);
   // Writes each of `repository`'s groups that set or erase changed, without
   // the entries of series `live` says are gone (a file may hold some from
-  // before they went). Groups stay held for the next job, up to a bound.
+  // before they went; asked once per group read). Groups stay held for the
+  // next job, up to a bound.
   Status flush(const std::string& repository,
                const std::function<bool(const std::string& ref, const std::string& sid)>& live);
   // Drops what is held, changes not flushed too: the next find reads the
@@ -58,6 +59,9 @@ class RecentFiles {
   struct Group {
     std::map<std::string, nlohmann::json> entries;  // by series id
     bool changed = false;
+    // Its file's entries were checked against `live` (flush): those set
+    // or erased here since are the writer's own and need no check.
+    bool checked = false;
   };
   using GroupKey = std::tuple<std::string, std::string, int>;  // repository, ref, group
   Group& group(const std::string& repository, const std::string& ref, const std::string& sid);

@@ -393,10 +393,16 @@ Status SiteWriter::write_series_file(const std::string& repository, const std::s
 
 Status SiteWriter::flush_recent(const std::string& repository) {
   if (auto st = load_summaries(repository); !st) return st;
-  std::set<std::pair<std::string, std::string>> live;  // (ref, series id)
-  for (const auto& [ref_key, s] : summaries_) live.emplace(ref_key.first, s.id);
-  return recent_.flush(repository,
-                       [&](const std::string& ref, const std::string& sid) { return live.count({ref, sid}) > 0; });
+  // Built when a group read from its file is first written: a full
+  // rendering flushes after every series.
+  std::optional<std::set<std::pair<std::string, std::string>>> live;  // (ref, series id)
+  return recent_.flush(repository, [&](const std::string& ref, const std::string& sid) {
+    if (!live) {
+      live.emplace();
+      for (const auto& [ref_key, s] : summaries_) live->emplace(ref_key.first, s.id);
+    }
+    return live->count({ref, sid}) > 0;
+  });
 }
 
 // A trend's shell: what its page loads at once (trend.js), its series
