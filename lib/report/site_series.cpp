@@ -657,12 +657,11 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
       // Only the newest chunk has a tail, and this write made or kept it.
       if (release(ref) || !tail_encoded)
         return make_error(Errc::internal, "series " + sid + ": chunk " + site::chunk_id(chunk) + "'s tail is not known");
+      // The entry as chunk_entry makes it, around the data encoded in place.
       nlohmann::json& t = recent_entry()["tail"];
-      t["chunk"] = site::chunk_id(chunk);
-      t["points"] = c.tail;
-      t["tail"] = true;
-      if (commits) t["commits"] = true;
-      else t.erase("commits");
+      nlohmann::json data = std::move(t["data"]);
+      t = chunk_entry(chunk, c.tail, true, commits);
+      t["data"] = std::move(data);
     } else {
       chunk_list.push_back(chunk_entry(chunk, c.points, false, commits));
     }
