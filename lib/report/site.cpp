@@ -63,6 +63,10 @@ Status SiteWriter::write(const std::string& path, const std::string& content) {
   return write_file_replace(full, content, 0644, &old_files_);
 }
 
+bool SiteWriter::site_has(const std::string& path) const {
+  return ::access(path_join(options_.site_dir, path).c_str(), F_OK) == 0;
+}
+
 Status SiteWriter::write_shell(const std::string& path, const std::string& page, const std::string& title,
                                const std::string& src, const std::string& name,
                                const std::vector<std::string>& preload) {

@@ -231,6 +231,8 @@ class SiteWriter {
   // A series file, unless `always` is false and it says what this writer
   // last wrote there: a branch's series file changes once per kTailPoints
   // pushes, when its tail folds into its chunk.
+  // Whether the site holds this file (a path under the site's directory).
+  bool site_has(const std::string& path) const;
   Status write_series_file(const std::string& repository, const std::string& sid, std::string text, bool always);
   static constexpr size_t kSeriesTextsKept = 4096;  // about 2 KB each
   std::map<std::pair<std::string, std::string>, std::string> series_texts_;  // (repository, sid)

@@ -383,7 +383,11 @@ Status SiteWriter::write_series_file(const std::string& repository, const std::s
                                      bool always) {
   const auto key = std::make_pair(repository, sid);
   auto it = series_texts_.find(key);
-  if (!always && it != series_texts_.end() && it->second == text) return {};
+  // The same text is not written again unless the file went (removed by
+  // hand, or lost): the page would have nothing to draw until what the
+  // file says changed.
+  if (!always && it != series_texts_.end() && it->second == text && site_has(site::series_data(repository, sid)))
+    return {};
   if (it != series_texts_.end()) series_texts_.erase(it);
   if (auto st = write(site::series_data(repository, sid), text); !st) return st;
   if (series_texts_.size() >= kSeriesTextsKept) series_texts_.clear();
@@ -437,8 +441,8 @@ Status SiteWriter::write_packs(const std::string& repository, const std::string&
   for (int64_t g = 0; g < packs; ++g) {
     const int64_t first = g * site::kPackChunks, end = first + site::kPackChunks;
     const std::string path = site::pack_data(repository, sid, g);
-    const bool stale = all || g >= packs_before || written.lower_bound(first) != written.lower_bound(end) ||
-                       ::access(path_join(options_.site_dir, path).c_str(), F_OK) != 0;
+    const bool stale =
+        all || g >= packs_before || written.lower_bound(first) != written.lower_bound(end) || !site_has(path);
     if (!stale) continue;
     std::string text;
     for (auto it = summary.chunks.lower_bound(first); it != summary.chunks.end() && it->first < end; ++it) {
@@ -799,7 +803,8 @@ Status SiteWriter::write_series(const std::string& repository, const std::string
     return st;
   // The shell names what the page loads at once: written again only when
   // that changed (a new chunk, a site's tail file gone), or with every file.
-  if (full || tail_file_removed || chunk_files(repository, ref, sid, summary) != files_before)
+  if (full || tail_file_removed || chunk_files(repository, ref, sid, summary) != files_before ||
+      !site_has(site::trend_page(repository, sid)))
     if (auto st = write_trend_shell(repository, ref, key, sid, summary); !st) return st;
   ++stats_.series_written;
   // A new series is a new choice in its relatives' selectors: their series

@@ -908,6 +908,26 @@ TEST_CASE("a push rewrites its recent file with the newest chunk's tail; the ser
   CHECK(sizes == std::vector<int64_t>{2 * T, 1});
   check_same(rendered, pushed);
 
+  SECTION("a series file, trend page or recent file removed from the site is there again after the next push") {
+    const std::string page = box.dir.path + "/site/" + site::trend_page("octo/widgets", sid);
+    REQUIRE(inode(page) != 0);
+    // A push that changes only the tail: the series file and the page are
+    // the same files, and written again only because they went.
+    push(11 + 2 * T);
+    CHECK(inode(series_path) != 0);
+    REQUIRE(::unlink(series_path.c_str()) == 0);
+    REQUIRE(::unlink(page.c_str()) == 0);
+    REQUIRE(::unlink(recent_file.c_str()) == 0);
+    push(12 + 2 * T);
+    CHECK(inode(series_path) != 0);
+    CHECK(inode(page) != 0);
+    CHECK(inode(recent_file) != 0);
+    CHECK(joined().second == std::vector<int64_t>{2 * T, 3});
+    // And when they are there, the next push leaves the series file be.
+    const ino_t again = inode(series_path);
+    push(13 + 2 * T);
+    CHECK(inode(series_path) == again);
+  }
   SECTION("the writer appends to the tail it kept; started again, it reads the recent file, or history") {
     const std::string recent_name = site::recent_name("refs/heads/main", site::recent_group(sid));
     // The recent file's tail, its first median set to 7, by hand.
