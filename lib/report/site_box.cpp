@@ -13,10 +13,8 @@ namespace bb::report {
 
 Status SiteWriter::write_box(const std::function<void(nlohmann::json&)>& change) {
   nlohmann::json data = nlohmann::json::object();
-  if (auto text = read_file(path_join(options_.site_dir, site::box_data()), 64 << 20)) {
-    auto j = nlohmann::json::parse(site::data_file_json(*text), nullptr, false);
-    if (j.is_object()) data = std::move(j);
-  }
+  auto j = nlohmann::json::parse(site::read_data_file(path_join(options_.site_dir, site::box_data())), nullptr, false);
+  if (j.is_object()) data = std::move(j);
   if (change) change(data);
   // Held: the open regressions a push found while the canary said the box
   // had shifted (reporterd's hold.cpp), of every repository.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "report/history.h"
+#include "util/file.h"
 #include "util/json_text.h"
 #include "util/text.h"
 
@@ -186,6 +187,11 @@ std::string data_file_json(const std::string& text) {
       close < open)
     return {};
   return text.substr(open + 2, close - open - 2);
+}
+
+std::string read_data_file(const std::string& path) {
+  auto text = read_file(path, 64 << 20);
+  return text ? data_file_json(*text) : std::string();
 }
 
 std::string root_from(const std::string& path) {

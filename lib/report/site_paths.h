@@ -113,6 +113,9 @@ std::string pull_name(int64_t number);
 std::string data_file(const std::string& name, const nlohmann::json& value);
 // The JSON text of a data file's call again; "" when `text` is not one.
 std::string data_file_json(const std::string& text);
+// The JSON text of the data file at `path` on disk (at most 64 MiB); ""
+// when it cannot be read or is not one.
+std::string read_data_file(const std::string& path);
 
 // The HTML shell of a page: `page` (index, repository, trend, run, pull)
 // draws the data file `src` (relative to the root) named `name`. `path` is

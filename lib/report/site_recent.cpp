@@ -17,9 +17,9 @@ RecentFiles::Group& RecentFiles::group(const std::string& repository, const std:
   // The file as the last writer left it. One that cannot be read is
   // written again whole by the next flush of its group; until then its
   // series show their chunks without the newest points.
-  auto text = read_file(path_join(site_dir_, site::recent_data(repository, ref, std::get<2>(key))), 64 << 20);
-  if (!text) return g;
-  auto j = nlohmann::json::parse(site::data_file_json(*text), nullptr, false);
+  auto j = nlohmann::json::parse(
+      site::read_data_file(path_join(site_dir_, site::recent_data(repository, ref, std::get<2>(key)))), nullptr,
+      false);
   if (!j.is_object() || j.value("schema", "") != site::kRecentSchema || !j.contains("series") ||
       !j["series"].is_object())
     return g;
@@ -33,13 +33,6 @@ const nlohmann::json* RecentFiles::find(const std::string& repository, const std
   Group& g = group(repository, ref, sid);
   auto it = g.entries.find(sid);
   return it == g.entries.end() ? nullptr : &it->second;
-}
-
-void RecentFiles::set(const std::string& repository, const std::string& ref, const std::string& sid,
-                      nlohmann::json entry) {
-  Group& g = group(repository, ref, sid);
-  g.entries[sid] = std::move(entry);
-  g.changed = true;
 }
 
 nlohmann::json& RecentFiles::entry(const std::string& repository, const std::string& ref, const std::string& sid) {

@@ -34,18 +34,17 @@ class RecentFiles {
   RecentFiles(std::string site_dir, Writer write, size_t entries_kept = kEntriesKept)
       : site_dir_(std::move(site_dir)), write_(std::move(write)), entries_kept_(entries_kept) {}
 
-  // Series `sid`'s entry as the site has it: as set here, else as its
+  // Series `sid`'s entry as the site has it: as changed here, else as its
   // group's file holds it (read the first time the group is asked for);
   // nullptr when neither has one.
   const nlohmann::json* find(const std::string& repository, const std::string& ref, const std::string& sid);
-  void set(const std::string& repository, const std::string& ref, const std::string& sid, nlohmann::json entry);
   // Series `sid`'s entry to change in place (an empty object when it has
   // none), its group marked changed: a push encodes its tail into the
   // arrays the entry holds, instead of building a tree and freeing one.
   // Valid until the next flush or forget.
   nlohmann::json& entry(const std::string& repository, const std::string& ref, const std::string& sid);
   void erase(const std::string& repository, const std::string& ref, const std::string& sid);
-  // Writes each of `repository`'s groups that set or erase changed, without
+  // Writes each of `repository`'s groups that entry or erase changed, without
   // the entries of series `live` says are gone (a file may hold some from
   // before they went; asked once per group read). Groups stay held for the
   // next job, up to a bound.

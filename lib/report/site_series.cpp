@@ -66,12 +66,6 @@ SeriesPoint for_window(const SeriesPoint& p) {
   return w;
 }
 
-// A data file's JSON (site::data_file_json), or "" when it cannot be read.
-std::string read_data_file(const std::string& path) {
-  auto text = read_file(path, 64 << 20);
-  return text ? site::data_file_json(*text) : std::string();
-}
-
 // Where a branch's newest chunk of n points splits into its first file and
 // its tail, which a push rewrites in its recent file: at a multiple of
 // kTailPoints, so a push rewrites at most kTailPoints points, and the first
@@ -182,7 +176,7 @@ Result<std::optional<Appended>> appended_chunk(HistoryStore& history, const std:
                                                const std::function<std::optional<site::ChunkColumns>()>& site_tail,
                                                const std::function<Result<std::vector<SeriesPoint>>(int64_t)>& added_from) {
   auto read = [&](const std::string& path, int64_t points) -> std::optional<site::ChunkColumns> {
-    auto c = site::decode_chunk(read_data_file(path_join(site_dir, path)));
+    auto c = site::decode_chunk(site::read_data_file(path_join(site_dir, path)));
     if (!c || c->size() == 0 || int64_t(c->size()) != points) return std::nullopt;
     return std::move(*c);
   };
@@ -374,7 +368,7 @@ std::optional<site::ChunkColumns> SiteWriter::site_tail(const std::string& repos
   }
   // A site from before kept the tail inside the series file.
   auto inline_tail = site::decode_series_tail(
-      read_data_file(path_join(options_.site_dir, site::series_data(repository, sid))), site::chunk_id(chunk));
+      site::read_data_file(path_join(options_.site_dir, site::series_data(repository, sid))), site::chunk_id(chunk));
   if (!inline_tail) return std::nullopt;
   return std::move(*inline_tail);
 }

@@ -64,9 +64,9 @@ TEST_CASE("recent files: set entries are written per group, and a later writer f
   {
     RecentFiles recent(s.dir.path, s.writer());
     CHECK(recent.find(kRepo, kMain, kA) == nullptr);
-    recent.set(kRepo, kMain, kA, {{"points", 3}});
-    recent.set(kRepo, kMain, kB, {{"points", 4}});
-    recent.set(kRepo, kMain, kC, {{"points", 5}});
+    recent.entry(kRepo, kMain, kA) = {{"points", 3}};
+    recent.entry(kRepo, kMain, kB) = {{"points", 4}};
+    recent.entry(kRepo, kMain, kC) = {{"points", 5}};
     REQUIRE(recent.flush(kRepo, all_live));
     CHECK(s.written.size() == 2);  // groups 0 and 60
     const auto g0 = s.file(site::recent_data(kRepo, kMain, 0));
@@ -91,7 +91,7 @@ TEST_CASE("recent files: set entries are written per group, and a later writer f
   CHECK((*b)["points"] == 4);
   // One entry changed: only its group is written, the other series of
   // the group as the file had them.
-  again.set(kRepo, kMain, kB, {{"points", 6}});
+  again.entry(kRepo, kMain, kB) = {{"points", 6}};
   REQUIRE(again.flush(kRepo, all_live));
   REQUIRE(s.written == std::vector<std::string>{site::recent_data(kRepo, kMain, 0)});
   const auto g0 = s.file(site::recent_data(kRepo, kMain, 0));
@@ -102,9 +102,9 @@ TEST_CASE("recent files: set entries are written per group, and a later writer f
 TEST_CASE("recent files: series that went are left out, by erase or by the caller's word") {
   Site s;
   RecentFiles recent(s.dir.path, s.writer());
-  recent.set(kRepo, kMain, kA, {{"points", 1}});
-  recent.set(kRepo, kMain, kB, {{"points", 2}});
-  recent.set(kRepo, "refs/heads/dev", kA, {{"points", 9}});
+  recent.entry(kRepo, kMain, kA) = {{"points", 1}};
+  recent.entry(kRepo, kMain, kB) = {{"points", 2}};
+  recent.entry(kRepo, "refs/heads/dev", kA) = {{"points", 9}};
   REQUIRE(recent.flush(kRepo, all_live));
 
   SECTION("erase") {
@@ -115,7 +115,7 @@ TEST_CASE("recent files: series that went are left out, by erase or by the calle
   }
   SECTION("a series the caller no longer knows, in a group written for another") {
     RecentFiles later(s.dir.path, s.writer());
-    later.set(kRepo, kMain, kB, {{"points", 3}});
+    later.entry(kRepo, kMain, kB) = {{"points", 3}};
     REQUIRE(later.flush(kRepo, [](const std::string& ref, const std::string& sid) {
       return !(ref == kMain && sid == kA);
     }));
@@ -132,8 +132,8 @@ TEST_CASE("recent files: a file that is not one is written again whole; another 
   REQUIRE(write_file_replace(path_join(s.dir.path, site::recent_data(kRepo, kMain, 0)), "not a data file"));
   RecentFiles recent(s.dir.path, s.writer());
   CHECK(recent.find(kRepo, kMain, kA) == nullptr);
-  recent.set(kRepo, kMain, kA, {{"points", 1}});
-  recent.set("octo/other", kMain, kA, {{"points", 2}});
+  recent.entry(kRepo, kMain, kA) = {{"points", 1}};
+  recent.entry("octo/other", kMain, kA) = {{"points", 2}};
   REQUIRE(recent.flush(kRepo, all_live));
   CHECK(s.written == std::vector<std::string>{site::recent_data(kRepo, kMain, 0)});
   CHECK(s.file(site::recent_data(kRepo, kMain, 0))["series"][kA]["points"] == 1);
@@ -150,7 +150,7 @@ TEST_CASE("recent files: a write that fails is said, and the group stays to be w
     if (fail) return make_error(Errc::io, "disk full");
     return inner(path, text);
   });
-  recent.set(kRepo, kMain, kA, {{"points", 1}});
+  recent.entry(kRepo, kMain, kA) = {{"points", 1}};
   auto st = recent.flush(kRepo, all_live);
   REQUIRE(!st);
   CHECK(st.error().message == "disk full");
@@ -162,9 +162,9 @@ TEST_CASE("recent files: a write that fails is said, and the group stays to be w
 TEST_CASE("recent files: past the bound, groups are dropped after their flush and read again when asked for") {
   Site s;
   RecentFiles recent(s.dir.path, s.writer(), 2);
-  recent.set(kRepo, kMain, kA, {{"points", 1}});
-  recent.set(kRepo, kMain, kB, {{"points", 2}});
-  recent.set(kRepo, kMain, kC, {{"points", 3}});
+  recent.entry(kRepo, kMain, kA) = {{"points", 1}};
+  recent.entry(kRepo, kMain, kB) = {{"points", 2}};
+  recent.entry(kRepo, kMain, kC) = {{"points", 3}};
   REQUIRE(recent.flush(kRepo, all_live));
   // Dropped: a file edited since is what the next find sees.
   auto edited = s.file(site::recent_data(kRepo, kMain, 0));
@@ -177,7 +177,7 @@ TEST_CASE("recent files: past the bound, groups are dropped after their flush an
 
   // Within the bound they stay: the same edit is not seen.
   RecentFiles roomy(s.dir.path, s.writer());
-  roomy.set(kRepo, kMain, kB, {{"points", 5}});
+  roomy.entry(kRepo, kMain, kB) = {{"points", 5}};
   REQUIRE(roomy.flush(kRepo, all_live));
   edited["series"][kA]["points"] = 8;
   REQUIRE(write_file_replace(path_join(s.dir.path, site::recent_data(kRepo, kMain, 0)),
