@@ -240,6 +240,12 @@ TEST_CASE("a trend past its first 64 points: the page joins the newest chunk's t
   says += " --expect '" + trend + "=latest: position 69'";
   says += " --expect '" + trend + "=commit " + fake_sha(169).substr(0, 12) + "'";
   says += " --expect '" + trend + "=p environment 20 '";
+  // The environments table counts the points itself: a branch's series
+  // file does not (trend.js, pointsByEnv).
+  REQUIRE(series["environments"].size() == 1);
+  CHECK_FALSE(series["environments"][0].contains("points"));
+  says += " --expect '" + trend + "=env 0 " + series["environments"][0]["key"].get<std::string>() + " " +
+          series["environments"][0]["machine"].get<std::string>() + " 70'";
   auto check = [&] {
     int rc = 0;
     const std::string out = check_pages(site, {trend}, says, &rc);

@@ -148,15 +148,33 @@
       : muted("No change point detected in this series."));
   }
 
+  // Points by environment (a point without one counts as environment 0),
+  // for a series file that does not say: one pass, not one per environment.
+  function pointsByEnv(P) {
+    const kinds = new Set(P.env);
+    if (kinds.size === 1) {
+      const [e] = kinds;
+      return new Map([[isNum(e) ? e : 0, P.env.length]]);
+    }
+    const out = new Map();
+    for (const v of P.env) {
+      const e = isNum(v) ? v : 0;
+      out.set(e, (out.get(e) || 0) + 1);
+    }
+    return out;
+  }
+
   function envSection(s, P, envName) {
     const envs = s.environments || [];
     const breaks = s.env_breaks || [];
+    let counted = null;
+    const pointsOf = (i) => (counted = counted || pointsByEnv(P)).get(i) || 0;
     const envCell = (e) => h("span", null, envName(e), envs[e] ? [" ", code(envs[e].key)] : null);
     return section("Environments",
       envs.length ? table(["", "environment key", "machine fingerprint", ["points", { class: "num" }]], envs.map((e, i) => h("tr", null,
         td(null, h("i", { class: "sw line", style: "background:" + ENV_COLOURS[i % ENV_COLOURS.length] }), " " + envName(i)),
         td(null, code(e.key)), td(null, code(e.machine)),
-        td({ class: "num" }, isNum(e.points) ? String(e.points) : String(P.env.filter((v) => v === i).length))))) : muted("No environment recorded."),
+        td({ class: "num" }, isNum(e.points) ? String(e.points) : String(pointsOf(i)))))) : muted("No environment recorded."),
       h("h3", null, "Environment breaks"),
       breaks.length ? table(["at", "commit", "from", "to"], breaks.map((b) => h("tr", null,
         td(null, zoomButton(locate(P, b.x, b.commit, b.job), P)), td(null, sha(b.commit)), td(null, envCell(b.from)), td(null, envCell(b.to)))))

@@ -18,25 +18,50 @@
   // base64, NaN for a point not measured. Values stay as float32 gave them
   // (0.1 is 0.10000000149...): the chart and the readout round anyway, and
   // the download rounds them back to 7 significant digits (round7).
+  //
+  // A page runs this once, cold (interpreted): a loop over every byte in
+  // JavaScript was most of a 10,000-point page's decoding. The browser's
+  // own base64 decoder and typed-array copy do it where they exist; the
+  // column then holds plain doubles unless a point was not measured.
+  const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+  function base64Bytes(text) {
+    if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+    const bin = atob(text);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return bytes;
+  }
   function floats(col, n) {
     const wide = !!(col && col.f64 != null);
-    const text = atob((col && (wide ? col.f64 : col.f32)) || "");
-    const bytes = new Uint8Array(text.length);
-    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-    const dv = new DataView(bytes.buffer);
-    const out = new Array(n).fill(null);
+    const bytes = base64Bytes((col && (wide ? col.f64 : col.f32)) || "");
     const width = wide ? 8 : 4;
-    for (let i = 0; i < n && (i + 1) * width <= bytes.length; i++) {
-      const v = wide ? dv.getFloat64(8 * i, true) : dv.getFloat32(4 * i, true);
-      out[i] = v !== v ? null : v;
+    const m = Math.min(n, Math.floor(bytes.length / width));
+    let out;
+    if (LITTLE_ENDIAN) {
+      const buf = bytes.byteOffset % width === 0 ? bytes.buffer : bytes.slice().buffer;
+      const off = bytes.byteOffset % width === 0 ? bytes.byteOffset : 0;
+      const vals = wide ? new Float64Array(buf, off, m) : new Float32Array(buf, off, m);
+      out = Array.from(vals);
+      if (vals.includes(NaN)) for (let i = 0; i < m; i++) if (out[i] !== out[i]) out[i] = null;
+    } else {
+      const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      out = new Array(m);
+      for (let i = 0; i < m; i++) {
+        const v = wide ? dv.getFloat64(8 * i, true) : dv.getFloat32(4 * i, true);
+        out[i] = v !== v ? null : v;
+      }
     }
+    // A column shorter than its chunk: the points it lacks were not measured.
+    while (out.length < n) out.push(null);
     return out;
   }
   function round7(vals) { return vals.map((v) => (v == null ? null : +v.toPrecision(7))); }
   function undelta(d, n) {
     const out = new Array(n);
+    const m = d ? Math.min(n, d.length) : 0;
     let v = 0;
-    for (let i = 0; i < n; i++) { v += (d && d[i]) || 0; out[i] = v; }
+    for (let i = 0; i < m; i++) { v += d[i] || 0; out[i] = v; }
+    if (m < n) out.fill(v, m);  // deltas missing at the end: 0
     return out;
   }
   // A chunk's columns (docs/dashboard.md, "chunk"): benchbox.site.chunk/2
@@ -48,8 +73,13 @@
     const n = ch.points | 0;
     const st = ch.status || {};
     const values = st.values || [], index = st.index || [];
-    const status = new Array(n);
-    for (let i = 0; i < n; i++) status[i] = values[index[i]] != null ? values[index[i]] : null;
+    let status;
+    if (values.length === 1 && index.length === n && (n === 0 || (index[0] === 0 && new Set(index).size === 1))) {
+      status = new Array(n).fill(values[0] != null ? values[0] : null);  // all one status (as a rule, "ok")
+    } else {
+      status = new Array(n);
+      for (let i = 0; i < n; i++) status[i] = values[index[i]] != null ? values[index[i]] : null;
+    }
     const label = new Array(n).fill(null);
     for (const l of ch.labels || []) if (l && l[0] < n) label[l[0]] = l[1];
     return { x: undelta(ch.x, n), time: undelta(ch.time, n), job: undelta(ch.job, n), label,
@@ -75,10 +105,12 @@
         return out;
       }));
     }
+    // Native fills and slices, not a loop over every point (see floats).
     P.fromChunk = new Array(N);
-    P.fromIndex = new Array(N);
-    for (let k = 0, at = 0; k < chunks.length; k++)
-      for (let i = 0; i < sizes[k]; i++, at++) { P.fromChunk[at] = k; P.fromIndex[at] = i; }
+    const iota = [];
+    for (let i = 0, top = Math.max(0, ...sizes); i < top; i++) iota.push(i);
+    for (let k = 0, at = 0; k < chunks.length; at += sizes[k], k++) P.fromChunk.fill(k, at, at + sizes[k]);
+    P.fromIndex = [].concat(...sizes.map((size) => iota.slice(0, size)));
     let sorted = true;
     for (let i = 1; i < N; i++) if (!(P.x[i - 1] < P.x[i])) { sorted = false; break; }
     if (!sorted) {
@@ -166,7 +198,12 @@
     const { chartBox, readout, legend, repoDir, release, envs, envName } = o;
     const N = P.x.length;
     const X = P.x;
-    const nEnv = Math.max(1, envs.length, ...P.env.filter(isNum).map((e) => e + 1));
+    // The environments the points ran in (a point without one counts as
+    // environment 0): from a native Set, not a callback per point.
+    const used = new Set();
+    for (const e of new Set(P.env)) used.add(isNum(e) ? e : 0);
+    if (!used.size) used.add(0);
+    const nEnv = Math.max(1, envs.length, ...[...used].map((e) => e + 1));
     const unit = s.unit;
 
     // Series: per environment a median line and its q3/q1 band edges, so an
@@ -175,15 +212,25 @@
     const series = [{ label: release ? "release" : "commit" }];
     const bands = [];
     const medianIdx = [];
-    const used = new Set(P.env.map((e) => (isNum(e) ? e : 0)));
+    // A column as uPlot draws it: finite numbers, null for a gap. The
+    // joined columns hold numbers or null (decoded, or a JSON column, or
+    // padding), so only a value that is not finite needs the copy.
+    const drawable = (col) => !col.includes(undefined) && !col.includes(NaN) && !col.includes(Infinity) &&
+      !col.includes(-Infinity);
     for (let e = 0; e < nEnv; e++) {
       if (!used.has(e)) continue;
-      const med = new Array(N), q1 = new Array(N), q3 = new Array(N);
-      for (let i = 0; i < N; i++) {
-        const mine = (isNum(P.env[i]) ? P.env[i] : 0) === e;
-        med[i] = mine && isNum(P.median[i]) ? P.median[i] : null;
-        q1[i] = mine && isNum(P.q1[i]) ? P.q1[i] : null;
-        q3[i] = mine && isNum(P.q3[i]) ? P.q3[i] : null;
+      let med, q1, q3;
+      if (used.size === 1 && [P.median, P.q1, P.q3].every(drawable)) {
+        // One environment (the rule): every point is its, as decoded.
+        med = P.median; q1 = P.q1; q3 = P.q3;
+      } else {
+        med = new Array(N); q1 = new Array(N); q3 = new Array(N);
+        for (let i = 0; i < N; i++) {
+          const mine = (isNum(P.env[i]) ? P.env[i] : 0) === e;
+          med[i] = mine && isNum(P.median[i]) ? P.median[i] : null;
+          q1[i] = mine && isNum(P.q1[i]) ? P.q1[i] : null;
+          q3[i] = mine && isNum(P.q3[i]) ? P.q3[i] : null;
+        }
       }
       const col = ENV_COLOURS[e % ENV_COLOURS.length];
       const base = data.length;
@@ -219,7 +266,10 @@
       legend.appendChild(h("span", { class: "key-item" }, h("i", { class: "sw " + legendCls }), label));
     }
     const failedAt = [];
-    for (let i = 0; i < N; i++) if ((P.status[i] && P.status[i] !== "ok") || !isNum(P.median[i])) failedAt.push(i);
+    const statuses = new Set(P.status);
+    const allOk = statuses.size === 1 && statuses.has("ok") && drawable(P.median) && !P.median.includes(null);
+    if (!allOk)
+      for (let i = 0; i < N; i++) if ((P.status[i] && P.status[i] !== "ok") || !isNum(P.median[i])) failedAt.push(i);
     const cpIdx = (c) => locate(P, c.x, c.commit_after, c.job_after);
     const breakIdx = (b) => locate(P, b.x, b.commit, b.job);
     const cps = s.change_points || [];
