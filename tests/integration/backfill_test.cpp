@@ -17,14 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string sh(const std::string& cmd) {
-  std::string out;
-  const int st = run_shell("set -e; " + cmd + " 2>&1", &out);
-  if (st != 0) FAIL("command failed: " << cmd << "\n" << out);
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
-
 // A work repository with a first-parent history, a merged topic branch and
 // release tags, and the bare origin it is pushed to. Its .benchbox.yml came
 // with c2: c1 has nothing to measure.

@@ -24,13 +24,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string sh(const std::string& cmd) {
-  std::string out;
-  if (run_shell(cmd + " 2>&1", &out) != 0) throw std::runtime_error(cmd + " failed:\n" + out);
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
-
 struct Box {
   ChaosSize size;
   TempDir dir;

@@ -18,15 +18,6 @@ void write(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-std::string sh(const std::string& cmd) {
-  std::string out;
-  int rc = run_shell(cmd + " 2>&1", &out);
-  INFO(cmd << "\n" << out);
-  REQUIRE(rc == 0);
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
-
 struct Appliance {
   TempDir dir;
   PrivateBus bus;

@@ -235,6 +235,14 @@ int run_shell(const std::string& command, std::string* output) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+std::string sh(const std::string& command) {
+  std::string out;
+  if (run_shell("set -e; " + command + " 2>&1", &out) != 0)
+    throw std::runtime_error("command failed: " + command + "\n" + out);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
 std::map<std::string, std::string> daemon_env(const std::string& bus_address) {
   return {{"DBUS_SYSTEM_BUS_ADDRESS", bus_address}, {"BENCHBOX_LOG", "stderr"}};
 }

@@ -113,6 +113,11 @@ bool wait_until(const std::function<bool()>& pred,
 
 // Runs a shell command; returns its exit status and captures stdout.
 int run_shell(const std::string& command, std::string* output = nullptr);
+// Runs `set -e; command`, stderr with stdout, for a step a test needs done
+// (git, openssl, mkdir): its output without the trailing newlines. Throws
+// std::runtime_error naming the command and all it printed when it fails,
+// which fails a Catch test case with that message.
+std::string sh(const std::string& command);
 
 // Environment a daemon under test gets: the private bus as system bus, logs
 // to stderr.

@@ -14,14 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string sh(const std::string& cmd) {
-  std::string out;
-  const int st = run_shell("set -e; " + cmd + " 2>&1", &out);
-  if (st != 0) FAIL("command failed: " << cmd << "\n" << out);
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
-
 struct Cli {
   int status;
   std::string out;
