@@ -121,17 +121,9 @@ Result<std::vector<int>> default_cpus() {
 }
 
 Result<std::vector<config::Suite>> pick_suites(const config::SuiteConfig& cfg, const Options& o) {
-  std::vector<config::Suite> out;
-  if (o.suites.empty()) out = cfg.suites;
-  for (const auto& name : o.suites) {
-    const auto* s = cfg.find(name);
-    if (!s) {
-      std::string names;
-      for (const auto& each : cfg.suites) names += (names.empty() ? "" : ", ") + each.name;
-      return make_error(Errc::not_found, "no suite '" + name + "' in .benchbox.yml (it has: " + names + ")");
-    }
-    out.push_back(*s);
-  }
+  auto picked = config::select_suites(cfg, o.suites);
+  if (!picked) return picked.error();
+  std::vector<config::Suite> out = std::move(*picked);
   for (auto& s : out) {
     if (o.rounds == 0) continue;
     s.repetitions = o.rounds;

@@ -131,14 +131,6 @@ Result<std::vector<Target>> pick_targets(const git::Repository& repo, const mode
   return targets;
 }
 
-Result<std::vector<config::Suite>> select_suites(const config::SuiteConfig& cfg, const std::string& wanted) {
-  if (wanted.empty()) return cfg.suites;
-  if (const auto* s = cfg.find(wanted)) return std::vector<config::Suite>{*s};
-  std::string names;
-  for (const auto& s : cfg.suites) names += (names.empty() ? "" : ", ") + s.name;
-  return make_error(Errc::not_found, "no suite '" + wanted + "' in .benchbox.yml (it has: " + names + ")");
-}
-
 // Takes every sharded suite out of `suites` and queues its shards, unless
 // the job is a shard itself or a compare job (a confirmation or a bisection
 // step measures its pair whole), or the suite declares too few names here.
@@ -277,7 +269,8 @@ ExecOutcome execute_job(const model::Job& job, const ExecContext& ctx) {
   auto suite_config = config::parse_suite_config(*text, config::kSuiteFileName);
   if (!suite_config)
     return failed("broken .benchbox.yml in commit " + short_sha(config_commit) + ": " + suite_config.error().message);
-  auto suites = select_suites(*suite_config, spec.suite);
+  auto suites = config::select_suites(
+      *suite_config, spec.suite.empty() ? std::vector<std::string>{} : std::vector<std::string>{spec.suite});
   if (!suites) return failed(suites.error().message);
   if (suites->empty()) return failed("no suites to run");
   // A confirmation or a bisection step is decided by the sequential engine

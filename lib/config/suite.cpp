@@ -278,6 +278,21 @@ const Suite* SuiteConfig::find(const std::string& name) const {
   return nullptr;
 }
 
+Result<std::vector<Suite>> select_suites(const SuiteConfig& cfg, const std::vector<std::string>& names) {
+  if (names.empty()) return cfg.suites;
+  std::vector<Suite> out;
+  for (const auto& name : names) {
+    const Suite* s = cfg.find(name);
+    if (!s) {
+      std::string has;
+      for (const auto& each : cfg.suites) has += (has.empty() ? "" : ", ") + each.name;
+      return make_error(Errc::not_found, "no suite '" + name + "' in " + kSuiteFileName + " (it has: " + has + ")");
+    }
+    out.push_back(*s);
+  }
+  return out;
+}
+
 Result<SuiteConfig> parse_suite_config(const std::string& text, const std::string& source) {
   YAML::Node root;
   try {

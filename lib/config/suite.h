@@ -114,6 +114,11 @@ struct SuiteConfig {
   const Suite* find(const std::string& name) const;
 };
 
+// The suites named, in the order given; every suite when `names` is
+// empty. A name the file lacks is an error that lists the names it has
+// (a job's suite, `benchboxctl run --suite`).
+Result<std::vector<Suite>> select_suites(const SuiteConfig& cfg, const std::vector<std::string>& names);
+
 // `source` names the file in errors (".benchbox.yml@<sha>" or a path).
 Result<SuiteConfig> parse_suite_config(const std::string& text, const std::string& source);
 

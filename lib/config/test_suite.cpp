@@ -113,6 +113,28 @@ TEST_CASE("suite entries: required keys, names, unknown and duplicate keys") {
   CHECK(error_of(head + "  - name: [a]\n    run: x\n") == ".benchbox.yml:3:11: suites[0].name: expected a string");
 }
 
+TEST_CASE("select_suites: all, or the names in the order given; a missing name lists what the file has") {
+  auto cfg = parse_suite_config("version: 1\nsuites:\n  - {name: a, run: x}\n  - {name: b, run: y}\n"
+                                "  - {name: c, run: z}\n", ".benchbox.yml");
+  REQUIRE(cfg);
+  auto names = [](const Result<std::vector<Suite>>& r) {
+    std::vector<std::string> out;
+    for (const auto& s : *r) out.push_back(s.name);
+    return out;
+  };
+  auto all = select_suites(*cfg, {});
+  REQUIRE(all);
+  CHECK(names(all) == std::vector<std::string>{"a", "b", "c"});
+  auto two = select_suites(*cfg, {"c", "a"});
+  REQUIRE(two);
+  CHECK(names(two) == std::vector<std::string>{"c", "a"});
+  CHECK((*two)[0].run == "z");
+  auto missing = select_suites(*cfg, {"a", "nope"});
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == Errc::not_found);
+  CHECK(missing.error().message == "no suite 'nope' in .benchbox.yml (it has: a, b, c)");
+}
+
 TEST_CASE("numbers and booleans are checked with their position") {
   const std::string head = "version: 1\nsuites:\n  - name: a\n    run: x\n";
   CHECK(error_of(head + "    repetitions: ten\n") ==
