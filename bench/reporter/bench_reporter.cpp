@@ -444,8 +444,7 @@ int main(int argc, char** argv) {
     }
   }
   uint64_t assets = 0;
-  for (const char* a : {"assets/uplot/uPlot.iife.min.js", "assets/uplot/uPlot.min.css", "assets/benchbox.js",
-                        "assets/benchbox.css"})
+  for (const char* a : {"assets/benchbox.js", "assets/benchbox.css"})
     assets += file_size(site_dir + "/" + a);
   const uint64_t shell = file_size(site_dir + "/" + page);
   std::printf("a trend page of %lld points loads %.0f KiB: shell %.1f KiB, assets %.1f KiB, data %.0f KiB"

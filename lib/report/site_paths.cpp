@@ -212,9 +212,7 @@ std::string shell(const std::string& path, const std::string& page, const std::s
   return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
          "<title>" + html_escape(title) + "</title><link rel=\"icon\" href=\"data:,\">\n" + early +
-         "<link rel=\"stylesheet\" href=\"" + r + "/assets/uplot/uPlot.min.css\">\n"
          "<link rel=\"stylesheet\" href=\"" + r + "/assets/benchbox.css\">\n"
-         "<script src=\"" + r + "/assets/uplot/uPlot.iife.min.js\"></script>\n"
          "<script src=\"" + r + "/assets/benchbox.js\"></script></head>\n"
          "<body data-page=\"" + html_escape(page) + "\" data-root=\"" + r + "/\" data-src=\"" + html_escape(src) +
          "\" data-name=\"" + html_escape(name) + "\">\n"

@@ -385,6 +385,17 @@ TEST_CASE("a push writes its run, its trends, its repository and the index, with
   CHECK(trend.find("data-src=\"data/r/octo/widgets/s/" + sid + ".js\"") != std::string::npos);
   CHECK(box.file("index.html").find("data-root=\"./\"") != std::string::npos);
   CHECK(box.file("assets/uplot/LICENSE").find("MIT") != std::string::npos);
+  // Two assets: uPlot's script and stylesheet open ours (a page's requests
+  // share six connections with its data preloads).
+  const std::string js = box.file("assets/benchbox.js"), css = box.file("assets/benchbox.css");
+  CHECK(js.rfind("/*! https://github.com/leeoniya/uPlot", 0) == 0);
+  CHECK(js.find("var uPlot=") < js.find("window.benchbox = window.benchbox || {}"));
+  CHECK(css.rfind(".uplot", 0) == 0);
+  size_t scripts = 0, sheets = 0;
+  for (size_t at = 0; (at = trend.find("<script src=", at)) != std::string::npos; ++at) ++scripts;
+  for (size_t at = 0; (at = trend.find("rel=\"stylesheet\"", at)) != std::string::npos; ++at) ++sheets;
+  CHECK(scripts == 1);
+  CHECK(sheets == 1);
   box.site.settle();  // the files it replaced are gone, not listed
   for (const auto& entry : std::filesystem::recursive_directory_iterator(box.dir.path + "/site")) {
     if (!entry.is_regular_file() || entry.path().string().find("/assets/") != std::string::npos) continue;

@@ -1,9 +1,9 @@
 /* benchbox dashboard front-end (docs/dashboard.md): the data loader.
  *
  * The front-end is the files of web/src/, each an IIFE on window.benchbox,
- * concatenated in the order lib/report/meson.build lists them into the one
- * asset assets/benchbox.js that every page shell loads after uPlot; a module
- * only uses modules listed before it. What modules share lives on
+ * concatenated in the order lib/report/meson.build lists them, after uPlot,
+ * into the one asset assets/benchbox.js that every page shell loads; a
+ * module only uses modules listed before it. What modules share lives on
  * benchbox._ (internal); the public API is benchbox.receive(name, json) and
  * benchbox.start().
  *

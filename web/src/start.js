@@ -46,7 +46,7 @@
         if (!app) throw new Error("the page has no #app element");
         if (!render) throw new Error("unknown data-page \"" + (ds.page || "") + "\"");
         if (!ds.src || !ds.name) throw new Error("the page names no data file (data-src, data-name)");
-        if (typeof uPlot === "undefined" && ds.page === "trend") throw new Error("uPlot did not load (assets/uplot/uPlot.iife.min.js)");
+        if (typeof uPlot === "undefined" && ds.page === "trend") throw new Error("uPlot is missing from assets/benchbox.js");
         return load(ds.src, ds.name);
       })
       .then((d) => {
