@@ -202,7 +202,6 @@
     // environment 0): from a native Set, not a callback per point.
     const used = new Set();
     for (const e of new Set(P.env)) used.add(isNum(e) ? e : 0);
-    if (!used.size) used.add(0);
     const nEnv = Math.max(1, envs.length, ...[...used].map((e) => e + 1));
     const unit = s.unit;
 
