@@ -228,11 +228,11 @@ class SiteWriter {
   // its series file (a site from before); nullopt when neither has it.
   std::optional<site::ChunkColumns> site_tail(const std::string& repository, const std::string& ref,
                                               const std::string& sid, int64_t chunk);
+  // Whether the site holds this file (a path under the site's directory).
+  bool site_has(const std::string& path) const;
   // A series file, unless `always` is false and it says what this writer
   // last wrote there: a branch's series file changes once per kTailPoints
   // pushes, when its tail folds into its chunk.
-  // Whether the site holds this file (a path under the site's directory).
-  bool site_has(const std::string& path) const;
   Status write_series_file(const std::string& repository, const std::string& sid, std::string text, bool always);
   static constexpr size_t kSeriesTextsKept = 4096;  // about 2 KB each
   std::map<std::pair<std::string, std::string>, std::string> series_texts_;  // (repository, sid)

@@ -58,8 +58,8 @@ class RecentFiles {
   struct Group {
     std::map<std::string, nlohmann::json> entries;  // by series id
     bool changed = false;
-    // Its file's entries were checked against `live` (flush): those set
-    // or erased here since are the writer's own and need no check.
+    // Its file's entries were checked against `live` (flush): those
+    // changed or erased here since are the writer's own and need no check.
     bool checked = false;
   };
   using GroupKey = std::tuple<std::string, std::string, int>;  // repository, ref, group

@@ -376,14 +376,14 @@ std::optional<site::ChunkColumns> SiteWriter::site_tail(const std::string& repos
 Status SiteWriter::write_series_file(const std::string& repository, const std::string& sid, std::string text,
                                      bool always) {
   const auto key = std::make_pair(repository, sid);
+  const std::string path = site::series_data(repository, sid);
   auto it = series_texts_.find(key);
   // The same text is not written again unless the file went (removed by
   // hand, or lost): the page would have nothing to draw until what the
   // file says changed.
-  if (!always && it != series_texts_.end() && it->second == text && site_has(site::series_data(repository, sid)))
-    return {};
+  if (!always && it != series_texts_.end() && it->second == text && site_has(path)) return {};
   if (it != series_texts_.end()) series_texts_.erase(it);
-  if (auto st = write(site::series_data(repository, sid), text); !st) return st;
+  if (auto st = write(path, text); !st) return st;
   if (series_texts_.size() >= kSeriesTextsKept) series_texts_.clear();
   series_texts_.emplace(key, std::move(text));
   return {};
