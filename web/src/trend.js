@@ -7,7 +7,7 @@
 
   const { site, load, h, link, table, td, muted, section, code, dirOf, isNum, sha, commitRange,
     refName, fmtRatio, fmtChange, lowerIsBetter, badge, header, brand, ENV_COLOURS, COLUMNS, joinChunks,
-    loadCommits, round7, locate, drawTrendChart } = benchbox._;
+    loadCommits, round7, locate, pointsByEnv, drawTrendChart } = benchbox._;
 
   function selector(label, items, currentPage, text) {
     const sel = h("select", { "aria-label": label, disabled: items.length < 2 ? true : null });
@@ -86,6 +86,7 @@
     for (const c of eager) if (c.commits) load(c.commits.src, c.commits.name).catch(() => {});
     const P = joinChunks(await Promise.all(chunks.map((c) => c.data || load(c.src, c.name))));
     const N = P.x.length;
+    const byEnv = pointsByEnv(P);
     await loadCommits(P, release ? null : [N - 1]);
 
     // Download: the series and its points as one JSON file, made here
@@ -115,10 +116,10 @@
       chartBox.appendChild(muted("No points yet."));
       readout.textContent = "";
     } else {
-      await drawTrendChart(s, P, { chartBox, readout, legend, repoDir, release, envs, envName });
+      await drawTrendChart(s, P, { chartBox, readout, legend, repoDir, release, envs, envName, byEnv });
     }
     app.appendChild(changePointsSection(s, P, repoDir, envName));
-    app.appendChild(envSection(s, P, envName));
+    app.appendChild(envSection(s, P, envName, byEnv));
   }
 
   // The point's x (or tag) as a button that zooms the chart around it.
@@ -148,33 +149,17 @@
       : muted("No change point detected in this series."));
   }
 
-  // Points by environment (a point without one counts as environment 0),
-  // for a series file that does not say: one pass, not one per environment.
-  function pointsByEnv(P) {
-    const kinds = new Set(P.env);
-    if (kinds.size === 1) {
-      const [e] = kinds;
-      return new Map([[isNum(e) ? e : 0, P.env.length]]);
-    }
-    const out = new Map();
-    for (const v of P.env) {
-      const e = isNum(v) ? v : 0;
-      out.set(e, (out.get(e) || 0) + 1);
-    }
-    return out;
-  }
-
-  function envSection(s, P, envName) {
+  // `byEnv`: the points by environment (pointsByEnv), for a series file
+  // that does not count them.
+  function envSection(s, P, envName, byEnv) {
     const envs = s.environments || [];
     const breaks = s.env_breaks || [];
-    let counted = null;
-    const pointsOf = (i) => (counted = counted || pointsByEnv(P)).get(i) || 0;
     const envCell = (e) => h("span", null, envName(e), envs[e] ? [" ", code(envs[e].key)] : null);
     return section("Environments",
       envs.length ? table(["", "environment key", "machine fingerprint", ["points", { class: "num" }]], envs.map((e, i) => h("tr", null,
         td(null, h("i", { class: "sw line", style: "background:" + ENV_COLOURS[i % ENV_COLOURS.length] }), " " + envName(i)),
         td(null, code(e.key)), td(null, code(e.machine)),
-        td({ class: "num" }, isNum(e.points) ? String(e.points) : String(pointsOf(i)))))) : muted("No environment recorded."),
+        td({ class: "num" }, isNum(e.points) ? String(e.points) : String(byEnv.get(i) || 0))))) : muted("No environment recorded."),
       h("h3", null, "Environment breaks"),
       breaks.length ? table(["at", "commit", "from", "to"], breaks.map((b) => h("tr", null,
         td(null, zoomButton(locate(P, b.x, b.commit, b.job), P)), td(null, sha(b.commit)), td(null, envCell(b.from)), td(null, envCell(b.to)))))

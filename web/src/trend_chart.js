@@ -194,14 +194,29 @@
     return null;
   }
 
+  // The points by environment, a point without one counted as environment
+  // 0 (as the chart draws it): from a native Set when there is one, not a
+  // callback per point.
+  function pointsByEnv(P) {
+    const kinds = new Set(P.env);
+    if (kinds.size === 1) {
+      const [e] = kinds;
+      return new Map([[isNum(e) ? e : 0, P.env.length]]);
+    }
+    const out = new Map();
+    for (const v of P.env) {
+      const e = isNum(v) ? v : 0;
+      out.set(e, (out.get(e) || 0) + 1);
+    }
+    return out;
+  }
+
+  // `o.byEnv`: pointsByEnv(P), which the page's environments table uses too.
   function drawTrendChart(s, P, o) {
-    const { chartBox, readout, legend, repoDir, release, envs, envName } = o;
+    const { chartBox, readout, legend, repoDir, release, envs, envName, byEnv } = o;
     const N = P.x.length;
     const X = P.x;
-    // The environments the points ran in (a point without one counts as
-    // environment 0): from a native Set, not a callback per point.
-    const used = new Set();
-    for (const e of new Set(P.env)) used.add(isNum(e) ? e : 0);
+    const used = new Set(byEnv.keys());  // the environments the points ran in
     const nEnv = Math.max(1, envs.length, ...[...used].map((e) => e + 1));
     const unit = s.unit;
 
@@ -417,5 +432,6 @@
     return drawn;
   }
 
-  Object.assign(benchbox._, { ENV_COLOURS, COLUMNS, joinChunks, loadCommits, round7, locate, drawTrendChart });
+  Object.assign(benchbox._, { ENV_COLOURS, COLUMNS, joinChunks, loadCommits, round7, locate, pointsByEnv,
+    drawTrendChart });
 })(window.benchbox = window.benchbox || {});
